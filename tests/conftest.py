@@ -1,0 +1,71 @@
+"""Shared test fixtures.
+
+Golden files: `pytest --regen` rewrites tests/golden/ and tests/data/ from
+real compiles with the installed Triton; a reviewer reads the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen", action="store_true", help="Rewrite golden files from real compiles.")
+
+
+@pytest.fixture(scope="session")
+def regen(request) -> bool:
+    return bool(request.config.getoption("--regen"))
+
+
+@pytest.fixture(autouse=True)
+def _plain_terminal(monkeypatch):
+    """Tests render for a fixed, colorless terminal regardless of the caller's env."""
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("TERM", "dumb")
+
+
+def triton_series() -> str:
+    """'3.6' or '3.9': golden stage text depends on the Triton release."""
+    import triton
+
+    return ".".join(triton.__version__.split(".")[:2])
+
+
+@pytest.fixture(scope="session")
+def compiled():
+    """compiled(target, **request) -> Artifact, memoized for the session."""
+    from tritonscope.compile import compile_artifact
+    from tritonscope.kernels import Request, build_spec
+
+    cache = {}
+
+    def get(target: str = "matmul", **kw):
+        key = (target, tuple(sorted(kw.items())))
+        if key not in cache:
+            kw.setdefault("arch", "sm_90a")
+            cache[key] = compile_artifact(build_spec(Request(target, **kw), "sm_90a"))
+        return cache[key]
+
+    return get
+
+
+def check_golden(path: Path, actual: str, regen: bool) -> None:
+    """Compare with a golden file, or write it under --regen."""
+    if regen or not path.exists():
+        if not regen and os.environ.get("CI"):
+            pytest.fail(f"golden file {path} is missing; run pytest --regen and commit it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual)
+        return
+    expected = path.read_text()
+    assert actual == expected, f"{path.relative_to(ROOT)} differs; if the change is right, run pytest --regen"

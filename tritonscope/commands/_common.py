@@ -1,0 +1,77 @@
+"""Options shared by every command that compiles a kernel, and the steps they share."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from tritonscope.errors import UsageError
+
+TARGET_HELP = "A built-in sample (see `tritonscope samples`) or path/to/file.py:kernel_name."
+
+ConstexprOpt = typer.Option(None, "-c", "--constexpr", metavar="NAME=VALUE",
+                            help="Set a constexpr (repeatable), e.g. -c BLOCK=32.")
+BlockOpt = typer.Option(None, "--block", help="Samples' shorthand for their tile size constexpr(s).")
+ArgOpt = typer.Option(None, "--arg", metavar="NAME=VALUE",
+                      help="Describe a runtime argument (repeatable): a tensor as DTYPE[dims] "
+                           "(fp16[32,32], .T for a transposed view) or *DTYPE, a scalar as a number.")
+WarpsOpt = typer.Option(None, "--num-warps", "-w", help="Warps per program (default: the sample's, else 4).")
+StagesOpt = typer.Option(None, "--num-stages", "-s", help="Software-pipelining stages (default: the sample's, else 3).")
+ArchOpt = typer.Option(None, "--arch", help="Target GPU: sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120 "
+                                            "(default: the local GPU's, else sm_90a).")
+ShapeOpt = typer.Option(None, "--shape", help="Problem shape for a sample, e.g. 1024x1024x1024 (M x N x K).")
+DtypeOpt = typer.Option(None, "--dtype", help="Input dtype for a sample: fp16, bf16, fp32, fp8e4nv, ...")
+
+
+def default_arch() -> str:
+    """The local GPU's arch when there is one we know, else sm_90a."""
+    from tritonscope import triton_api
+    from tritonscope.model import DEFAULT_ARCH, arch_for_capability
+
+    cap = triton_api.local_gpu_capability()
+    arch = arch_for_capability(cap) if cap else None
+    return arch.name if arch else DEFAULT_ARCH
+
+
+def make_request(target: str, constexpr: Optional[List[str]], block: Optional[int], arg: Optional[List[str]],
+                 num_warps: Optional[int], num_stages: Optional[int], arch: Optional[str],
+                 shape: Optional[str], dtype: Optional[str]):
+    from tritonscope.kernels import Request, parse_assignments
+
+    return Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
+                   args=parse_assignments(arg, "argument"), num_warps=num_warps, num_stages=num_stages,
+                   arch=arch, shape=shape, dtype=dtype)
+
+
+def compile_request(request, *, progress: bool = True):
+    """Request -> Artifact, with a spinner on stderr while Triton works."""
+    from tritonscope.compile import compile_artifact
+    from tritonscope.kernels import build_spec
+    from tritonscope.render.console import make_console
+
+    arch = request.arch and request.arch  # validated in build_spec
+    loaded = build_spec(request, default_arch() if not arch else "sm_90a")
+    err = make_console(stderr=True)
+    if progress and err.is_terminal:
+        with err.status(f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
+            return compile_artifact(loaded)
+    return compile_artifact(loaded)
+
+
+def parse_stage_list(text: Optional[str], default: tuple[str, ...]) -> tuple[str, ...]:
+    from tritonscope.errors import close_matches
+    from tritonscope.model import STAGE_KEYS
+
+    if not text or text == "all":
+        return default
+    if text == "none":
+        return ()
+    out = []
+    for key in (k.strip().lower() for k in text.split(",") if k.strip()):
+        key = {"llvm": "llir", "source": "python", "py": "python", "ll": "llir"}.get(key, key)
+        if key not in STAGE_KEYS:
+            raise UsageError(f"Unknown stage {key!r}.{close_matches(key, STAGE_KEYS)}",
+                             hint=f"Stages: {', '.join(STAGE_KEYS)} (comma-separated), all, or none.")
+        out.append(key)
+    return tuple(out)

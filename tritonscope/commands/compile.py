@@ -1,0 +1,78 @@
+"""tritonscope compile: one real compile, every stage, annotated."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import typer
+
+from tritonscope.cli import app, handle_errors
+from tritonscope.commands import _common as c
+
+
+@app.command("compile")
+@handle_errors
+def compile_cmd(
+    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    block: Optional[int] = c.BlockOpt,
+    arg: Optional[List[str]] = c.ArgOpt,
+    num_warps: Optional[int] = c.WarpsOpt,
+    num_stages: Optional[int] = c.StagesOpt,
+    arch: Optional[str] = c.ArchOpt,
+    shape: Optional[str] = c.ShapeOpt,
+    dtype: Optional[str] = c.DtypeOpt,
+    stage: Optional[str] = typer.Option(None, "--stage", "--stages",
+                                        help="Stages to show, comma-separated: python,ttir,ttgir,llir,ptx,sass "
+                                             "(default all; 'none' for the summary only)."),
+    view: str = typer.Option("stages", "--view",
+                             help="stages | side-by-side | walkthrough | mix"),
+    line: Optional[int] = typer.Option(None, "--line", help="Show Python line N and what it became in every stage."),
+    layouts: bool = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses."),
+    as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema)."),
+    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured)."),
+    pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER."),
+):
+    """Compile a kernel for a config and show every stage, annotated.
+
+    Examples:
+
+      tritonscope compile matmul --block 16
+
+      tritonscope compile matmul --block 16 --arch sm_80 --stage ttgir,ptx
+
+      tritonscope compile matmul --block 16 --view walkthrough
+
+      tritonscope compile matmul --block 16 --line 18
+
+      tritonscope compile kernels.py:add_kernel --arg x_ptr='*fp32' --arg y_ptr='*fp32' --arg out_ptr='*fp32' --arg n=4096 -c BLOCK=1024
+    """
+    from tritonscope.analysis import analyze
+    from tritonscope.compile import fit_problems
+    from tritonscope.errors import OutOfResourcesError
+    from tritonscope.model import STAGE_KEYS
+    from tritonscope.render.console import make_console, paged
+    from tritonscope.render.terminal import stage_panel, summary_panel
+
+    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
+    stages = c.parse_stage_list(stage, STAGE_KEYS)
+    artifact = c.compile_request(request, progress=not as_json)
+    analysis = analyze(artifact)
+
+    if as_json:
+        typer.echo(json.dumps(artifact.to_dict(), indent=1, default=str))
+    else:
+        console = make_console(width=width, color=color)
+        with paged(console, pager):
+            console.print(summary_panel(analysis))
+            for key in stages:
+                if key in analysis.parsed:
+                    console.print(stage_panel(analysis, key))
+    problems = fit_problems(artifact)
+    if problems:
+        raise OutOfResourcesError(
+            f"{artifact.spec.kernel} ({artifact.spec.label()}) will not launch: " + "; ".join(problems) + ".",
+            hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in shared memory).",
+        )

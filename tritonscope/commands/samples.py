@@ -1,0 +1,66 @@
+"""tritonscope samples: list the built-in kernels."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from tritonscope.cli import app, handle_errors
+
+
+@app.command("samples")
+@handle_errors
+def samples_cmd(
+    as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+):
+    """List the built-in sample kernels.
+
+    Example: tritonscope samples
+    """
+    import ast
+
+    from rich.table import Table
+
+    from tritonscope.kernels import list_samples
+    from tritonscope.render.console import make_console
+
+    rows = []
+    for s in list_samples():
+        rows.append({"name": s.name, "kernel": s.kernel, "file": str(s.file), "description": s.description,
+                     "defaults": _defaults(ast.parse(s.file.read_text()), s.kernel)})
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="tritonscope samples")
+    for col in ("name", "kernel", "defaults", "description"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], r["kernel"], r["defaults"], r["description"])
+    make_console().print(table)
+
+
+def _defaults(tree, kernel: str) -> str:
+    """The literal defaults of the sample's EXAMPLES entry, read without executing it."""
+    import ast
+
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
+            for k, v in zip(node.value.keys, node.value.values):
+                if isinstance(k, ast.Constant) and k.value == kernel and isinstance(v, ast.Dict):
+                    out = []
+                    for kk, vv in zip(v.keys, v.values):
+                        if isinstance(kk, ast.Constant) and kk.value in ("shape", "dtype", "constexprs", "num_warps", "num_stages"):
+                            try:
+                                val = ast.literal_eval(vv)
+                            except ValueError:
+                                continue
+                            if kk.value == "shape":
+                                val = "x".join(map(str, val))
+                            elif kk.value == "constexprs":
+                                val = " ".join(f"{a}={b}" for a, b in val.items())
+                            elif kk.value in ("num_warps", "num_stages"):
+                                val = f"{kk.value}={val}"
+                            out.append(str(val))
+                    return " ".join(out)
+    return ""

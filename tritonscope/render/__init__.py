@@ -1,0 +1,1 @@
+"""Renderers: Analysis -> terminal (rich), HTML, Markdown.  They never compile."""

@@ -1,0 +1,90 @@
+"""The compile summary and the plain stage views, for the terminal."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from tritonscope.analysis import Analysis
+from tritonscope.model import ARCHES, STAGE_BY_KEY
+
+
+def summary_panel(analysis: Analysis) -> Panel:
+    from tritonscope.compile import fit_problems, occupancy
+
+    a = analysis.artifact
+    spec = a.spec
+    arch = ARCHES[spec.arch]
+    res = a.resources
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("kernel", f"{spec.kernel}  ({spec.target})")
+    t.add_row("target", f"{arch.name} ({arch.gpus})")
+    t.add_row("config", ", ".join([*(f"{k}={v}" for k, v in spec.constexprs.items()),
+                                   f"num_warps={spec.num_warps}", f"num_stages={spec.num_stages}"]))
+    if spec.shape:
+        t.add_row("problem", "x".join(map(str, spec.shape)) + (f"  {spec.dtype}" if spec.dtype else "")
+                  + (f"  grid={tuple(spec.grid)}" if spec.grid else ""))
+    t.add_row("arguments", ", ".join(
+        f"{s.name}: {s.type}" + (f" {{{', '.join(s.attrs)}}}" if s.attrs else "")
+        + (f" = {s.value}" if s.type == "constexpr" else "")
+        for s in a.specialization))
+    t.add_row("triton", a.triton_version + (f"  ({', '.join(f'{k}={v}' for k, v in a.env.items())})" if a.env else ""))
+    t.add_row("shared memory", f"{res.dynamic_shared:,} bytes dynamic (limit {arch.max_shared_per_block:,})")
+    regs = "unknown" if res.registers is None else f"{res.registers} per thread"
+    spills = "unknown" if res.local is None else ("none" if not res.local else f"{res.local} bytes local memory per thread")
+    t.add_row("registers", regs)
+    t.add_row("spills", spills)
+    problems = fit_problems(a)
+    if problems:
+        t.add_row("fits", Text("NO: " + "; ".join(problems), style="bold red"))
+    else:
+        occ = occupancy(a)
+        t.add_row("occupancy", f"{occ['blocks_per_sm']} blocks/SM, {occ['warps_per_sm']} warps/SM "
+                               f"({occ['occupancy']:.0%}), limited by {occ['limited_by']}")
+    t.add_row("mix", mix_text(analysis))
+    t.add_row("hash", a.kernel_hash[:16] + f"  compiled in {a.compile_seconds:.2f} s")
+    body = [t]
+    for w in a.warnings:
+        body.append(Text(f"warning: {w}", style="yellow"))
+    return Panel(Group(*body), title=f"tritonscope · {spec.kernel}", box=box.ROUNDED, expand=False)
+
+
+def mix_text(analysis: Analysis) -> str:
+    parts = []
+    for key in ("ptx", "sass"):
+        counts = analysis.mix.get(key)
+        if counts:
+            parts.append(f"{key.upper()}: " + ", ".join(f"{n} {c}" for c, n in counts.items()))
+    return "\n".join(parts) or "n/a"
+
+
+def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True) -> Panel:
+    info = STAGE_BY_KEY[key]
+    stage = analysis.parsed[key]
+    text = "\n".join(line.text for line in stage.lines)
+    syntax = Syntax(text, _lexer(info.lexer), line_numbers=line_numbers, word_wrap=False,
+                    theme="ansi_dark", background_color="default",
+                    start_line=analysis.artifact.python_first_line if key == "python" else 1)
+    return Panel(syntax, title=info.title, box=box.SIMPLE_HEAD, title_align="left")
+
+
+def _lexer(name: str):
+    """Our MLIR/SASS lexers when present, pygments' own otherwise."""
+    try:
+        from tritonscope.render.lexers import get_lexer
+
+        return get_lexer(name)
+    except Exception:
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+
+        try:
+            return get_lexer_by_name(name)
+        except ClassNotFound:
+            return get_lexer_by_name("text")
