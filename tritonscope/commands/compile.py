@@ -34,6 +34,9 @@ def compile_cmd(
     width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured)."),
     pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER."),
+    save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
+    keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
 ):
     """Compile a kernel for a config and show every stage, annotated.
 
@@ -61,8 +64,14 @@ def compile_cmd(
     artifact = c.compile_request(request, progress=not as_json)
     analysis = analyze(artifact)
 
+    if layouts:
+        from tritonscope.layouts import layouts_of
+
+        analysis.layouts = layouts_of(analysis)
     if as_json:
-        typer.echo(json.dumps(artifact.to_dict(), indent=1, default=str))
+        from tritonscope.report import analysis_to_dict
+
+        typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
     else:
         console = make_console(width=width, color=color)
         with paged(console, pager):
@@ -70,6 +79,15 @@ def compile_cmd(
             for key in stages:
                 if key in analysis.parsed:
                     console.print(stage_panel(analysis, key))
+            if layouts:
+                from tritonscope.render.layout_view import layout_panels
+
+                for panel in layout_panels(analysis):
+                    console.print(panel)
+    if save:
+        from tritonscope.report import save_report
+
+        save_report(analysis, save, force=force, keep_paths=keep_paths)
     problems = fit_problems(artifact)
     if problems:
         raise OutOfResourcesError(
