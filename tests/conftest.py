@@ -50,7 +50,7 @@ def compiled():
     cache = {}
 
     def get(target: str = "matmul", **kw):
-        key = (target, tuple(sorted(kw.items())))
+        key = (target, repr(sorted(kw.items())))
         if key not in cache:
             kw.setdefault("arch", "sm_90a")
             cache[key] = compile_artifact(build_spec(Request(target, **kw), "sm_90a"))

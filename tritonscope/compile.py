@@ -125,12 +125,15 @@ def _compile_error(e: Exception, spec) -> Exception:
 
 
 def _first_line(spec) -> int | None:
+    """File line of the `def`: Triton numbers error lines from there (decorators are cut)."""
     try:
         from tritonscope.kernels import load_for_spec
 
-        return inspect.getsourcelines(load_for_spec(spec).fn)[1]
+        lines, first = inspect.getsourcelines(load_for_spec(spec).fn)
     except Exception:
         return None
+    offset = next((i for i, text in enumerate(lines) if re.match(r"\s*def\s", text)), 0)
+    return first + offset
 
 
 # --------------------------------------------------------------------------

@@ -14,6 +14,6 @@ def relativize(text: str, folder: str, replacement: str = ".") -> str:
     folder = os.path.normpath(folder)
     if not folder or folder == os.sep:
         return text
-    # "/home/u/k/matmul.py" but not "/home/u/kk/..."
-    pattern = re.compile(re.escape(folder) + r"(?=[/\\])")
+    # "/home/u/k/matmul.py" and directory: "/home/u/k", but not "/home/u/kk/..."
+    pattern = re.compile(re.escape(folder) + r"(?![\w.-])")
     return pattern.sub(replacement, text)
