@@ -50,8 +50,8 @@ def compile_request(request, *, progress: bool = True):
     from tritonscope.kernels import build_spec
     from tritonscope.render.console import make_console
 
-    arch = request.arch and request.arch  # validated in build_spec
-    loaded = build_spec(request, default_arch() if not arch else "sm_90a")
+    # only look for a local GPU when the user named no arch (build_spec validates theirs)
+    loaded = build_spec(request, default_arch() if not request.arch else "sm_90a")
     err = make_console(stderr=True)
     if progress and err.is_terminal:
         with err.status(f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
