@@ -1,0 +1,219 @@
+"""tritonscope diff: what changes between two configs (or two saved reports) of one kernel."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from tritonscope.cli import app, handle_errors
+from tritonscope.commands import _common as c
+from tritonscope.errors import OutputError, UsageError
+
+SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape")
+
+
+def parse_side(items: Optional[List[str]], which: str) -> dict:
+    """['BLOCK=16,num_warps=8'] -> {'constexprs': {'BLOCK': '16'}, 'num_warps': 8}."""
+    out: dict = {"constexprs": {}}
+    for item in items or []:
+        for part in (p.strip() for p in item.split(",") if p.strip()):
+            name, sep, value = part.partition("=")
+            name, value = name.strip().replace("-", "_"), value.strip()
+            if not sep or not name.isidentifier() or not value:
+                raise UsageError(f"Bad --{which} {part!r}: expected NAME=VALUE.",
+                                 hint=f"For example: --{which} BLOCK=32,num_warps=8")
+            key = {"warps": "num_warps", "stages": "num_stages", "w": "num_warps", "s": "num_stages"}.get(name, name)
+            if key in ("num_warps", "num_stages"):
+                try:
+                    out[key] = int(value)
+                except ValueError:
+                    raise UsageError(f"--{which} {key}={value}: not an integer.") from None
+            elif key in SIDE_KEYWORDS:
+                out[key] = value
+            else:
+                out["constexprs"][name] = value
+    return out
+
+
+def side_request(base, side: dict):
+    changes = {k: v for k, v in side.items() if k != "constexprs"}
+    return replace(base, constexprs={**(base.constexprs or {}), **side["constexprs"]}, **changes)
+
+
+def _is_report(target: str) -> bool:
+    return target.lower().endswith(".json")
+
+
+@app.command("diff")
+@handle_errors
+def diff_cmd(
+    targets: List[str] = typer.Argument(..., metavar="TARGET [TARGET_B]",
+                                        help="A kernel (sample or file.py:kernel) diffed against itself with --a/--b, "
+                                             "or two sides: saved .json reports and/or kernels."),
+    a: Optional[List[str]] = typer.Option(None, "--a", metavar="NAME=VALUE,...",
+                                          help="Config of side A: constexprs and num_warps, num_stages, arch, dtype, "
+                                               "shape, comma-separated (repeatable)."),
+    b: Optional[List[str]] = typer.Option(None, "--b", metavar="NAME=VALUE,...", help="Config of side B (as --a)."),
+    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    block: Optional[int] = c.BlockOpt,
+    arg: Optional[List[str]] = c.ArgOpt,
+    num_warps: Optional[int] = c.WarpsOpt,
+    num_stages: Optional[int] = c.StagesOpt,
+    arch: Optional[str] = c.ArchOpt,
+    shape: Optional[str] = c.ShapeOpt,
+    dtype: Optional[str] = c.DtypeOpt,
+    stage: Optional[str] = typer.Option(None, "--stage", "--stages",
+                                        help="Stages to diff: python,ttir,ttgir,llir,ptx,sass, all (default), "
+                                             "or none for the summary only."),
+    max_lines: int = typer.Option(60, "--max-lines", help="Diff lines shown per stage (0: all)."),
+    context: int = typer.Option(2, "--context", "-U", help="Unchanged lines around each change."),
+    force_different: bool = typer.Option(False, "--force-different", help="Diff two different kernels anyway."),
+    as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
+    save: Optional[str] = typer.Option(None, "--save", help="Save the diff: .json, .txt or .html (by extension)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
+    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off."),
+    pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER."),
+):
+    """Diff two configs of one kernel: resources, instruction mix, encodings, every stage.
+
+    Each side is a config of TARGET (--a/--b: comma-separated NAME=VALUE, where
+    NAME is a constexpr or num_warps, num_stages, arch, dtype, shape), or a
+    saved JSON report. Options like --arch apply to both sides. Stage diffs
+    ignore noise: SSA/register/label numbering, locations, paths, debug info.
+
+    Exit status: 0 (also when A and B are the same config: it says so),
+    2 bad usage or different kernels without --force-different, 7 bad report.
+
+    Examples:
+
+      tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90
+
+      tritonscope diff matmul --block 16 --a num_warps=2 --b num_warps=4 --stage ttgir
+
+      tritonscope diff matmul --a arch=sm_80 --b arch=sm_90 --stage none
+
+      tritonscope diff old.json new.json
+    """
+    from tritonscope.diff import diff_analyses, spec_key
+    from tritonscope.model import STAGE_KEYS
+    from tritonscope.render.console import make_console, paged
+    from tritonscope.render.diff_view import diff_summary, stage_diff_panel
+
+    if len(targets) > 2:
+        raise UsageError(f"diff takes one or two targets, got {len(targets)}.",
+                         hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")
+    stages = c.parse_stage_list(stage, STAGE_KEYS)
+    side_a, side_b = parse_side(a, "a"), parse_side(b, "b")
+    pair = targets if len(targets) == 2 else [targets[0], targets[0]]
+    if len(targets) == 1 and _is_report(targets[0]):
+        raise UsageError("A saved report needs a second side to diff against.",
+                         hint="tritonscope diff old.json new.json")
+    base = c.make_request("_", constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
+
+    loaded = []
+    for target, side, which in ((pair[0], side_a, "a"), (pair[1], side_b, "b")):
+        if _is_report(target):
+            if side["constexprs"] or len(side) > 1:
+                raise UsageError(f"--{which} cannot change a saved report ({target}).",
+                                 hint="Diff a report against a kernel config, or two reports, as saved.")
+            loaded.append(("report", target))
+        else:
+            loaded.append(("kernel", side_request(replace(base, target=target), side)))
+
+    analyses = []
+    specs = []
+    for kind, what in loaded:
+        if kind == "report":
+            from tritonscope.report import load_analysis
+
+            an = load_analysis(what)
+            analyses.append(an)
+            specs.append(an.artifact.spec)
+        else:
+            from tritonscope.kernels import build_spec
+
+            ld = build_spec(what, c.default_arch() if not what.arch else "sm_90a")
+            analyses.append(ld)
+            specs.append(ld.spec)
+
+    kinds = [k for k, _ in loaded]
+    if kinds == ["report", "report"]:
+        same = spec_key(specs[0]) == spec_key(specs[1]) and all(
+            getattr(analyses[0].artifact, f) == getattr(analyses[1].artifact, f) for f in ("triton_version", "kernel_hash"))
+    else:
+        same = kinds == ["kernel", "kernel"] and spec_key(specs[0]) == spec_key(specs[1]) \
+            and specs[0].file == specs[1].file and specs[0].shape == specs[1].shape and specs[0].dtype == specs[1].dtype
+    if same:
+        msg = f"A and B are the same config ({specs[0].kernel}: {specs[0].label()}): nothing to diff."
+        if as_json:
+            typer.echo(json.dumps({"identical_configs": True, "config": specs[0].label()}))
+        else:
+            typer.echo(msg)
+            typer.echo("hint: give the sides different values, e.g. --a BLOCK=16 --b BLOCK=32", err=True)
+        return
+
+    from tritonscope.analysis import analyze
+
+    err = make_console(stderr=True)
+    for i, (kind, _) in enumerate(loaded):
+        if kind == "kernel":
+            from tritonscope.compile import compile_artifact
+
+            ld = analyses[i]
+            if err.is_terminal and not as_json:
+                with err.status(f"compiling {'AB'[i]}: {ld.spec.label()} ..."):
+                    analyses[i] = analyze(compile_artifact(ld))
+            else:
+                analyses[i] = analyze(compile_artifact(ld))
+
+    d = diff_analyses(analyses[0], analyses[1], stages=STAGE_KEYS, context=context, force_different=force_different)
+    if as_json:
+        typer.echo(json.dumps(d.to_dict(), indent=1))
+    else:
+        console = make_console(width=width, color=color)
+        with paged(console, pager):
+            _print_diff(console, d, stages, max_lines)
+    if save:
+        _save_diff(d, stages, max_lines, save, force=force)
+
+
+def _print_diff(console, d, stages, max_lines) -> None:
+    from tritonscope.render.diff_view import diff_summary, stage_diff_panel
+
+    console.print(diff_summary(d))
+    for s in d.stages:
+        if s.key in stages and not s.identical:
+            console.print(stage_diff_panel(s, max_lines=max_lines))
+
+
+def _save_diff(d, stages, max_lines, path: str, *, force: bool) -> Path:
+    """Write .json / .txt / .html atomically; refuse to overwrite without --force."""
+    from rich.console import Console
+
+    out = Path(path)
+    ext = out.suffix.lower()
+    if ext not in (".json", ".txt", ".html"):
+        raise UsageError(f"Cannot save a diff as {out.name}: use .json, .txt or .html.")
+    if out.exists() and not force:
+        raise OutputError(f"{out} exists; not overwriting it.", hint="Pass --force to overwrite, or pick another name.")
+    if ext == ".json":
+        text = json.dumps(d.to_dict(), indent=1) + "\n"
+    else:
+        import io
+
+        console = Console(record=True, width=120, file=io.StringIO(), color_system="truecolor", force_terminal=True)
+        _print_diff(console, d, stages, 0 if ext == ".html" else max_lines)
+        text = console.export_html() if ext == ".html" else console.export_text()
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, out)
+    except OSError as e:
+        raise OutputError(f"Cannot write {out}: {e.strerror or e}", hint="Check the directory and its permissions.") from e
+    return out

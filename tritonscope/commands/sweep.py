@@ -1,0 +1,125 @@
+"""tritonscope sweep: compile a grid of configs in parallel; which fit, and what each costs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from tritonscope.cli import app, handle_errors
+from tritonscope.commands import _common as c
+from tritonscope.errors import ExitCode
+
+
+@app.command("sweep")
+@handle_errors
+def sweep_cmd(
+    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    constexpr: Optional[List[str]] = typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
+                                                  help="A constexpr axis (repeatable), e.g. -c BLOCK=16,32,64."),
+    arg: Optional[List[str]] = c.ArgOpt,
+    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
+                                            help="Warps axis, e.g. 2,4,8."),
+    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
+                                             help="Pipelining stages axis, e.g. 1,2,3."),
+    arch: Optional[str] = typer.Option(None, "--arch", metavar="ARCH[,ARCH...]",
+                                       help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
+    shape: Optional[str] = c.ShapeOpt,
+    dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE[,DTYPE...]", help="Input dtype axis for a sample."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: every core)."),
+    sort: Optional[str] = typer.Option(None, "--sort",
+                                       help="Sort by config, shared, registers, spills, occupancy, time, "
+                                            "num_warps, num_stages or a constexpr; prefix - for descending."),
+    where: Optional[List[str]] = typer.Option(None, "--where",
+                                              help="Keep rows matching: fits, nofit, ok, failed, or FIELD<op>VALUE "
+                                                   "(shared<100000, BLOCK=64); repeatable, all must hold."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Recompile every config (ignore cached rows)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
+    save: Optional[str] = typer.Option(None, "--save", help="Save the rows as .csv or .json."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
+    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off."),
+):
+    """Compile a grid of configs in parallel and tabulate what each needs and whether it fits.
+
+    The grid is every combination of the -c axes, --num-warps, --num-stages,
+    --arch and --dtype. A @triton.autotune kernel's own configs are the grid
+    (crossed with any axes you give). A config that fails to compile is a row
+    with its error; the sweep goes on. Ctrl-C stops the workers and prints what
+    finished (exit 130). A repeat sweep is served from the cache.
+
+    Examples:
+
+      tritonscope sweep matmul -c BLOCK=16,32,64,128 --num-warps 2,4,8 --num-stages 1,2,3 --arch sm_90
+
+      tritonscope sweep matmul_masked -c BLOCK_SIZE=64,128,256 --arch sm_90
+
+      tritonscope sweep matmul_autotuned --sort -occupancy --where fits --save sweep.csv
+    """
+    from tritonscope import sweep as sw
+    from tritonscope.kernels import build_spec, canonical_arch, canonical_dtype
+    from tritonscope.render.console import make_console
+
+    axes = sw.parse_constexpr_axes(constexpr)
+    warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
+    stages = sw._ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
+    arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
+    dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
+    default_arch = c.default_arch()
+
+    # Check the kernel once here (and find autotune configs) before any worker starts.
+    base = c.make_request(target, None, None, arg, None, None, arches[0] if arches else None, shape,
+                          dtypes[0] if dtypes else None)
+    first = {k: v[0] for k, v in axes.items()}
+    loaded = build_spec(sw_replace(base, constexprs=first), default_arch)
+    auto = sw.autotune_configs(loaded.obj)
+    requests = sw.build_grid(sw_replace(base, arch=arches[0] if arches else None), constexprs=axes, num_warps=warps,
+                             num_stages=stages, arches=arches, dtypes=dtypes, autotune=auto)
+
+    err = make_console(stderr=True)
+    done = [0]
+    status = None
+    if err.is_terminal and not as_json:
+        status = err.status(f"sweeping {len(requests)} configs of {loaded.spec.kernel} ...")
+        status.start()
+
+    def progress(row):
+        done[0] += 1
+        if status is not None:
+            status.update(f"sweeping {loaded.spec.kernel}: {done[0]}/{len(requests)} done (last: {row.config})")
+
+    try:
+        result = sw.run_sweep(requests, default_arch=default_arch, jobs=jobs, use_cache=not no_cache,
+                              on_row=progress, kernel=loaded.spec.kernel, target=target, from_autotune=bool(auto))
+    finally:
+        if status is not None:
+            status.stop()
+
+    rows = sw.sort_rows(sw.filter_rows(result.rows, where), sort)
+    if as_json:
+        data = result.to_dict()
+        from dataclasses import asdict
+
+        data["rows"] = [asdict(r) for r in rows]
+        typer.echo(json.dumps(data, indent=1))
+    else:
+        from tritonscope.render.diff_view import sweep_table
+
+        console = make_console(width=width, color=color)
+        console.print(sweep_table(result, rows))
+    if save:
+        path = sw.save_sweep(result, save, rows=rows, force=force)
+        if not as_json:
+            err.print(f"saved {len(rows)} rows to {path}")
+    if result.interrupted:
+        print(f"\ninterrupted: {result.finished} of {result.requested} configs finished (shown above).",
+              file=sys.stderr)
+        raise typer.Exit(int(ExitCode.INTERRUPTED))
+
+
+def sw_replace(req, **changes):
+    from dataclasses import replace
+
+    return replace(req, **changes)

@@ -1,0 +1,514 @@
+"""Compile a grid of configs in parallel worker processes: one row per config.
+
+A sweep is a list of `Request`s (kernels.Request: picklable, strings and
+ints only).  Each is compiled in a worker process (spawn context: Triton
+and its LLVM are not fork-safe), and reduced to a `SweepRow` of plain
+values: shared memory, registers, spills, the PTX instruction mix, whether
+it fits the arch (compile.fit_problems / compile.occupancy), or the error
+that stopped it.  A failing config is a row; the sweep goes on.
+
+Rows are cached on disk by everything that decides the compile (the spec,
+the kernel file's bytes, the Triton version and the code-generation
+environment), so a repeat sweep is served without starting any worker.
+Core code: no printing; the command renders (render/diff_view.py).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import csv
+import hashlib
+import io
+import itertools
+import json
+import multiprocessing
+import os
+import re
+import signal
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from tritonscope.errors import OutputError, TritonscopeError, UsageError
+
+ROW_FORMAT = 1   # bump when SweepRow changes: old cached rows are then ignored
+
+
+@dataclass
+class SweepRow:
+    index: int
+    config: str                       # "BLOCK_SIZE=128 w4 s3 sm_90a"
+    constexprs: dict[str, Any]
+    num_warps: int | None
+    num_stages: int | None
+    arch: str | None
+    dtype: str | None
+    ok: bool = False
+    error: str | None = None          # why it did not compile
+    error_kind: str | None = None     # CompileError, KernelSpecError, ...
+    shared: int | None = None         # dynamic shared memory, bytes
+    shared_limit: int | None = None   # the arch's max per block
+    registers: int | None = None
+    spills: int | None = None         # local memory bytes per thread
+    fits: bool | None = None
+    problems: list[str] = field(default_factory=list)
+    blocks_per_sm: int | None = None
+    occupancy: float | None = None
+    limited_by: str | None = None
+    mix: dict[str, int] = field(default_factory=dict)   # PTX instruction classes
+    kernel_hash: str | None = None
+    compile_seconds: float = 0.0
+    cached: bool = False
+
+
+@dataclass
+class SweepResult:
+    kernel: str
+    target: str
+    rows: list[SweepRow]
+    requested: int
+    interrupted: bool = False
+    seconds: float = 0.0
+    workers: int = 0
+    from_autotune: bool = False
+
+    @property
+    def finished(self) -> int:
+        return len(self.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": "tritonscope.sweep", "schema_version": 1, "kernel": self.kernel, "target": self.target,
+                "requested": self.requested, "finished": self.finished, "interrupted": self.interrupted,
+                "seconds": round(self.seconds, 3), "workers": self.workers, "from_autotune": self.from_autotune,
+                "rows": [asdict(r) for r in self.rows]}
+
+
+# --------------------------------------------------------------------------
+# The grid
+# --------------------------------------------------------------------------
+
+
+def parse_axis(text: str, what: str) -> list[str]:
+    """'16,32,64' -> ['16', '32', '64']."""
+    values = [v.strip() for v in str(text).split(",") if v.strip()]
+    if not values:
+        raise UsageError(f"Empty list for {what}.", hint=f"Give values like {what} 16,32,64.")
+    return values
+
+
+def parse_constexpr_axes(items: list[str] | None) -> dict[str, list[str]]:
+    """['BLOCK=16,32', 'X=1'] -> {'BLOCK': ['16', '32'], 'X': ['1']}."""
+    out: dict[str, list[str]] = {}
+    for item in items or []:
+        name, sep, values = item.partition("=")
+        if not sep or not name.strip().isidentifier() or not values.strip():
+            raise UsageError(f"Bad -c {item!r}: expected NAME=V1,V2,...", hint="For example: -c BLOCK=16,32,64")
+        out[name.strip()] = parse_axis(values, f"-c {name.strip()}=")
+    return out
+
+
+def _ints(values: list[str] | None, what: str) -> list[int] | None:
+    if not values:
+        return None
+    try:
+        return [int(v) for v in values]
+    except ValueError:
+        raise UsageError(f"{what} takes integers, got {','.join(values)}.", hint=f"For example: {what} 2,4,8") from None
+
+
+def autotune_configs(obj) -> list[dict[str, Any]] | None:
+    """The configs of a @triton.autotune kernel as {constexprs, num_warps, num_stages}, else None."""
+    configs = getattr(obj, "configs", None)
+    if configs is None or type(obj).__name__ != "Autotuner":
+        return None
+    out = []
+    for cfg in configs:
+        out.append({"constexprs": {k: v for k, v in (getattr(cfg, "kwargs", None) or {}).items()},
+                    "num_warps": getattr(cfg, "num_warps", None), "num_stages": getattr(cfg, "num_stages", None)})
+    return out
+
+
+def build_grid(base, *, constexprs: dict[str, list[str]], num_warps: list[int] | None,
+               num_stages: list[int] | None, arches: list[str] | None, dtypes: list[str] | None,
+               autotune: list[dict[str, Any]] | None = None) -> list:
+    """Every combination, as Requests (the user's axes override autotune fields)."""
+    seeds: list[dict[str, Any]] = autotune or [{"constexprs": {}, "num_warps": None, "num_stages": None}]
+    names = list(constexprs)
+    out, seen = [], set()
+    for seed in seeds:
+        for combo in itertools.product(*(constexprs[n] for n in names)):
+            for w, s, arch, dt in itertools.product(num_warps or [seed["num_warps"]],
+                                                    num_stages or [seed["num_stages"]],
+                                                    arches or [base.arch], dtypes or [base.dtype]):
+                cx = dict(base.constexprs or {})
+                cx.update({k: str(v) for k, v in seed["constexprs"].items()})
+                cx.update(zip(names, combo))
+                req = replace(base, constexprs=cx, num_warps=w if w is not None else base.num_warps,
+                              num_stages=s if s is not None else base.num_stages, arch=arch, dtype=dt)
+                key = (tuple(sorted(cx.items())), req.num_warps, req.num_stages, arch, dt)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(req)
+    return out
+
+
+# --------------------------------------------------------------------------
+# One config (runs in a worker)
+# --------------------------------------------------------------------------
+
+
+def _row_shell(index: int, req) -> SweepRow:
+    return SweepRow(index=index, config=_req_label(req), constexprs=dict(req.constexprs or {}),
+                    num_warps=req.num_warps, num_stages=req.num_stages, arch=req.arch, dtype=req.dtype)
+
+
+def _req_label(req) -> str:
+    parts = [f"{k}={v}" for k, v in (req.constexprs or {}).items()]
+    if req.num_warps:
+        parts.append(f"w{req.num_warps}")
+    if req.num_stages is not None:
+        parts.append(f"s{req.num_stages}")
+    if req.arch:
+        parts.append(req.arch)
+    if req.dtype:
+        parts.append(req.dtype)
+    return " ".join(parts)
+
+
+def compile_row(index: int, req, default_arch: str) -> SweepRow:
+    """Compile one config and reduce it to a row; errors become the row's error."""
+    from tritonscope.compile import compile_artifact, fit_problems, occupancy
+    from tritonscope.diff import coarse_mix
+    from tritonscope.kernels import build_spec
+    from tritonscope.model import ARCHES
+
+    row = _row_shell(index, req)
+    try:
+        loaded = build_spec(req, default_arch)
+        spec = loaded.spec
+        row.config, row.constexprs = spec.label(), dict(spec.constexprs)
+        row.num_warps, row.num_stages, row.arch, row.dtype = spec.num_warps, spec.num_stages, spec.arch, spec.dtype
+        artifact = compile_artifact(loaded)
+    except KeyboardInterrupt:
+        raise
+    except TritonscopeError as e:
+        row.error, row.error_kind = e.message, type(e).__name__
+        return row
+    except Exception as e:  # a bug or an unclassified Triton failure: still a row
+        row.error, row.error_kind = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}", \
+            type(e).__name__
+        return row
+    res = artifact.resources
+    problems = fit_problems(artifact)
+    row.ok = True
+    row.shared, row.shared_limit = res.dynamic_shared, ARCHES[spec.arch].max_shared_per_block
+    row.registers, row.spills = res.registers, res.local
+    row.fits, row.problems = not problems, problems
+    if not problems:
+        occ = occupancy(artifact)
+        row.blocks_per_sm, row.occupancy, row.limited_by = occ["blocks_per_sm"], occ["occupancy"], occ["limited_by"]
+    row.mix = coarse_mix(artifact.stages.get("ptx", ""))
+    row.kernel_hash = artifact.kernel_hash
+    row.compile_seconds = round(artifact.compile_seconds, 4)
+    return row
+
+
+def _worker_init() -> None:
+    # Ctrl-C goes to the whole process group; the parent decides what to stop.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from tritonscope import triton_api
+
+    triton_api.quiet_known_warnings()
+
+
+# --------------------------------------------------------------------------
+# The row cache
+# --------------------------------------------------------------------------
+
+
+def _row_cache_key(req, default_arch: str) -> str | None:
+    """Everything that decides the compile, hashed; None when it cannot be known."""
+    try:
+        from tritonscope import triton_api
+        from tritonscope.kernels import resolve_target
+
+        path, kernel = resolve_target(req.target)
+        data = {
+            "format": ROW_FORMAT, "request": asdict(req), "default_arch": default_arch,
+            "file": str(path), "kernel": kernel, "source": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "triton": triton_api.version(), "env": triton_api.codegen_env(),
+        }
+    except Exception:
+        return None
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def _cache_path(key: str) -> Path:
+    from tritonscope.compile import cache_dir
+
+    return cache_dir() / "sweep" / f"{key}.json"
+
+
+def _cached_row(key: str | None, index: int) -> SweepRow | None:
+    if not key:
+        return None
+    try:
+        data = json.loads(_cache_path(key).read_text())
+        row = SweepRow(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+    row.index, row.cached = index, True
+    return row
+
+
+def _store_row(key: str | None, row: SweepRow) -> None:
+    if not key or not row.ok:   # failures are retried: the cause may be transient
+        return
+    try:
+        path = _cache_path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(asdict(row)))
+        os.replace(tmp, path)
+    except OSError:
+        pass   # the cache is an optimisation only
+
+
+# --------------------------------------------------------------------------
+# Running the sweep
+# --------------------------------------------------------------------------
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use_cache: bool = True,
+              on_row: Callable[[SweepRow], None] | None = None, kernel: str = "", target: str = "",
+              from_autotune: bool = False) -> SweepResult:
+    """Compile every request; rows come back in grid order.
+
+    Ctrl-C cancels what has not started, stops the workers, and returns what
+    finished with `interrupted=True` (the caller decides the exit code).
+    """
+    started = time.perf_counter()
+    result = SweepResult(kernel=kernel, target=target, rows=[], requested=len(requests), from_autotune=from_autotune)
+    keys = [(_row_cache_key(r, default_arch) if use_cache else None) for r in requests]
+    todo: list[int] = []
+    for i, req in enumerate(requests):
+        row = _cached_row(keys[i], i)
+        if row is not None:
+            result.rows.append(row)
+            if on_row:
+                on_row(row)
+        else:
+            todo.append(i)
+    jobs = max(1, min(jobs or default_jobs(), len(todo))) if todo else 0
+    result.workers = jobs
+    try:
+        if jobs == 1:
+            for i in todo:
+                row = compile_row(i, requests[i], default_arch)
+                _store_row(keys[i], row)
+                result.rows.append(row)
+                if on_row:
+                    on_row(row)
+        elif jobs > 1:
+            _run_pool(requests, todo, keys, default_arch, jobs, result, on_row)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    result.rows.sort(key=lambda r: r.index)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    futures: dict[cf.Future, int] = {}
+    try:
+        for i in todo:
+            futures[pool.submit(compile_row, i, requests[i], default_arch)] = i
+        for fut in cf.as_completed(futures):
+            i = futures[fut]
+            try:
+                row = fut.result()
+            except cf.process.BrokenProcessPool as e:
+                row = _row_shell(i, requests[i])
+                row.error, row.error_kind = f"the worker process died while compiling this config ({e})", "WorkerCrash"
+            except Exception as e:
+                row = _row_shell(i, requests[i])
+                row.error, row.error_kind = f"{type(e).__name__}: {e}", type(e).__name__
+            _store_row(keys[i], row)
+            result.rows.append(row)
+            if on_row:
+                on_row(row)
+    except KeyboardInterrupt:
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop(pool: cf.ProcessPoolExecutor) -> None:
+    """Cancel queued work and end the running workers (they ignore SIGINT)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.terminate()
+        except Exception:
+            pass
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.join(timeout=5)
+        except Exception:
+            pass
+
+
+# --------------------------------------------------------------------------
+# Sorting, filtering, saving
+# --------------------------------------------------------------------------
+
+SORT_KEYS = ("config", "shared", "registers", "spills", "occupancy", "blocks_per_sm", "time")
+_FIELD_ALIASES = {"time": "compile_seconds", "smem": "shared", "regs": "registers", "occ": "occupancy",
+                  "warps": "num_warps", "stages": "num_stages"}
+
+
+def sort_rows(rows: list[SweepRow], key: str | None) -> list[SweepRow]:
+    """Sort by a column ('-shared' for descending); rows without a value go last."""
+    if not key:
+        return rows
+    desc = key.startswith("-")
+    name = key.lstrip("-+")
+    name = _FIELD_ALIASES.get(name, name)
+    if name != "config" and name not in SweepRow.__dataclass_fields__ and not _is_constexpr(rows, name):
+        raise UsageError(f"Cannot sort by {key!r}.",
+                         hint="Sort by config, shared, registers, spills, occupancy, blocks_per_sm, time, "
+                              "num_warps, num_stages or a constexpr (prefix - for descending).")
+
+    def value(r: SweepRow):
+        v = r.index if name == "config" else _field(r, name)
+        return v
+
+    present = [r for r in rows if value(r) is not None]
+    missing = [r for r in rows if value(r) is None]
+    return sorted(present, key=value, reverse=desc) + missing
+
+
+def _is_constexpr(rows, name) -> bool:
+    return any(name in r.constexprs for r in rows)
+
+
+def _field(row: SweepRow, name: str):
+    if name in row.constexprs:
+        return row.constexprs[name]
+    if name.startswith("mix."):
+        return row.mix.get(name[4:].replace("_", " "), 0)
+    return getattr(row, name, None)
+
+
+# shared<100000   registers>=128   BLOCK=64   num_warps!=8
+_COND_RE = re.compile(r"^\s*([\w.]+)\s*(<=|>=|!=|==|=|<|>)\s*(\S+)\s*$")
+
+
+def filter_rows(rows: list[SweepRow], where: list[str] | None) -> list[SweepRow]:
+    """Keep rows matching every condition: fits, nofit, ok, failed, or FIELD<op>VALUE."""
+    for cond in where or []:
+        rows = [r for r in rows if _matches(r, cond)]
+    return rows
+
+
+def _matches(row: SweepRow, cond: str) -> bool:
+    c = cond.strip().lower()
+    if c in ("fits", "fit"):
+        return bool(row.ok and row.fits)
+    if c in ("nofit", "!fits", "not-fits", "nofits"):
+        return bool(row.ok and not row.fits)
+    if c in ("ok", "compiled"):
+        return row.ok
+    if c in ("failed", "fails", "error", "errors"):
+        return not row.ok
+    m = _COND_RE.match(cond)
+    if not m:
+        raise UsageError(f"Cannot read --where {cond!r}.",
+                         hint="Use fits, nofit, ok, failed, or FIELD<op>VALUE such as shared<100000 or BLOCK=64.")
+    name, op, text = m[1], m[2], m[3]
+    name = _FIELD_ALIASES.get(name, name)
+    if name not in SweepRow.__dataclass_fields__ and name not in row.constexprs and not name.startswith("mix."):
+        raise UsageError(f"Unknown field {m[1]!r} in --where {cond!r}.",
+                         hint="Fields: shared, registers, spills, occupancy, blocks_per_sm, time, num_warps, "
+                              "num_stages, mix.wgmma ..., or a constexpr name.")
+    value = _field(row, name)
+    if value is None:
+        return False
+    try:
+        target: Any = type(value)(text) if not isinstance(value, bool) else text.lower() in ("1", "true", "yes")
+    except (TypeError, ValueError):
+        target = text
+    return {"<": value < target, ">": value > target, "<=": value <= target, ">=": value >= target,
+            "=": value == target, "==": value == target, "!=": value != target}[op]
+
+
+def csv_text(result: SweepResult, rows: list[SweepRow] | None = None) -> str:
+    rows = result.rows if rows is None else rows
+    cx_names = list(dict.fromkeys(n for r in rows for n in r.constexprs))
+    mix_names = list(dict.fromkeys(n for r in rows for n in r.mix))
+    head = ["config", *cx_names, "num_warps", "num_stages", "arch", "dtype", "ok", "fits", "shared_bytes",
+            "shared_limit", "registers", "spill_bytes", "blocks_per_sm", "occupancy", "limited_by",
+            *[f"mix:{m}" for m in mix_names], "problems", "error", "compile_seconds", "cached", "kernel_hash"]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for r in rows:
+        w.writerow([r.config, *[r.constexprs.get(n, "") for n in cx_names], r.num_warps, r.num_stages, r.arch,
+                    r.dtype or "", r.ok, "" if r.fits is None else r.fits, _blank(r.shared), _blank(r.shared_limit),
+                    _blank(r.registers), _blank(r.spills), _blank(r.blocks_per_sm),
+                    "" if r.occupancy is None else f"{r.occupancy:.4f}", r.limited_by or "",
+                    *[r.mix.get(m, 0) if r.ok else "" for m in mix_names], "; ".join(r.problems), r.error or "",
+                    r.compile_seconds, r.cached, r.kernel_hash or ""])
+    return buf.getvalue()
+
+
+def _blank(v) -> Any:
+    return "" if v is None else v
+
+
+def save_sweep(result: SweepResult, path: str, *, rows: list[SweepRow] | None = None, force: bool = False) -> Path:
+    """Write .csv or .json atomically (temp file + os.replace); never clobber without force."""
+    out = Path(path)
+    ext = out.suffix.lower()
+    if ext not in (".csv", ".json"):
+        raise UsageError(f"Cannot save a sweep as {out.name}: use a .csv or .json file name.",
+                         hint="For example: --save sweep.csv")
+    if out.exists() and not force:
+        raise OutputError(f"{out} exists; not overwriting it.", hint="Pass --force to overwrite, or pick another name.")
+    if ext == ".csv":
+        text = csv_text(result, rows)
+    else:
+        data = result.to_dict()
+        if rows is not None:
+            data["rows"] = [asdict(r) for r in rows]
+        text = json.dumps(data, indent=1) + "\n"
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text)
+        os.replace(tmp, out)
+    except OSError as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise OutputError(f"Cannot write {out}: {e.strerror or e}", hint="Check the directory and its permissions.") from e
+    return out
+
+
+def iter_mix_columns(rows: Iterable[SweepRow]) -> list[str]:
+    """The mix classes worth a column (present in any row), in a stable order."""
+    from tritonscope.diff import MIX_ORDER
+
+    present = {m for r in rows for m in r.mix}
+    return [m for m in MIX_ORDER if m in present] + sorted(present - set(MIX_ORDER))
