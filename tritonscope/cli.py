@@ -112,6 +112,8 @@ def handle_errors(fn):
 # Commands register themselves on `app` when imported.
 from tritonscope.commands import compile as _compile  # noqa: E402,F401
 from tritonscope.commands import samples as _samples  # noqa: E402,F401
+from tritonscope.commands import diff as _diff  # noqa: E402,F401
+from tritonscope.commands import sweep as _sweep  # noqa: E402,F401
 
 
 def main() -> None:
