@@ -11,6 +11,9 @@ from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 
 
+VIEWS = ("stages", "side-by-side", "walkthrough", "mix")
+
+
 @app.command("compile")
 @handle_errors
 def compile_cmd(
@@ -27,7 +30,9 @@ def compile_cmd(
                                         help="Stages to show, comma-separated: python,ttir,ttgir,llir,ptx,sass "
                                              "(default all; 'none' for the summary only)."),
     view: str = typer.Option("stages", "--view",
-                             help="stages | side-by-side | walkthrough | mix"),
+                             help="stages (each stage, annotated) | side-by-side (2-3 stages aligned by Python line, "
+                                  "default ttgir,ptx) | walkthrough (the story of the compile, generated) | "
+                                  "mix (instruction counts per class)."),
     line: Optional[int] = typer.Option(None, "--line", help="Show Python line N and what it became in every stage."),
     layouts: bool = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses."),
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema)."),
@@ -48,7 +53,11 @@ def compile_cmd(
 
       tritonscope compile matmul --block 16 --view walkthrough
 
-      tritonscope compile matmul --block 16 --line 18
+      tritonscope compile matmul --block 16 --line 19
+
+      tritonscope compile matmul --block 16 --view side-by-side --stages ttgir,ptx,sass
+
+      tritonscope compile matmul --block 16 --view mix
 
       tritonscope compile kernels.py:add_kernel --arg x_ptr='*fp32' --arg y_ptr='*fp32' --arg out_ptr='*fp32' --arg n=4096 -c BLOCK=1024
     """
@@ -59,6 +68,11 @@ def compile_cmd(
     from tritonscope.render.console import make_console, paged
     from tritonscope.render.terminal import stage_panel, summary_panel
 
+    view = view.strip().lower().replace("_", "-")
+    if view not in VIEWS:
+        from tritonscope.errors import UsageError, close_matches
+
+        raise UsageError(f"Unknown view {view!r}.{close_matches(view, VIEWS)}", hint=f"Views: {', '.join(VIEWS)}.")
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
     stages = c.parse_stage_list(stage, STAGE_KEYS)
     artifact = c.compile_request(request, progress=not as_json)
@@ -73,12 +87,25 @@ def compile_cmd(
 
         typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
     else:
+        from tritonscope.render import views
+
         console = make_console(width=width, color=color)
         with paged(console, pager):
             console.print(summary_panel(analysis))
-            for key in stages:
-                if key in analysis.parsed:
-                    console.print(stage_panel(analysis, key))
+            if line is not None:
+                shown = tuple(k for k in (stages if stage else views.PIPELINE) if k != "python")
+                console.print(views.line_view(analysis, line, shown))
+            elif view == "side-by-side":
+                shown = tuple(k for k in (stages if stage else ("ttgir", "ptx")) if k != "python")
+                console.print(views.side_by_side(analysis, shown, console.width))
+            elif view == "walkthrough":
+                console.print(views.walkthrough(analysis))
+            elif view == "mix":
+                console.print(views.mix_view(analysis))
+            else:
+                for key in stages:
+                    if key in analysis.parsed:
+                        console.print(stage_panel(analysis, key))
             if layouts:
                 from tritonscope.render.layout_view import layout_panels
 

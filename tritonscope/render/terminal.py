@@ -64,14 +64,34 @@ def mix_text(analysis: Analysis) -> str:
     return "\n".join(parts) or "n/a"
 
 
-def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True) -> Panel:
+def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, notes: bool = True) -> Panel:
+    """One stage, highlighted, with each line's raw line number and its note labels at the right.
+
+    Full explanations are in `--line N` and `--view walkthrough`; here a dim
+    `◂ label` keeps long stages readable.
+    """
     info = STAGE_BY_KEY[key]
     stage = analysis.parsed[key]
-    text = "\n".join(line.text for line in stage.lines)
-    syntax = Syntax(text, _lexer(info.lexer), line_numbers=line_numbers, word_wrap=False,
-                    theme="ansi_dark", background_color="default",
-                    start_line=analysis.artifact.python_first_line if key == "python" else 1)
-    return Panel(syntax, title=info.title, box=box.SIMPLE_HEAD, title_align="left")
+    text = "\n".join(line.text.replace("\t", "    ") for line in stage.lines)
+    highlighted = Syntax(text, _lexer(info.lexer), theme="ansi_dark", background_color="default").highlight(text)
+    rows = highlighted.split("\n", allow_blank=True)
+    by_line = analysis.notes_for(key) if notes else {}
+    width = len(str(stage.lines[-1].number)) if stage.lines else 1
+    first = analysis.artifact.python_first_line if key == "python" else None
+    body = Text(no_wrap=True, overflow="ellipsis")
+    for line, row in zip(stage.lines, rows):
+        if line_numbers:
+            number = line.loc.line if first is not None and line.loc else line.number
+            body.append(f"{number:>{width}}  ", style="dim")
+        row.rstrip()
+        body.append_text(row)
+        labels = [n for n in by_line.get(line.number, [])]
+        if labels:
+            body.append("  ◂ " + "; ".join(n.label for n in labels),
+                        style="yellow" if any(n.kind == "cost" for n in labels) else "green")
+        body.append("\n")
+    body.rstrip()
+    return Panel(body, title=info.title, box=box.SIMPLE_HEAD, title_align="left")
 
 
 def _lexer(name: str):

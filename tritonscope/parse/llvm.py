@@ -1,0 +1,80 @@
+"""LLVM IR -> lines with source locations (`!dbg !N` -> `!N = !DILocation(line:, column:, scope:)`)."""
+
+from __future__ import annotations
+
+import re
+
+from tritonscope.model import Line, ParsedStage, SourceLoc
+
+# !24 = !DILocation(line: 18, column: 21, scope: !4)
+# !30 = !DILocation(line: 5, column: 9, scope: !7, inlinedAt: !31)
+_DILOC = re.compile(r"^(![0-9]+)\s*=\s*(?:distinct\s+)?!DILocation\((.*)\)\s*$")
+# !4 = distinct !DISubprogram(name: "matmul_kernel", ..., file: !3, line: 8, ...)
+_SCOPE = re.compile(r"^(![0-9]+)\s*=\s*(?:distinct\s+)?!(?:DISubprogram|DILexicalBlock\w*)\((.*)\)\s*$")
+# !3 = !DIFile(filename: "matmul.py", directory: "/home/u/k")
+_DIFILE = re.compile(r'^(![0-9]+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)",\s*directory:\s*"([^"]*)"')
+# %9 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !14
+_DBG = re.compile(r",?\s*!dbg\s+(![0-9]+)")
+_FIELD = re.compile(r"(\w+):\s*(\"[^\"]*\"|![0-9]+|-?\d+)")
+
+
+def parse(key: str, text: str, *, file: str = "") -> ParsedStage:
+    raw_lines = text.splitlines()
+    dilocs: dict[str, dict[str, str]] = {}
+    scopes: dict[str, dict[str, str]] = {}
+    files: dict[str, str] = {}
+    for raw in raw_lines:
+        if not raw.startswith("!"):
+            continue
+        m = _DILOC.match(raw)
+        if m:
+            dilocs[m.group(1)] = dict(_FIELD.findall(m.group(2)))
+            continue
+        m = _SCOPE.match(raw)
+        if m:
+            scopes[m.group(1)] = dict(_FIELD.findall(m.group(2)))
+            continue
+        m = _DIFILE.match(raw)
+        if m:
+            d, f = m.group(3), m.group(2)
+            files[m.group(1)] = f if f.startswith("/") or not d else f"{d.rstrip('/')}/{f}"
+
+    def file_of(scope: str | None, seen: set[str]) -> str:
+        while scope and scope not in seen:
+            seen.add(scope)
+            fields = scopes.get(scope)
+            if not fields:
+                return ""
+            if "file" in fields and fields["file"] in files:
+                return files[fields["file"]]
+            scope = fields.get("scope")
+        return ""
+
+    cache: dict[str, SourceLoc | None] = {}
+
+    def resolve(ref: str) -> SourceLoc | None:
+        if ref in cache:
+            return cache[ref]
+        loc, seen, cur = None, set(), ref
+        # Follow inlinedAt to the outermost frame: that is the kernel's own line.
+        while cur in dilocs and cur not in seen:
+            seen.add(cur)
+            f = dilocs[cur]
+            loc = SourceLoc(file_of(f.get("scope"), set()) or file, int(f.get("line", 0)), int(f.get("column", 0)))
+            cur = f.get("inlinedAt", "")
+        cache[ref] = loc
+        return loc
+
+    lines = []
+    for number, raw in enumerate(raw_lines, 1):
+        if raw.startswith("!") and _DILOC.match(raw):
+            continue
+        loc = None
+        shown = raw
+        if "!dbg" in raw:
+            m = _DBG.search(raw)
+            if m:
+                loc = resolve(m.group(1))
+                shown = _DBG.sub("", raw)
+        lines.append(Line(number, shown, raw, loc))
+    return ParsedStage(key, tuple(lines))
