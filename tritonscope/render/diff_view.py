@@ -121,15 +121,15 @@ def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
     mix_cols = iter_mix_columns(rows)
     t = Table(box=box.SIMPLE_HEAD, title=_sweep_title(result, rows), title_justify="left", title_style="bold",
               show_edge=False, pad_edge=False)
-    t.add_column("config", no_wrap=True)
-    t.add_column("shared B", justify="right")
-    t.add_column("regs", justify="right")
-    t.add_column("spill", justify="right")
+    t.add_column("config", overflow="fold", min_width=14)
+    t.add_column("shared B", justify="right", no_wrap=True)
+    t.add_column("regs", justify="right", no_wrap=True)
+    t.add_column("spill", justify="right", no_wrap=True)
     t.add_column("fits", overflow="fold", min_width=12)
     t.add_column("blocks", justify="right", no_wrap=True)
     for m in mix_cols:
-        t.add_column(_MIX_SHORT.get(m, m), justify="right")
-    t.add_column("s", justify="right")
+        t.add_column(_MIX_SHORT.get(m, m), justify="right", no_wrap=True)
+    t.add_column("s", justify="right", no_wrap=True)
     for r in rows:
         if not r.ok:
             t.add_row(r.config, "-", "-", "-", Text("FAILED: " + (r.error or "unknown error"), style="red"),
