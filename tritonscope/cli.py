@@ -114,6 +114,10 @@ from tritonscope.commands import compile as _compile  # noqa: E402,F401
 from tritonscope.commands import samples as _samples  # noqa: E402,F401
 from tritonscope.commands import diff as _diff  # noqa: E402,F401
 from tritonscope.commands import sweep as _sweep  # noqa: E402,F401
+from tritonscope.commands import show as _show  # noqa: E402,F401
+from tritonscope.commands import layout as _layout  # noqa: E402,F401
+from tritonscope.commands import run as _run  # noqa: E402,F401
+from tritonscope.commands import bench as _bench  # noqa: E402,F401
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tritonscope.errors import InputFileError, UsageError
+from tritonscope.errors import InputFileError, UsageError, close_matches
 
 # ==========================================================================
 # Parsing layout attribute strings
@@ -53,6 +53,10 @@ SHARED_ENCODINGS = ("swizzled_shared", "nvmma_shared", "shared", "padded_shared"
 SUPPORTED = ("blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared")
 # Encodings Triton prints that carry no element mapping of their own.
 MEMORY_SPACES = ("shared_memory", "tensor_memory")
+# Known to Triton: the rest of these are shown as text with a note, not drawn.
+KNOWN_ENCODINGS = SUPPORTED + MEMORY_SPACES + (
+    "linear", "amd_mfma", "amd_wmma", "padded_shared", "shared_linear", "shared", "nvmma_tensor",
+    "tensor_memory_encoding", "tensor_memory_scales_encoding", "amd_rotating_shared", "partitioned_shared")
 
 
 class _Parser:
@@ -118,6 +122,9 @@ class _Parser:
             self.depth -= 1
             return enc
         dialect, _, short = name.partition(".")
+        if short not in KNOWN_ENCODINGS:
+            self.pos = start
+            raise self.fail(f"unknown encoding '#{name}'{close_matches(short, KNOWN_ENCODINGS)}")
         params: dict[str, Any] = {}
         if self.peek() == "<":
             self.expect("<")
@@ -254,6 +261,8 @@ class LinearLayout:
     its bases exactly (order included), which is what the cross-check tests.
     """
 
+    cta_tile: list[int] | None = None
+
     def __init__(self, bases: dict[str, list[tuple[int, ...]]], outs: list[tuple[str, int]]):
         self.bases = {k: [tuple(b) for b in v] for k, v in bases.items()}
         self.outs = list(outs)
@@ -388,8 +397,11 @@ def identity_standard_nd(in_dim: str, shape: list[int], order: list[int]) -> Lin
 def combine_with_shape(cta: LinearLayout, shape: tuple[int, ...], *, drop_registers: bool = False) -> LinearLayout:
     """combineCtaCgaWithShape for one CTA per CGA (num-ctas = 1)."""
     labeled = {f"dim{i}": s for i, s in enumerate(shape)}
+    tile = [cta.out_size(f"dim{i}") for i in range(len(shape))]
     cta = cta.not_smaller_than(labeled).not_larger_than(labeled, drop_registers=drop_registers)
-    return cta.transpose_outs(_std(len(shape)))
+    ret = cta.transpose_outs(_std(len(shape)))
+    ret.cta_tile = tile  # what one pass of all warps covers: wrapping/replication vs the shape
+    return ret
 
 
 def _matrix_order(rank: int, row_major: bool) -> list[int]:
@@ -491,7 +503,11 @@ def linear_layout(enc: Encoding, shape: tuple[int, ...], series: tuple[int, int]
             raise LayoutError("#slice of a shared layout")
         sl = pll.compose_drop(dim)
         sl.bases["register"] = [b for b in sl.bases.get("register", []) if any(b)]
-        return LinearLayout.from_bases(sl.bases, sl.out_names) if sl.outs else sl
+        ret = LinearLayout(sl.bases, sl.outs)
+        tile = getattr(pll, "cta_tile", None)
+        if tile:
+            ret.cta_tile = [t for i, t in enumerate(tile) if i != dim]
+        return ret
     if name == "nvidia_mma":
         major = _int(enc, "versionMajor")
         wpc, instr = _ints(enc, "warpsPerCTA"), _ints(enc, "instrShape")
@@ -704,7 +720,28 @@ def describe(enc: Encoding, shape: tuple[int, ...], *, alias: str = "", elem_bit
     else:
         use.kind = "distributed"
         use.facts = distributed_facts(use)
+        tile = getattr(ll, "cta_tile", None)
+        if tile:
+            use.facts["cta_tile"] = list(tile)
+            use.facts["wraps"] = any(s > t for s, t in zip(shape, tile))
+            use.facts["tile_larger_than_shape"] = any(s < t for s, t in zip(shape, tile))
+        use.facts["instr_tile"] = instruction_tile(enc)
+        if enc.name in ("nvidia_mma", "dot_op") and tile and use.facts["instr_tile"] and len(tile) == 2:
+            use.facts["warp_map"] = _warp_map(enc, tile, use.facts["instr_tile"])
     return use
+
+
+def _warp_map(enc: Encoding, tile: list[int], instr: list[int]) -> list[list[list[int]]]:
+    """Warps owning each instruction tile of the full layout tile (from the layout itself)."""
+    full = linear_layout(enc, tuple(tile))
+    warps: dict[tuple[int, int], set[int]] = {}
+    for w in range(full.in_size("warp")):
+        for ln in range(full.in_size("lane")):
+            for r in range(full.in_size("register")):
+                e = full.apply(warp=w, lane=ln, register=r)
+                warps.setdefault((e[0] // instr[0], e[1] // instr[1]), set()).add(w)
+    return [[sorted(warps.get((i, j), ())) for j in range(max(1, tile[1] // instr[1]))]
+            for i in range(max(1, tile[0] // instr[0]))]
 
 
 def owner_grid(use: LayoutUse) -> dict[tuple[int, ...], list[tuple[int, int, int]]]:
@@ -770,12 +807,6 @@ def distributed_facts(use: LayoutUse) -> dict[str, Any]:
         c = _bits_span(regs, d)
         if c > contig:
             best_dim, contig = d, c
-    # wrapping: a register basis that steps beyond what lanes and warps cover in one pass
-    hw_span = [0] * rank
-    for b in lanes + warps:
-        for i, x in enumerate(b):
-            hw_span[i] = max(hw_span[i], x)
-    wraps = any(any(x > hw_span[i] and x > 0 and hw_span[i] > 0 for i, x in enumerate(b)) for b in regs)
     return {
         "elements": total,
         "threads": threads,
@@ -784,10 +815,25 @@ def distributed_facts(use: LayoutUse) -> dict[str, Any]:
         "replicated_lanes": 1 << zero_lanes,
         "replicated_warps": 1 << zero_warps,
         "replicated_registers": 1 << zero_regs,
-        "wraps": wraps,
+        "wraps": False,
         "contiguous_elements": contig,
         "contiguous_dim": best_dim,
     }
+
+
+def instruction_tile(enc: Encoding) -> list[int] | None:
+    """The block one mma instruction (or one warp's fragment) covers, for drawing its borders."""
+    p = enc.params
+    if enc.name == "nvidia_mma":
+        instr = p.get("instrShape") or []
+        return [int(instr[0]), int(instr[1])] if len(instr) >= 2 else None
+    if enc.name == "dot_op" and enc.parent is not None and enc.parent.name == "nvidia_mma":
+        kw = p.get("kWidth") or 2
+        return [16, 8 * kw] if p.get("opIdx") == 0 else [8 * kw, 8]
+    if enc.name == "blocked":
+        spt, tpw = p.get("sizePerThread") or [], p.get("threadsPerWarp") or []
+        return [a * b for a, b in zip(spt, tpw)] or None  # what one warp covers
+    return None
 
 
 def shared_facts(use: LayoutUse, enc: Encoding) -> dict[str, Any]:
@@ -804,6 +850,7 @@ def shared_facts(use: LayoutUse, enc: Encoding) -> dict[str, Any]:
         facts.update(vec=128 // bits, per_phase=pp, max_phase=mp, swizzle_bytes=sw,
                      order=[0, 1] if enc.params.get("transposed") else [1, 0])
     if rank == 2:
+        use.facts = facts
         facts["row_reads"] = row_read_conflicts(use)
     return facts
 

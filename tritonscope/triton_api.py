@@ -286,3 +286,95 @@ def local_gpu_capability() -> int | None:
         return int(major) * 10 + int(minor)
     except Exception:
         return None
+
+
+# ==========================================================================
+# Layouts from Triton itself (the cross-check for layouts.py)
+#
+# Triton's gluon builder converts a layout to its linear layout.  It runs in a
+# child process: in 3.6 converting a shared layout aborts the process, and a
+# bad layout can kill it, so a crash must not take tritonscope down with it.
+# ==========================================================================
+
+_LAYOUT_CHILD = r'''
+import json, sys
+specs = json.load(sys.stdin)
+import triton
+from triton._C.libtriton import ir, gluon_ir
+import triton.experimental.gluon.language._layouts as L
+
+major, minor = (int(x) for x in triton.__version__.split(".")[:2])
+shared_ok = (major, minor) >= (3, 9)
+ctx = ir.context()
+ir.load_dialects(ctx)
+builder = gluon_ir.GluonOpBuilder(ctx)
+
+def build(s, rank):
+    k = s["kind"]
+    if k == "blocked":
+        return L.BlockedLayout(s["spt"], s["tpw"], s["wpc"], s["order"])
+    if k == "slice":
+        return L.SliceLayout(s["dim"], build(s["parent"], rank + 1))
+    if k == "mma":
+        return L.NVMMADistributedLayout(s["version"], s["wpc"], s["instr"])
+    if k == "dot_op":
+        return L.DotOperandLayout(s["op"], build(s["parent"], rank), s["k_width"])
+    if k == "swizzled":
+        return L.SwizzledSharedLayout(s["vec"], s["per_phase"], s["max_phase"], s["order"])
+    if k == "nvmma_shared":
+        return L.NVMMASharedLayout(s["swizzle"], s["bits"], rank, s["transposed"])
+    raise ValueError("unknown layout kind " + k)
+
+out = []
+for item in specs:
+    spec, shape = item["spec"], item["shape"]
+    if spec["kind"] in ("swizzled", "nvmma_shared") and not shared_ok:
+        out.append({"skipped": "Triton %s cannot convert shared layouts (it aborts the process); 3.9 can" % triton.__version__})
+        continue
+    try:
+        ll = builder.to_linear_layout(build(spec, len(shape))._to_ir(builder), list(shape))
+    except Exception as e:
+        out.append({"error": "%s: %s" % (type(e).__name__, e)})
+        continue
+    if hasattr(ll, "offset_bases"):
+        out.append({"bases": {"offset": ll.offset_bases}, "block": ll.block_bases})
+    else:
+        out.append({"bases": {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases},
+                    "block": ll.block_bases})
+sys.stdout.write("\n@@TRITONSCOPE@@" + json.dumps(out) + "\n")
+sys.stdout.flush()
+import os
+os._exit(0)  # skip interpreter teardown (nanobind leak reports)
+'''
+
+
+def linear_layouts_from_triton(items: list[dict[str, Any]], *, timeout: float = 120) -> list[dict[str, Any]]:
+    """Triton's own linear layouts for [{"spec": layouts.triton_spec(enc), "shape": [..]}].
+
+    Each result is {"bases": {...}} or {"skipped": why} or {"error": what}.
+    All items run in one child process; if it dies, each item is retried
+    alone so that one crashing layout only loses its own answer.
+    """
+    import json
+
+    def run(batch):
+        proc = subprocess.run([sys.executable, "-c", _LAYOUT_CHILD], input=json.dumps(batch),
+                              capture_output=True, text=True, timeout=timeout)
+        marker = proc.stdout.rfind("@@TRITONSCOPE@@")
+        if marker < 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+            raise RuntimeError(f"Triton's layout conversion died (exit {proc.returncode}): " + " | ".join(tail))
+        return json.loads(proc.stdout[marker + len("@@TRITONSCOPE@@"):])
+
+    try:
+        return run(items)
+    except RuntimeError:
+        if len(items) == 1:
+            raise
+    results = []
+    for item in items:
+        try:
+            results.append(run([item])[0])
+        except RuntimeError as e:
+            results.append({"error": str(e)})
+    return results

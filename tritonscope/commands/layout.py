@@ -1,0 +1,60 @@
+"""tritonscope layout: draw one layout encoding at a shape (no compile, no Triton)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from tritonscope.cli import app, handle_errors
+
+
+@app.command("layout")
+@handle_errors
+def layout_cmd(
+    encoding: str = typer.Argument(..., metavar="LAYOUT",
+                                   help="A layout attribute as Triton prints it, e.g. '#ttg.blocked<{...}>'."),
+    shape: str = typer.Option(..., "--shape", help="Tensor shape, e.g. 16x16 (one size per layout dimension)."),
+    hardware: bool = typer.Option(False, "--hardware", help="Also list, for each thread, the elements it holds."),
+    cell: Optional[int] = typer.Option(None, "--cell", min=1, max=16,
+                                       help="Cell width in characters (1-2: warp only, 3-5: thread, "
+                                            "6-8: thread:register, 9+: warp/lane/register)."),
+    elem_bits: int = typer.Option(16, "--elem-bits", help="Element width for shared-memory banks "
+                                                           "(#swizzled_shared; #nvmma_shared carries its own)."),
+    svg: Optional[str] = typer.Option(None, "--svg", help="Also write the drawing as SVG to this file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the layout record (bases, facts) as JSON."),
+    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off."),
+):
+    """Draw who owns each element of a layout (or where it lands in shared memory).
+
+    Examples:
+
+      tritonscope layout '#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>' --shape 16x16
+
+      tritonscope layout '#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>' --shape 16x16 --hardware
+
+      tritonscope layout '#ttg.swizzled_shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>' --shape 16x16
+
+      tritonscope layout '#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>' --shape 64x64 --cell 4 --svg nvmma.svg
+    """
+    import json
+
+    from tritonscope.errors import OutputError
+    from tritonscope.layouts import describe, parse_encoding, parse_shape
+    from tritonscope.render.console import make_console
+    from tritonscope.render.layout_view import layout_panel, layout_svg
+
+    enc = parse_encoding(encoding, source="string")
+    use = describe(enc, parse_shape(shape), elem_bits=elem_bits)
+    if as_json:
+        typer.echo(json.dumps(use.to_dict(), indent=1))
+    else:
+        console = make_console(width=width, color=color)
+        console.print(layout_panel(use, width=console.width, cell=cell, hardware=hardware))
+    if svg:
+        try:
+            with open(svg, "w") as f:
+                f.write(layout_svg(use))
+        except OSError as e:
+            raise OutputError(f"Cannot write {svg}: {e.strerror or e}.", hint="Choose a writable path.") from e
