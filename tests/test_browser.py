@@ -1,0 +1,294 @@
+"""The HTML report in a real browser: headless Chromium (Debian's `chromium`).
+
+Chromium is driven through the DevTools protocol over
+`--remote-debugging-pipe` (fd 3 in, fd 4 out, NUL-separated JSON), so the
+test needs nothing beyond the standard library.  It checks that the page
+loads with no console errors and no network requests, that clicking a Python
+line highlights the linked lines in the other stages, and that the layout
+SVG is present.  It saves a screenshot and prints its path.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class Browser:
+    """A headless Chromium and one page, spoken to over the DevTools pipe."""
+
+    def __init__(self, exe: str, profile: str):
+        r_ours, w_chrome = os.pipe()   # chromium writes fd 4 -> we read
+        r_chrome, w_ours = os.pipe()   # we write -> chromium reads fd 3
+        self._r = os.fdopen(r_ours, "rb", buffering=0)
+        self._w = os.fdopen(w_ours, "wb", buffering=0)
+
+        def child_fds():  # runs before subprocess closes fds: keep 3 and 4 via pass_fds
+            os.dup2(r_chrome, 3)
+            os.dup2(w_chrome, 4)
+
+        self.log = open(os.path.join(profile + ".log"), "wb")
+
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
+             "--disable-extensions", "--disable-dev-shm-usage", "--mute-audio", "--hide-scrollbars",
+             f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
+            preexec_fn=child_fds, pass_fds=(3, 4))
+        os.close(r_chrome)
+        os.close(w_chrome)
+        self._id = 0
+        self.events: list[dict] = []
+        self._replies: dict[int, dict] = {}
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.session = None
+
+    def _read(self):
+        buf = b""
+        while True:
+            chunk = self._r.read(65536)
+            if not chunk:
+                break
+            buf += chunk
+            while b"\0" in buf:
+                raw, buf = buf.split(b"\0", 1)
+                msg = json.loads(raw)
+                with self._cond:
+                    if "id" in msg:
+                        self._replies[msg["id"]] = msg
+                    else:
+                        self.events.append(msg)
+                    self._cond.notify_all()
+        with self._cond:
+            self._cond.notify_all()
+
+    def send(self, method: str, params: dict | None = None, *, session: bool = True, timeout: float = 30):
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        self._w.write(json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._id not in self._replies:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    raise TimeoutError(f"no reply to {method}; chromium said: {self._said()}")
+                self._cond.wait(left)
+            reply = self._replies.pop(self._id)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply.get("result", {})
+
+    def _said(self) -> str:
+        self.log.flush()
+        with open(self.log.name, "rb") as f:
+            return f.read()[-2000:].decode(errors="replace")
+
+    def wait_event(self, method: str, timeout: float = 30) -> dict:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for ev in self.events:
+                    if ev.get("method") == method:
+                        return ev
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no {method} event")
+                self._cond.wait(left)
+
+    def eval(self, expression: str):
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def open(self, url: str, width: int = 1600, height: int = 1000):
+        target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                 session=False)["sessionId"]
+        for domain in ("Runtime", "Log", "Network", "Page"):
+            self.send(f"{domain}.enable")
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.send("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+
+    def click(self, x: float, y: float):
+        for kind in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
+    def screenshot(self, path: Path):
+        data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._w.close()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    exe = _chromium()
+    if not exe:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing in CI: the README's test command installs it")
+        pytest.skip("chromium is not installed (Debian: apt-get install -y chromium); CI installs it")
+    return exe
+
+
+@pytest.fixture(scope="module")
+def report_page(compiled, chromium, tmp_path_factory):
+    """The matmul BLOCK=16 report (with layouts when this tritonscope draws them), open in Chromium."""
+    from tritonscope.analysis import analyze
+    from tritonscope.report import save_report
+
+    analysis = analyze(compiled("matmul", block=16))
+    analysis.layouts = _layouts(analysis)
+    tmp = tmp_path_factory.mktemp("browser")
+    path = save_report(analysis, tmp / "matmul.html")
+    browser = Browser(chromium, str(tmp / "profile"))
+    try:
+        browser.open(path.resolve().as_uri())
+        browser.eval("new Promise(r => { const f = () => document.body.dataset.ready ? r(1) : setTimeout(f, 20); f(); })")
+        yield browser, path, analysis
+    finally:
+        browser.close()
+
+
+def _layouts(analysis):
+    try:
+        from tritonscope.layouts import layouts_of
+        from tritonscope.render.layout_view import layout_svg  # noqa: F401
+    except ImportError:
+        return []
+    return layouts_of(analysis)
+
+
+def _dot_line(analysis) -> int:
+    for line in analysis.parsed["python"].lines:
+        if "tl.dot" in line.text:
+            return line.loc.line if line.loc else analysis.artifact.python_first_line + line.number - 1
+    raise AssertionError("no tl.dot line in the matmul sample")
+
+
+def test_loads_without_errors_or_network(report_page):
+    browser, path, _ = report_page
+    errors = [ev for ev in browser.events
+              if ev["method"] == "Runtime.exceptionThrown"
+              or (ev["method"] == "Runtime.consoleAPICalled" and ev["params"]["type"] in ("error", "assert"))
+              or (ev["method"] == "Log.entryAdded" and ev["params"]["entry"]["level"] == "error")]
+    assert not errors, f"console errors: {errors}"
+    urls = [ev["params"]["request"]["url"] for ev in browser.events if ev["method"] == "Network.requestWillBeSent"]
+    assert urls == [path.resolve().as_uri()], f"the page made requests beyond itself: {urls}"
+    assert not [ev for ev in browser.events if ev["method"] == "Page.javascriptDialogOpening"]
+    assert browser.eval("document.querySelectorAll('.pane').length") == 6
+    assert browser.eval("[...document.querySelectorAll('.pane')].filter(p => p.offsetWidth > 200).length") == 5
+    # the llir checkbox shows its pane
+    browser.eval("document.querySelector('#toggles input[data-stage=llir]').click()")
+    assert browser.eval("document.querySelector('.pane[data-stage=llir]').offsetWidth") > 200
+    browser.eval("document.querySelector('#toggles input[data-stage=llir]').click()")
+    assert browser.eval("document.querySelector('.pane[data-stage=llir]').offsetWidth") == 0
+
+
+def test_click_python_line_highlights_linked_lines(report_page):
+    browser, path, analysis = report_page
+    py = _dot_line(analysis)
+    # stages whose parsers link lines to this Python line (what the page should highlight)
+    from tritonscope.render.html import python_line_of
+
+    expected = {key: sum(1 for ln in st.lines if python_line_of(analysis, key, ln) == py)
+                for key, st in analysis.parsed.items()}
+    expected = {k: n for k, n in expected.items() if n}
+    assert expected.get("python") == 1
+    selector = f".pane[data-stage=\"python\"] .l[data-py=\"{py}\"]"
+    where = (f"(() => {{ const el = document.querySelector('{selector}'); el.scrollIntoView({{block: 'center'}});"
+             " const r = el.getBoundingClientRect(); return [r.left + 40, r.top + r.height / 2]; })()")
+    rect = browser.eval(where)
+    assert browser.eval("document.querySelectorAll('.l.hl').length") == 0
+    browser.click(*rect)  # a real mouse click at the line's position
+    lit = browser.eval("(() => { const out = {}; document.querySelectorAll('.l.hl').forEach(el => {"
+                       " const s = el.closest('.pane').dataset.stage; out[s] = (out[s] || 0) + 1; }); return out; })()")
+    assert lit == expected, f"highlighted per stage {lit}, linked per stage {expected}"
+    assert browser.eval("[...document.querySelectorAll('.l.hl')].every(el => el.dataset.py === '%d')" % py)
+    info = browser.eval("document.getElementById('info').hidden ? null : document.getElementById('info').textContent")
+    assert info and f"Python line {py}" in info and "tl.dot" in info
+    if len(expected) > 1:  # every other pane scrolled its first linked line into view
+        assert browser.eval("""[...document.querySelectorAll('.pane')].filter(p => p.dataset.stage !== 'python'
+            && p.querySelector('.l.hl')).every(p => { const c = p.querySelector('.code').getBoundingClientRect();
+            const r = p.querySelector('.l.hl').getBoundingClientRect(); return r.top >= c.top && r.bottom <= c.bottom; })""")
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, script in (("report_matmul_panes.png", "document.getElementById('toggles').scrollIntoView()"),
+                         ("report_matmul_top.png", "window.scrollTo(0, 0)")):
+        shot = ARTIFACTS / name
+        browser.eval(script)
+        browser.screenshot(shot)
+        print(f"\nscreenshot: {shot}")
+        assert shot.stat().st_size > 10_000
+    browser.click(*browser.eval(where))  # clicking the same line again clears the highlight
+    assert browser.eval("document.querySelectorAll('.l.hl').length") == 0
+
+
+def test_layout_svg_present(report_page):
+    browser, _, analysis = report_page
+    if not analysis.layouts:
+        pytest.skip("this tritonscope has no layout drawer yet (tritonscope.layouts / render.layout_view)")
+    n = browser.eval("document.querySelectorAll('#layouts figure.layout > svg').length")
+    assert n == len(analysis.layouts)
+    size = browser.eval("(() => { const r = document.querySelector('#layouts svg').getBoundingClientRect();"
+                        " return [r.width, r.height]; })()")
+    assert size[0] > 50 and size[1] > 50, f"the layout SVG does not render at a visible size: {size}"
+
+
+def test_hostile_report_runs_nothing(chromium, tmp_path):
+    """A kernel comment that tries to inject a script shows as text and runs nothing."""
+    from test_report import hostile_analysis
+    from tritonscope.report import save_report
+
+    path = save_report(hostile_analysis(tmp_path), tmp_path / "hostile.html")
+    browser = Browser(chromium, str(tmp_path / "profile"))
+    try:
+        browser.open(path.resolve().as_uri())
+        assert not [ev for ev in browser.events if ev["method"] == "Page.javascriptDialogOpening"]
+        assert browser.eval("window.__pwned === undefined")
+        assert browser.eval("document.querySelectorAll('script').length") == 1
+        assert browser.eval("document.querySelectorAll('img, iframe, object, embed').length") == 0
+        text = browser.eval("document.querySelector('.pane[data-stage=\"python\"]').textContent")
+        assert "</pre><script>" in text
+    finally:
+        browser.close()
