@@ -7,9 +7,17 @@ real compiles with the installed Triton; a reviewer reads the diff.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# A private Triton cache per test session.  Triton's cache key ignores the
+# file a kernel came from, so a shared cache would hand one test the IR of
+# an identical kernel compiled from another path (with that path in loc()).
+_CACHE = tempfile.mkdtemp(prefix="tritonscope-tests-")
+os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
+os.environ["TRITONSCOPE_CACHE_DIR"] = os.path.join(_CACHE, "tritonscope")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
