@@ -327,14 +327,29 @@ def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use
 
 
 def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
+    """jobs-1 worker processes plus this process, which compiles too.
+
+    This process already has Triton imported and the kernel loaded, so it
+    starts at once, while each spawned worker pays ~1-2 s to start: on a
+    small grid that start-up would otherwise eat the gain.
+    """
+    from collections import deque
+
     ctx = multiprocessing.get_context("spawn")
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    workers = jobs - 1
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    queue = deque(todo)
     futures: dict[cf.Future, int] = {}
-    try:
-        for i in todo:
-            futures[pool.submit(compile_row, i, requests[i], default_arch)] = i
-        for fut in cf.as_completed(futures):
-            i = futures[fut]
+
+    def finish(i: int, row: SweepRow) -> None:
+        _store_row(keys[i], row)
+        result.rows.append(row)
+        if on_row:
+            on_row(row)
+
+    def collect(done) -> None:
+        for fut in done:
+            i = futures.pop(fut)
             try:
                 row = fut.result()
             except cf.process.BrokenProcessPool as e:
@@ -343,10 +358,21 @@ def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
             except Exception as e:
                 row = _row_shell(i, requests[i])
                 row.error, row.error_kind = f"{type(e).__name__}: {e}", type(e).__name__
-            _store_row(keys[i], row)
-            result.rows.append(row)
-            if on_row:
-                on_row(row)
+            finish(i, row)
+
+    try:
+        while queue or futures:
+            # keep every worker busy with one task and one queued behind it
+            while queue and len(futures) < 2 * workers:
+                i = queue.popleft()
+                futures[pool.submit(compile_row, i, requests[i], default_arch)] = i
+            collect([f for f in list(futures) if f.done()])
+            if queue:
+                i = queue.pop()     # from the end: the workers take from the front
+                finish(i, compile_row(i, requests[i], default_arch))
+            elif futures:
+                done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
+                collect(done)
     except KeyboardInterrupt:
         _stop(pool)
         raise
