@@ -1,0 +1,93 @@
+"""`tritonscope run --interpret` on the CPU, and `bench` without a GPU (CI)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from tritonscope.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, list(args))
+
+
+@pytest.mark.parametrize("args", [
+    ["matmul"],
+    ["matmul_grouped", "--shape", "64x64x64", "-c", "BLOCK_M=32", "-c", "BLOCK_N=32", "-c", "BLOCK_K=32"],
+    ["vector_add", "--shape", "5000"],
+    ["softmax", "--shape", "37x300", "-c", "BLOCK=512"],
+])
+def test_run_interpret_passes(args):
+    result = invoke("run", *args, "--interpret", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["passed"] and data["mode"] == "interpreter"
+    (check,) = data["checks"]
+    assert check["unwritten"] == 0 and check["rel_error"] <= check["tolerance"]
+
+
+def test_run_interpret_table_reports_max_error():
+    result = invoke("run", "matmul", "--interpret")
+    assert result.exit_code == 0, result.output
+    assert "CPU (Triton interpreter)" in result.output and "max abs error" in result.output
+    assert "pass" in result.output
+
+
+def test_run_interpret_catches_a_wrong_kernel(tmp_path):
+    # a kernel that writes only half of its output: the poisoned half fails the check
+    src = tmp_path / "half.py"
+    src.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n // 2)\n\n"
+        "def launch(shape, dtype, c):\n"
+        "    (n,) = shape\n"
+        "    return {'args': {'x_ptr': f'{dtype}[{n}]', 'out_ptr': f'{dtype}[{n}]', 'n': n},\n"
+        "            'grid': (triton.cdiv(n, c['BLOCK']),), 'check': {'out_ptr': lambda x_ptr: x_ptr}}\n\n"
+        "EXAMPLES = {'k': {'shape': (256,), 'dtype': 'fp32', 'constexprs': {'BLOCK': 64}, 'launch': launch}}\n")
+    result = invoke("run", f"{src}:k", "--interpret", "--json")
+    assert result.exit_code == 1, result.output
+    (check,) = json.loads(result.output)["checks"]
+    assert check["unwritten"] == 128 and not check["passed"]
+
+
+def test_run_interpret_notes_tf32_for_fp32_dots():
+    result = invoke("run", "matmul_masked", "--interpret", "--shape", "64x64x64", "--block", "32", "--json")
+    assert result.exit_code == 0, result.output
+    assert "TF32" in json.loads(result.output)["tf32_note"]
+
+
+def test_bench_without_gpu_exits_9(monkeypatch):
+    from tritonscope import runner as r
+
+    monkeypatch.setattr(r, "gpu_available", lambda: False)
+    result = invoke("bench", "matmul_grouped", "--shape", "4096x4096x4096")
+    assert result.exit_code == 9
+    assert "needs a CUDA GPU" in result.output and "--interpret" in result.output
+
+
+def test_run_without_gpu_exits_9(monkeypatch):
+    from tritonscope import runner as r
+
+    monkeypatch.setattr(r, "gpu_available", lambda: False)
+    result = invoke("run", "matmul")
+    assert result.exit_code == 9 and "--interpret" in result.output
+
+
+def test_tolerances_and_peaks():
+    from tritonscope.bench import peak_kind, peaks_for
+    from tritonscope.runner import uses_tf32
+
+    assert peaks_for("NVIDIA H200")[0] == "H200"
+    assert peaks_for("NVIDIA H100 80GB HBM3")[0] == "H100"
+    assert peaks_for("NVIDIA H100 PCIe")[0] == "H100 PCIe"
+    assert peaks_for("Tesla T4") == (None, None)
+    assert peak_kind("fp32", True) == "tf32" and peak_kind("fp32", False) == "fp32"
+    assert uses_tf32("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {...}")
+    assert not uses_tf32("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {...}")

@@ -1,0 +1,85 @@
+"""tritonscope run: launch a kernel on real data and check it against torch."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import typer
+
+from tritonscope.cli import app, handle_errors
+from tritonscope.commands import _common as c
+
+
+@app.command("run")
+@handle_errors
+def run_cmd(
+    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    block: Optional[int] = c.BlockOpt,
+    arg: Optional[List[str]] = c.ArgOpt,
+    num_warps: Optional[int] = c.WarpsOpt,
+    num_stages: Optional[int] = c.StagesOpt,
+    shape: Optional[str] = c.ShapeOpt,
+    dtype: Optional[str] = c.DtypeOpt,
+    interpret: bool = typer.Option(False, "--interpret",
+                                   help="Run through Triton's interpreter on the CPU (TRITON_INTERPRET=1); "
+                                        "no GPU needed, but slow: use a small --shape."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the random inputs."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+):
+    """Run a kernel on random inputs and compare its outputs with torch.
+
+    Inputs are random (never zeros); outputs are filled with NaN first, so an
+    element the kernel never writes fails.  The error is the max absolute
+    error and ||out - ref|| / ||ref||, against a tolerance suited to the dtype.
+    Exit code 0 when every output matches, 1 when one does not.
+
+    Examples:
+
+      tritonscope run matmul --interpret
+
+      tritonscope run softmax --interpret --shape 64x300 -c BLOCK=512
+
+      tritonscope run matmul_grouped --shape 4096x4096x4096        (on a GPU)
+    """
+    from rich.table import Table
+
+    from tritonscope import runner
+    from tritonscope.kernels import build_spec
+    from tritonscope.render.console import make_console
+
+    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype)
+    console = make_console()
+    err = make_console(stderr=True)
+    if interpret:
+        if err.is_terminal and not as_json:
+            with err.status(f"running {target} in Triton's interpreter on the CPU..."):
+                result = runner.run_interpreted(request, seed=seed)
+        else:
+            result = runner.run_interpreted(request, seed=seed)
+    else:
+        runner.require_gpu("`tritonscope run` without --interpret")
+        loaded = build_spec(request, c.default_arch())
+        result, _ = runner.run_on_gpu(loaded, seed=seed)
+
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=1))
+    else:
+        console.print(f"[bold]{result.kernel}[/] ({result.target})  {result.label}")
+        console.print(f"device: {result.device}  |  "
+                      + "  ".join(f"{k} {v}" for k, v in result.versions.items() if k in ("triton", "torch"))
+                      + f"  |  {result.seconds:.2f} s")
+        t = Table(box=None, pad_edge=False)
+        for col in ("output", "dtype", "max abs error", "||out-ref||/||ref||", "tolerance", "unwritten", "result"):
+            t.add_column(col, justify="right" if col not in ("output", "dtype", "result") else "left")
+        for ch in result.checks:
+            t.add_row(ch.output, ch.dtype, f"{ch.max_abs_error:.3g}", f"{ch.rel_error:.3g}", f"{ch.tolerance:g}",
+                      str(ch.unwritten), "[green]pass[/]" if ch.passed else "[bold red]FAIL[/]")
+        console.print(t)
+        if result.tf32_note:
+            console.print(f"[yellow]note:[/] {result.tf32_note}")
+        if not result.checks:
+            console.print("[yellow]note:[/] this launch declares no check, so nothing was compared.")
+    if not result.passed:
+        raise typer.Exit(1)

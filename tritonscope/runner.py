@@ -1,0 +1,470 @@
+"""Run a kernel for real: torch tensors from a KernelSpec, a launch, a check.
+
+Two ways to run:
+- on the local CUDA GPU (`run_on_gpu`): the launch is an ordinary
+  `kernel[grid](...)`, so Triton's JIT compiles exactly what it would for any
+  user, and the CompiledKernel it returns is kept for inspection;
+- through Triton's interpreter on the CPU (`run_interpreted`).  The
+  interpreter is chosen when `@triton.jit` decorates the function
+  (TRITON_INTERPRET is read then, and the already-imported triton.language
+  cannot be switched back and forth), so an interpreted run happens in a
+  child Python process started with TRITON_INTERPRET=1.
+
+Outputs are the arguments named in the launch's "check" dict; they are
+poisoned (NaN, or -1 for integers) before the launch so an element the kernel
+never writes fails the check.  Inputs are fresh random numbers (never zeros).
+This module imports torch; `compile` paths never import it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tritonscope.errors import KernelSpecError, NoGPUError, TritonscopeError
+from tritonscope.kernels import DTYPES, Loaded, Request, TensorArg, build_spec, parse_arg_value
+
+NO_GPU_HINT = ("Run it on the CPU through Triton's interpreter instead: "
+               "`tritonscope run TARGET --interpret` (slow; use a small --shape).")
+
+# Normalized error ||out - ref|| / ||ref|| allowed per (output or input) dtype.
+# fp32 arithmetic lands far under 1e-5; TF32 (the tensor cores' fp32 mode,
+# Triton's default for a float32 tl.dot) near 3e-4; an fp16 result is rounded
+# to 11 bits (about 3e-4 normalized); bf16 to 8 bits; fp8 to 3-4 bits.
+TOLERANCE = {"fp64": 1e-10, "fp32": 1e-5, "tf32": 2e-3, "fp16": 2e-3, "bf16": 1.5e-2,
+             "fp8e4nv": 1e-1, "fp8e5": 2e-1}
+
+
+@dataclass
+class CheckResult:
+    output: str            # the argument checked, e.g. "c_ptr"
+    dtype: str
+    max_abs_error: float
+    rel_error: float       # ||out - ref|| / ||ref|| in float64
+    tolerance: float
+    unwritten: int         # elements that still hold the poison (or NaN/inf)
+    passed: bool
+
+
+@dataclass
+class RunResult:
+    target: str
+    kernel: str
+    label: str             # the config, e.g. "BLOCK=16 w4 s3 sm_90a fp16"
+    mode: str              # "gpu" or "interpreter"
+    device: str            # "NVIDIA H100 80GB HBM3" or "CPU (Triton interpreter)"
+    checks: list[CheckResult]
+    tf32: bool | None      # fp32 tl.dot computed in TF32 (None: not known)
+    tf32_note: str | None
+    seconds: float
+    versions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def max_abs_error(self) -> float:
+        return max((c.max_abs_error for c in self.checks), default=float("nan"))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["passed"] = self.passed
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RunResult":
+        d = dict(d)
+        d.pop("passed", None)
+        d["checks"] = [CheckResult(**c) for c in d["checks"]]
+        return cls(**d)
+
+
+# --------------------------------------------------------------------------
+# GPU and versions
+# --------------------------------------------------------------------------
+
+
+def gpu_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def require_gpu(what: str = "This command") -> None:
+    try:
+        import torch  # noqa: F401
+    except ImportError as e:
+        raise NoGPUError(f"{what} needs PyTorch and a CUDA GPU; PyTorch is not installed.",
+                         hint="Install the extra: pip install 'tritonscope[run]'. " + NO_GPU_HINT) from e
+    if not gpu_available():
+        raise NoGPUError(f"{what} needs a CUDA GPU, and none is visible (torch.cuda.is_available() is False).",
+                         hint=NO_GPU_HINT)
+
+
+def versions() -> dict[str, str]:
+    import torch
+    import triton
+
+    out = {"triton": triton.__version__, "torch": torch.__version__, "python": sys.version.split()[0]}
+    if torch.version.cuda:
+        out["cuda"] = torch.version.cuda
+    return out
+
+
+def device_name() -> str:
+    import torch
+
+    return torch.cuda.get_device_name(0)
+
+
+# --------------------------------------------------------------------------
+# Tensors
+# --------------------------------------------------------------------------
+
+
+def torch_dtype(name: str):
+    import torch
+
+    return getattr(torch, DTYPES[name])
+
+
+def output_names(loaded: Loaded) -> list[str]:
+    return list(((loaded.launch or {}).get("check") or {}).keys())
+
+
+def make_tensor(arg: TensorArg, device: str, generator=None):
+    """Random data of the argument's dtype and logical shape.
+
+    A transposed argument ("fp16[M,K].T") is stored K x M and seen as its
+    .T view, so its strides are (1, M) as the kernel expects.
+    """
+    import torch
+
+    if arg.shape is None:
+        raise KernelSpecError(f"Cannot run with a bare pointer argument ({arg}): its size is unknown.",
+                              hint="Describe it with a shape, e.g. --arg x_ptr=fp32[4096].")
+    shape = tuple(reversed(arg.shape)) if arg.transposed else arg.shape
+    dtype = torch_dtype(arg.dtype)
+    if dtype.is_floating_point:
+        if arg.dtype.startswith("fp8"):
+            t = torch.randn(shape, device=device, generator=generator).to(dtype)
+        else:
+            t = torch.randn(shape, device=device, dtype=dtype, generator=generator)
+    elif dtype == torch.bool:
+        t = torch.randint(0, 2, shape, device=device, generator=generator).bool()
+    else:
+        t = torch.randint(-8, 8, shape, device=device, dtype=dtype, generator=generator)
+    return t.T if arg.transposed else t
+
+
+def poison(t) -> None:
+    import torch
+
+    if t.dtype.is_floating_point:
+        t.fill_(float("nan"))
+    elif t.dtype != torch.bool:
+        t.fill_(-1)
+
+
+def make_inputs(loaded: Loaded, device: str, seed: int | None = None) -> dict[str, Any]:
+    """{arg name: tensor or scalar} for the spec's runtime arguments."""
+    import torch
+
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed if seed is not None else int(time.time_ns() % (2**31)))
+    outputs = set(output_names(loaded))
+    values: dict[str, Any] = {}
+    for name, text in loaded.spec.args.items():
+        value = parse_arg_value(text)
+        if isinstance(value, TensorArg):
+            t = make_tensor(value, device, gen)
+            if name in outputs:
+                poison(t)
+            values[name] = t
+        else:
+            values[name] = value
+    return values
+
+
+def tensor_bytes(loaded: Loaded, values: dict[str, Any]) -> tuple[int, int]:
+    """(bytes read, bytes written): each input read once, each output written once.
+
+    The fewest bytes the kernel must move through device memory; the
+    effective bandwidth is (read + written) / time.
+    """
+    outputs = set(output_names(loaded))
+    read = written = 0
+    for name, v in values.items():
+        if hasattr(v, "element_size"):
+            size = v.numel() * v.element_size()
+            if name in outputs:
+                written += size
+            else:
+                read += size
+    return read, written
+
+
+# --------------------------------------------------------------------------
+# Launch and check
+# --------------------------------------------------------------------------
+
+
+def launch(loaded: Loaded, values: dict[str, Any], fn=None):
+    """kernel[grid](*args, **constexprs, num_warps=..., num_stages=...)."""
+    spec = loaded.spec
+    if not spec.grid:
+        raise KernelSpecError(f"No launch grid for {spec.kernel}.",
+                              hint="Declare EXAMPLES with a launch function that returns a 'grid'.")
+    kernel = fn if fn is not None else loaded.jit_fn
+    args = [values[n] for n in spec.args]
+    return kernel[tuple(spec.grid)](*args, **spec.constexprs, num_warps=spec.num_warps,
+                                    num_stages=spec.num_stages)
+
+
+def reference(loaded: Loaded, values: dict[str, Any]) -> dict[str, Any]:
+    """{output name: expected tensor} from the launch's check functions."""
+    out = {}
+    for name, fn in ((loaded.launch or {}).get("check") or {}).items():
+        wanted = inspect.signature(fn).parameters
+        out[name] = fn(**{k: values[k] for k in wanted})
+    return out
+
+
+def compare(name: str, got, want, tolerance: float) -> CheckResult:
+    import torch
+
+    got64 = got.detach().to("cpu", torch.float64)
+    want64 = want.detach().to("cpu", torch.float64)
+    if got64.shape != want64.shape:
+        want64 = want64.reshape(got64.shape)
+    bad = ~torch.isfinite(got64)
+    unwritten = int(bad.sum())
+    diff = (got64 - want64)
+    max_abs = float(diff.abs().max()) if diff.numel() else 0.0
+    denom = float(torch.linalg.vector_norm(want64))
+    rel = float(torch.linalg.vector_norm(diff)) / denom if denom else max_abs
+    if math.isnan(rel) or math.isnan(max_abs):
+        rel = max_abs = float("nan")
+    dtype = str(got.dtype).replace("torch.", "")
+    passed = unwritten == 0 and not math.isnan(rel) and rel <= tolerance
+    return CheckResult(name, dtype, max_abs, rel, tolerance, unwritten, passed)
+
+
+def tolerance_for(loaded: Loaded, tf32: bool | None) -> float:
+    """The loosest tolerance among the tensors' dtypes (and TF32 if in play)."""
+    names = set()
+    for text in loaded.spec.args.values():
+        v = parse_arg_value(text)
+        if isinstance(v, TensorArg):
+            names.add(v.dtype)
+    tols = [TOLERANCE.get(n, 1e-5) for n in names if n in TOLERANCE] or [1e-5]
+    if tf32:
+        tols.append(TOLERANCE["tf32"])
+    return max(tols)
+
+
+def check(loaded: Loaded, values: dict[str, Any], tf32: bool | None) -> list[CheckResult]:
+    tol = tolerance_for(loaded, tf32)
+    expected = reference(loaded, values)
+    return [compare(name, values[name], want, tol) for name, want in expected.items()]
+
+
+def uses_tf32(ptx: str | None) -> bool | None:
+    """True when the compiled PTX multiplies in TF32 (mma/wgmma ... .tf32)."""
+    if not ptx:
+        return None
+    import re
+
+    return bool(re.search(r"\b(?:mma\.sync|wgmma\.mma_async)\S*\.tf32\b", ptx))
+
+
+def _fp32_dot_in_source(loaded: Loaded) -> bool:
+    """The kernel calls tl.dot and takes fp32 tensors: on a GPU that is TF32 by default."""
+    try:
+        src = inspect.getsource(loaded.jit_fn.fn)
+    except (OSError, TypeError):
+        return False
+    outputs = set(output_names(loaded))
+    fp32 = any(isinstance(v := parse_arg_value(t), TensorArg) and v.dtype == "fp32"
+               for n, t in loaded.spec.args.items() if n not in outputs)
+    return fp32 and "tl.dot(" in src and "input_precision" not in src and "allow_tf32" not in src
+
+
+def tf32_note(tf32: bool | None, mode: str, loaded: Loaded) -> str | None:
+    if mode == "gpu" and tf32:
+        return ("TF32 in play: fp32 inputs to tl.dot are multiplied in TF32 (10-bit mantissa), Triton's default; "
+                "pass input_precision='ieee' to tl.dot for full fp32.")
+    if mode == "interpreter" and _fp32_dot_in_source(loaded):
+        return ("The interpreter computes this fp32 tl.dot in full fp32; on a GPU Triton uses TF32 by default, "
+                "so GPU results differ more (about 1e-3 relative).")
+    return None
+
+
+def run_on_gpu(loaded: Loaded, *, seed: int | None = None) -> tuple[RunResult, Any]:
+    """Launch on the local GPU and check: (result, the CompiledKernel Triton used)."""
+    import torch
+
+    require_gpu("Running a kernel")
+    set_allocator()
+    values = make_inputs(loaded, "cuda", seed)
+    started = time.perf_counter()
+    compiled = launch(loaded, values)
+    torch.cuda.synchronize()
+    seconds = time.perf_counter() - started
+    ptx = getattr(compiled, "asm", {}).get("ptx") if compiled is not None else None
+    tf32 = uses_tf32(ptx)
+    checks = check(loaded, values, tf32)
+    result = RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label(), "gpu", device_name(),
+                       checks, tf32, tf32_note(tf32, "gpu", loaded), seconds, versions())
+    return result, compiled
+
+
+def set_allocator() -> None:
+    """Device-side tensor descriptors (tl.make_tensor_descriptor) need scratch memory."""
+    import torch
+    import triton
+
+    if hasattr(triton, "set_allocator"):
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+
+
+# --------------------------------------------------------------------------
+# The interpreter, in a child process
+# --------------------------------------------------------------------------
+
+
+def run_interpreted(request: Request, *, seed: int | None = 0, timeout: float = 600,
+                    save_to: str | None = None) -> RunResult:
+    """Run through TRITON_INTERPRET=1 in a child process; raise typed errors.
+
+    With `save_to`, the child also writes {arg name: tensor} (inputs and
+    outputs after the run) there with torch.save, e.g. to compare with a GPU.
+    """
+    payload = json.dumps({"request": asdict(request), "seed": seed, "save_to": save_to})
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    env.pop("TRITONSCOPE_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-m", "tritonscope.runner"], input=payload, capture_output=True,
+                          text=True, env=env, timeout=timeout)
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    try:
+        answer = json.loads(last)
+    except ValueError:
+        raise TritonscopeError("The interpreter process failed without an answer.",
+                               context=(proc.stderr or proc.stdout).strip()[-2000:],
+                               hint="Rerun with --debug; if it is a tritonscope bug, report the output.") from None
+    if "error" in answer:
+        err = answer["error"]
+        from tritonscope import errors
+
+        cls = getattr(errors, err["type"], TritonscopeError)
+        if not (isinstance(cls, type) and issubclass(cls, TritonscopeError)):
+            cls = TritonscopeError
+        raise cls(err["message"], hint=err.get("hint"), context=err.get("context"))
+    return RunResult.from_dict(answer["result"])
+
+
+class _InterpretedParam:
+    """What kernels.kernel_params reads from a JITFunction's parameter."""
+
+    def __init__(self, p: inspect.Parameter):
+        self.name = p.name
+        ann = p.annotation
+        self.is_constexpr = ann is not inspect.Parameter.empty and "constexpr" in str(getattr(ann, "__name__", ann))
+        self._default = p.default
+
+
+class _InterpretedKernel:
+    """An InterpretedFunction seen through the JITFunction attributes build_spec reads."""
+
+    def __init__(self, interpreted):
+        self.interpreted = interpreted
+        self.fn = interpreted.fn
+        self.params = [_InterpretedParam(p) for p in inspect.signature(interpreted.fn).parameters.values()]
+
+
+def _accept_interpreted() -> None:
+    """Under TRITON_INTERPRET=1, @triton.jit gives InterpretedFunctions, which
+    kernels.find_kernel does not recognise as kernels: teach it, in this
+    (child) process only."""
+    from tritonscope import kernels
+
+    original = kernels._jit_function
+
+    def jit_function(obj):
+        seen = 0
+        while obj is not None and seen < 8:
+            if type(obj).__name__ == "InterpretedFunction":
+                return _InterpretedKernel(obj)
+            obj = getattr(obj, "fn", None)
+            seen += 1
+        return None
+
+    kernels._jit_function = lambda obj: original(obj) or jit_function(obj)
+
+
+def _check_interpreter_numpy() -> None:
+    """Triton 3.6's interpreter breaks on numpy >= 2.4 (a TypeError deep inside)."""
+    import numpy
+
+    from tritonscope import triton_api
+
+    np_version = tuple(int(p) for p in numpy.__version__.split(".")[:2])
+    if triton_api.version_tuple() < (3, 7) and np_version >= (2, 4):
+        raise TritonscopeError(
+            f"Triton {triton_api.version()}'s interpreter needs numpy < 2.4; numpy {numpy.__version__} is installed.",
+            hint="pip install 'numpy<2.4' (or a newer Triton).")
+
+
+def _interpret_worker(payload: dict) -> dict:
+    import torch
+
+    _accept_interpreted()
+    _check_interpreter_numpy()
+    req = Request(**payload["request"])
+    loaded = build_spec(req, "sm_90a")
+    values = make_inputs(loaded, "cpu", payload.get("seed"))
+    started = time.perf_counter()
+    try:
+        launch(loaded, values, fn=loaded.jit_fn.interpreted)
+    except TritonscopeError:
+        raise
+    except Exception as e:
+        raise TritonscopeError(f"The interpreter stopped: {type(e).__name__}: {e}".strip(),
+                               hint="Interpreted kernels run as NumPy on the CPU; check the kernel's indexing "
+                                    "(an out-of-bounds access shows up here)." ) from e
+    seconds = time.perf_counter() - started
+    checks = check(loaded, values, tf32=None)
+    if payload.get("save_to"):
+        torch.save({k: v for k, v in values.items() if isinstance(v, torch.Tensor)}, payload["save_to"])
+    return RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label().replace(f" {loaded.spec.arch}", ""),
+                     "interpreter", "CPU (Triton interpreter)", checks, None,
+                     tf32_note(None, "interpreter", loaded), seconds, versions()).to_dict()
+
+
+def main() -> None:
+    payload = json.loads(sys.stdin.read())
+    try:
+        answer = {"result": _interpret_worker(payload)}
+    except TritonscopeError as e:
+        answer = {"error": {"type": type(e).__name__, "message": e.message, "hint": e.hint, "context": e.context}}
+    except Exception as e:  # report, don't crash without an answer
+        import traceback
+
+        answer = {"error": {"type": "TritonscopeError", "message": f"unexpected {type(e).__name__}: {e}",
+                            "context": traceback.format_exc()[-2000:],
+                            "hint": "This is a tritonscope bug. Report the context above."}}
+    sys.stdout.write("\n" + json.dumps(answer) + "\n")
+
+
+if __name__ == "__main__":
+    main()
