@@ -135,7 +135,8 @@ def explain_blocked(enc: Encoding, shapes: list[tuple[int, ...]]) -> str:
         return ""
     spt, tpw, wpc = f["sizePerThread"], f["threadsPerWarp"], f["warpsPerCTA"]
     order = f.get("order")
-    text = (f"Each thread holds a {_x(spt)} block ({tiles.per_thread} elements); "
+    text = (f"sizePerThread = {_fmt(spt)}, threadsPerWarp = {_fmt(tpw)}, warpsPerCTA = {_fmt(wpc)}: "
+            f"each thread holds a {_x(spt)} block ({tiles.per_thread} elements); "
             f"a warp's {_x(tpw)} threads cover a {_x(tiles.warp_tile)} tile; "
             f"the {math.prod(wpc)} warps ({_x(wpc)}) cover a {_x(tiles.cta_tile)} tile per CTA.")
     if order:

@@ -105,7 +105,7 @@ def compile_cmd(
             else:
                 for key in stages:
                     if key in analysis.parsed:
-                        console.print(stage_panel(analysis, key))
+                        console.print(stage_panel(analysis, key, width=console.width))
             if layouts:
                 from tritonscope.render.layout_view import layout_panels
 

@@ -64,15 +64,19 @@ def mix_text(analysis: Analysis) -> str:
     return "\n".join(parts) or "n/a"
 
 
-def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, notes: bool = True) -> Panel:
+def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, notes: bool = True,
+                width: int | None = None) -> Panel:
     """One stage, highlighted, with each line's raw line number and its note labels at the right.
 
     Full explanations are in `--line N` and `--view walkthrough`; here a dim
-    `◂ label` keeps long stages readable.
+    `◂ label` line under the code keeps long stages readable.
     """
     info = STAGE_BY_KEY[key]
     stage = analysis.parsed[key]
-    text = "\n".join(line.text.replace("\t", "    ") for line in stage.lines)
+    # Lines are cropped at the panel edge anyway; highlighting only what can be
+    # seen keeps huge lines (a wgmma's 128-register operand list) cheap.
+    keep = max(40, (width or 200) - 4)
+    text = "\n".join(line.text.replace("\t", "    ")[:keep] for line in stage.lines)
     highlighted = Syntax(text, _lexer(info.lexer), theme="ansi_dark", background_color="default").highlight(text)
     rows = highlighted.split("\n", allow_blank=True)
     by_line = analysis.notes_for(key) if notes else {}
@@ -85,11 +89,11 @@ def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, note
             body.append(f"{number:>{width}}  ", style="dim")
         row.rstrip()
         body.append_text(row)
-        labels = [n for n in by_line.get(line.number, [])]
-        if labels:
-            body.append("  ◂ " + "; ".join(n.label for n in labels),
-                        style="yellow" if any(n.kind == "cost" for n in labels) else "green")
         body.append("\n")
+        labels = by_line.get(line.number, [])
+        if labels:  # on their own line, so a long code line never hides them
+            body.append(" " * (width + 2) + "◂ " + "; ".join(n.label for n in labels) + "\n",
+                        style="yellow" if any(n.kind == "cost" for n in labels) else "green")
     body.rstrip()
     return Panel(body, title=info.title, box=box.SIMPLE_HEAD, title_align="left")
 

@@ -1,0 +1,133 @@
+"""Views: fixed-width (100 columns, no color) renders of checked-in real stages, and the CLI on real compiles."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from conftest import GOLDEN, check_golden, triton_series
+from rich.console import Console
+from test_parse import STAGES, load_case
+
+from tritonscope.analysis import analyze
+from tritonscope.model import Artifact, KernelSpec, Resources
+from tritonscope.render import views
+from tritonscope.render.terminal import stage_panel
+
+
+def analysis_of(case: str):
+    meta, stages = load_case(case)
+    spec = KernelSpec(target=meta["target"], kernel=meta["kernel"], file=meta["file"], args=meta["args"],
+                      constexprs=meta["constexprs"], num_warps=meta["num_warps"], num_stages=meta["num_stages"],
+                      arch=meta["arch"], shape=tuple(meta["shape"]) if meta["shape"] else None, dtype=meta["dtype"],
+                      grid=tuple(meta["grid"]) if meta["grid"] else None)
+    order = ("python", "ttir", "ttgir", "llir", "ptx", "sass")
+    art = Artifact(spec=spec, triton_version=meta["triton"], kernel_hash="0" * 16,
+                   stages={k: stages[k] for k in order if k in stages}, python_first_line=meta["first_line"],
+                   metadata={}, resources=Resources(), specialization=[])
+    return analyze(art)
+
+
+def render(renderable, width: int = 100) -> str:
+    con = Console(width=width, file=io.StringIO(), color_system=None, no_color=True, highlight=False,
+                  force_terminal=False, soft_wrap=False)
+    con.print(renderable)
+    return "\n".join(line.rstrip() for line in con.file.getvalue().splitlines()) + "\n"
+
+
+VIEWS = {
+    "walkthrough": lambda a: views.walkthrough(a),
+    "line19": lambda a: views.line_view(a, 19, ("ttir", "ttgir", "ptx", "sass")),
+    "line17": lambda a: views.line_view(a, 17, ("ttgir", "ptx", "sass")),
+    "side_ttgir_ptx": lambda a: views.side_by_side(a, ("ttgir", "ptx"), 100),
+    "side_ttgir_ptx_sass": lambda a: views.side_by_side(a, ("ttgir", "ptx", "sass"), 100),
+    "mix": lambda a: views.mix_view(a),
+    "stage_ttgir": lambda a: stage_panel(a, "ttgir"),
+}
+
+
+@pytest.mark.parametrize("case", ("matmul_b16_sm80", "matmul_b16_sm90a"))
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_view_golden(case, view, regen):
+    text = render(VIEWS[view](analysis_of(case)))
+    assert max(len(line) for line in text.splitlines()) <= 100
+    check_golden(GOLDEN / "views" / triton_series() / f"{case}.{view}.txt", text, regen)
+
+
+@pytest.mark.parametrize("case", ("matmul_b16_sm80", "matmul_b16_sm90a"))
+def test_walkthrough_says_what_seed_001_says(case):
+    text = " ".join(render(views.walkthrough(analysis_of(case)), width=400).split())
+    for phrase in (
+        "4 programs for a 32x32x32 problem, each computing one 16x16 output tile",
+        "offs_m = pid_m * 16 + [0 .. 15]", "top-left corner is at 16 * pid_m",
+        "16x16 f16 x 16x16 f16 accumulated into 16x16 f32",
+        "tt.splat", "tt.expand_dims",
+        "sizePerThread", "a warp's 4x8 threads cover a 4x16 tile", "each thread holds 2 elements",
+        "instrShape = [16, 8]", "mma.m16n8k16", "2 of the 4 warps do distinct work",
+        "XOR", "bank conflicts", "perPhase",
+        "cp.async.ca.shared.global, 4 bytes = 2 elements of 2 bytes per thread",
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16", "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+        "Four 8x8 matrices make one 16x16", "mma.sync m16n8k16", "A[16x16] (f16",
+        "HMMA.16816.F32", "LDGSTS", "LDSM.16.M88.4", "LDSM.16.MT88.2",
+        "TritonGPUAttrDefs.td", "#warp-level-matrix-instructions-ldmatrix",
+    ):
+        assert phrase in text, phrase
+
+
+def test_line_view_chains():
+    a = analysis_of("matmul_b16_sm80")
+    dot = views.chain_text(a, 19)
+    assert "TTIR: tt.dot" in dot and "mma.sync.aligned.m16n8k16" in dot and "HMMA.16816.F32" in dot
+    load = views.chain_text(a, 17)
+    assert "ttg.async_copy_global_to_local" in load and "cp.async.ca.shared.global" in load
+    assert "LDGSTS" in load and "LDSM" in load
+
+
+def test_line_out_of_range():
+    from tritonscope.errors import UsageError
+
+    with pytest.raises(UsageError):
+        views.line_view(analysis_of("matmul_b16_sm80"), 500)
+
+
+def test_lexers():
+    from pygments.token import Error
+
+    from tritonscope.render.lexers import get_lexer
+
+    _, stages = load_case("matmul_grouped_sm90a")
+    for name, key in (("mlir", "ttgir"), ("sass", "sass")):
+        toks = list(get_lexer(name).get_tokens(stages[key]))
+        assert not [v for t, v in toks if t is Error]
+    assert get_lexer("sass").name == "NVIDIA SASS"
+    for name in ("llvm", "ptx", "python", "nonsense"):
+        assert get_lexer(name) is not None
+
+
+# -- the CLI on real compiles (one compile each, cached by Triton afterwards) --------------------------
+
+
+@pytest.mark.parametrize("arch", ("sm_80", "sm_90a"))
+def test_cli_line_and_walkthrough(arch):
+    from typer.testing import CliRunner
+
+    from tritonscope.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", arch, "--line", "19",
+                            "--width", "200", "--no-color"])
+    assert r.exit_code == 0, r.output
+    assert "TTIR: tt.dot" in r.output and "mma.sync.aligned.m16n8k16" in r.output and "HMMA.16816.F32" in r.output
+    r = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", arch, "--line", "17",
+                            "--width", "200", "--no-color"])
+    assert "cp.async.ca" in r.output and "LDGSTS" in r.output and "LDSM" in r.output
+    r = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", arch, "--view", "walkthrough",
+                            "--width", "120", "--no-color"])
+    assert r.exit_code == 0 and "mma.m16n8k16" in r.output and "HMMA.16816.F32" in r.output
+    for view in ("side-by-side", "mix"):
+        r = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", arch, "--view", view, "--width",
+                                "120", "--no-color"])
+        assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["compile", "matmul", "--block", "16", "--view", "bogus"])
+    assert r.exit_code != 0 and "Unknown view" in r.output
