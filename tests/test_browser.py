@@ -292,3 +292,41 @@ def test_hostile_report_runs_nothing(chromium, tmp_path):
         assert "</pre><script>" in text
     finally:
         browser.close()
+
+
+def test_large_report_stays_usable(compiled, chromium, tmp_path):
+    """About 5,000 lines per stage (the sm_90 grouped matmul's real lines, repeated): the page
+    loads in seconds and a click highlights in well under a second."""
+    from dataclasses import replace
+
+    from tritonscope.analysis import analyze
+    from tritonscope.model import Line, ParsedStage
+    from tritonscope.report import save_report
+
+    analysis = analyze(compiled("matmul_grouped"))
+    big = {k: ParsedStage(k, tuple(Line(i + 1, ln.text, ln.raw, ln.loc) for i, ln in
+                                   enumerate(list(s.lines) * (5000 // max(1, len(s.lines)) + 1))))
+           if k != "python" else s for k, s in analysis.parsed.items()}
+    analysis = replace(analysis, parsed=big)
+    lines = sum(len(s.lines) for s in big.values())
+    assert lines > 25000
+    path = save_report(analysis, tmp_path / "big.html")
+    browser = Browser(chromium, str(tmp_path / "profile"))
+    try:
+        started = time.monotonic()
+        browser.open(path.resolve().as_uri())
+        browser.eval("new Promise(r => { const f = () => document.body.dataset.ready ? r(1) : setTimeout(f, 20); f(); })")
+        load = time.monotonic() - started
+        py = _dot_line(analysis)
+        # time the click handler and the layout it forces (reading offsetHeight)
+        ms, lit = browser.eval(
+            f"(() => {{ const el = document.querySelector('.pane[data-stage=\"python\"] .l[data-py=\"{py}\"]');"
+            " const t = performance.now(); el.click(); document.body.offsetHeight;"
+            " return [performance.now() - t, document.querySelectorAll('.l.hl').length]; })()")
+        print(f"\n{lines} lines, {path.stat().st_size / 1e6:.1f} MB: loaded in {load:.2f} s, click {ms:.0f} ms, "
+              f"{lit} lines highlighted")
+        assert lit > 10
+        assert load < 20, f"loading {lines} lines took {load:.1f} s"
+        assert ms < 500, f"a click took {ms:.0f} ms"
+    finally:
+        browser.close()

@@ -540,3 +540,26 @@ def test_checked_in_report_is_current(matmul):
     assert small.artifact.spec.kernel == "add_kernel" and small.artifact.spec.file == "./vector_add.py"
     assert small.layouts, "saved with --layouts, so show --layouts and the HTML drawings run without Triton"
     assert set(small.parsed) == set(small.artifact.stages)
+
+
+def test_readme_examples_run(tmp_path, monkeypatch):
+    """Every command in the README's Reports and show sections runs as written, in order."""
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    commands = []
+    for title in ("## Reports", "## show"):
+        section = readme[readme.index(title + "\n"):]
+        section = section[:section.find("\n## ", 1)]
+        for block in re.findall(r"```bash\n(.*?)```", section, re.S):
+            commands += [ln.split("  #")[0].strip() for ln in block.splitlines() if ln.strip()]
+    assert len(commands) >= 8
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] == "tritonscope"
+        r = _cli(*argv[1:], "--width", "120") if "--width" not in argv else _cli(*argv[1:])
+        assert r.exit_code == 0, (command, r.output)
+    for name in ("r.html", "r.md", "r.json", "r2.html"):
+        assert (tmp_path / name).stat().st_size > 1000
+    assert json.loads((tmp_path / "r.json").read_text())["layouts"], "--layouts saved the layouts"

@@ -89,7 +89,7 @@ def analysis_from_dict(data: dict[str, Any], source: str = "report") -> Analysis
 def load_analysis(path: str | Path) -> Analysis:
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as e:
         from tritonscope.errors import NotFoundError
 

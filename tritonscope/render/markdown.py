@@ -22,7 +22,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 def _cell(text) -> str:
     """Text safe inside a table cell or a list item: HTML-escaped, Markdown punctuation escaped."""
-    text = html.escape(str(text), quote=True).replace("\n", " ")
+    text = html.escape(str(text), quote=False).replace("\n", " ")
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
