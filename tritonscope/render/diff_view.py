@@ -119,28 +119,47 @@ _MIX_SHORT = {"async copy": "cp.async", "tma copy": "tma", "ldmatrix": "ldmatrix
 
 def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
     mix_cols = iter_mix_columns(rows)
-    t = Table(box=box.SIMPLE_HEAD, title=_sweep_title(result, rows), title_justify="left", title_style="bold",
+    labels, fixed = _short_labels(rows)
+    title = _sweep_title(result, rows) + (f"\nfixed: {fixed}" if fixed else "")
+    t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", title_style="bold",
               show_edge=False, pad_edge=False)
-    t.add_column("config", overflow="fold", min_width=14)
+    t.add_column("config", no_wrap=True)
     t.add_column("shared B", justify="right", no_wrap=True)
     t.add_column("regs", justify="right", no_wrap=True)
     t.add_column("spill", justify="right", no_wrap=True)
-    t.add_column("fits", overflow="fold", min_width=12)
+    t.add_column("fits", overflow="fold", min_width=22 if any(r.ok and not r.fits for r in rows) else None)
     t.add_column("blocks", justify="right", no_wrap=True)
-    for m in mix_cols:
-        t.add_column(_MIX_SHORT.get(m, m), justify="right", no_wrap=True)
+    t.add_column("PTX mix", overflow="fold", ratio=1)
     t.add_column("s", justify="right", no_wrap=True)
     for r in rows:
         if not r.ok:
-            t.add_row(r.config, "-", "-", "-", Text("FAILED: " + (r.error or "unknown error"), style="red"),
-                      "-", *["-"] * len(mix_cols), f"{r.compile_seconds:.2f}")
+            t.add_row(labels[r.index], "-", "-", "-", Text("FAILED: " + (r.error or "unknown error"), style="red"),
+                      "-", "-", f"{r.compile_seconds:.2f}")
             continue
         fits = Text("yes", style="green") if r.fits else Text("NO: " + _misfit(r), style="bold red")
         occ = f"{r.blocks_per_sm}/SM {r.limited_by}" if r.blocks_per_sm is not None else "-"
-        t.add_row(r.config, str(r.shared), _n(r.registers), _n(r.spills), fits, occ,
-                  *[str(r.mix.get(m, 0)) for m in mix_cols],
-                  "cached" if r.cached else f"{r.compile_seconds:.2f}")
+        t.add_row(labels[r.index], str(r.shared), _n(r.registers), _n(r.spills), fits, occ,
+                  " ".join(f"{_MIX_SHORT.get(m, m)}:{r.mix[m]}" for m in mix_cols if r.mix.get(m)),
+                  "cache" if r.cached else f"{r.compile_seconds:.2f}")
     return t
+
+
+def _short_labels(rows: list[SweepRow]) -> tuple[dict[int, str], str]:
+    """Each row's config showing only what varies; the fixed part once, for the title."""
+    def fields(r: SweepRow) -> list[tuple[str, str]]:
+        return [*((k, f"{k}={v}") for k, v in r.constexprs.items()), ("w", f"w{r.num_warps}"),
+                ("s", f"s{r.num_stages}"), ("arch", str(r.arch)), ("dtype", str(r.dtype or ""))]
+
+    if len(rows) < 2:
+        return {r.index: r.config for r in rows}, ""
+    values: dict[str, set] = {}
+    for r in rows:
+        for k, text in fields(r):
+            values.setdefault(k, set()).add(text)
+    varying = {k for k, v in values.items() if len(v) > 1}
+    labels = {r.index: " ".join(t for k, t in fields(r) if k in varying and t) or r.config for r in rows}
+    fixed = " ".join(t for k, t in fields(rows[0]) if k not in varying and t)
+    return labels, fixed
 
 
 def _misfit(r: SweepRow) -> str:
