@@ -137,7 +137,7 @@ border-bottom:1px solid var(--line)}
 #toggles label{margin-right:12px;white-space:nowrap}
 #toggles .hint{color:var(--mut)}
 #panes{display:flex;gap:8px;padding:8px 18px 64px;overflow-x:auto;align-items:stretch}
-.pane{flex:1 1 0;min-width:26em;background:var(--pane);border:1px solid var(--line);display:flex;
+.pane{flex:1 1 0;min-width:19em;background:var(--pane);border:1px solid var(--line);display:flex;
 flex-direction:column}
 .pane[hidden]{display:none}
 .pane h2{padding:6px 8px;border-bottom:1px solid var(--line);font-weight:600}
@@ -149,11 +149,11 @@ Consolas,monospace}
 .l[data-py]:hover{background:#f3f3ee}
 .l.hl{background:var(--hl);border-left-color:var(--hl2)}
 .l.sel{background:var(--hl2)}
-.n{flex:none;width:4.2em;padding-right:8px;text-align:right;color:var(--mut);user-select:none}
-.t{flex:1 1 auto;white-space:pre-wrap;overflow-wrap:anywhere;min-width:0}
-.m{flex:none;max-width:15em;padding:0 6px;text-align:right}
+.n{flex:none;width:3.6em;padding-right:8px;text-align:right;color:var(--mut);user-select:none}
+.t{flex:1 1 auto;white-space:pre-wrap;overflow-wrap:anywhere;min-width:0;tab-size:4}
+.m{flex:none;max-width:11em;padding:0 6px;text-align:right}
 .note{display:inline-block;margin-left:4px;padding:0 5px;border-radius:3px;font:11px/1.5 system-ui,sans-serif;
-color:#fff;background:var(--note);white-space:nowrap;max-width:14.5em;overflow:hidden;text-overflow:ellipsis;
+color:#fff;background:var(--note);white-space:nowrap;max-width:10.5em;overflow:hidden;text-overflow:ellipsis;
 vertical-align:top;cursor:help}
 .note.k-cost{background:var(--cost)}
 .note.k-encoding{background:#6b3fa0}
