@@ -127,6 +127,8 @@ def parse_arg_value(text: Any) -> Any:
 
 def parse_scalar(text: str) -> Any:
     """'16' -> 16, '0.5' -> 0.5, 'true' -> True, 'none' -> None, 'fp16' -> 'fp16'."""
+    if not isinstance(text, str):  # already a value (from Python callers)
+        return text
     low = text.strip().lower()
     if low in ("none", "null"):
         return None
