@@ -330,3 +330,33 @@ def test_large_report_stays_usable(compiled, chromium, tmp_path):
         assert ms < 500, f"a click took {ms:.0f} ms"
     finally:
         browser.close()
+
+
+def test_diff_page_loads_clean(compiled, chromium, tmp_path):
+    """The side-by-side diff page: no console errors, no requests, both columns rendered."""
+    from tritonscope.analysis import analyze
+    from tritonscope.diff import diff_analyses
+    from tritonscope.render.html import render_html_diff
+    from tritonscope.report import write_atomic
+
+    d = diff_analyses(analyze(compiled("matmul", block=16)), analyze(compiled("matmul", block=32)))
+    path = write_atomic(tmp_path / "d.html", render_html_diff(d))
+    browser = Browser(chromium, str(tmp_path / "profile"))
+    try:
+        browser.open(path.resolve().as_uri())
+        bad = [ev for ev in browser.events if ev["method"] in ("Runtime.exceptionThrown", "Log.entryAdded")
+               or (ev["method"] == "Runtime.consoleAPICalled" and ev["params"]["type"] == "error")]
+        assert not bad, bad
+        urls = [ev["params"]["request"]["url"] for ev in browser.events if ev["method"] == "Network.requestWillBeSent"]
+        assert urls == [path.resolve().as_uri()]
+        # the A text and the B text sit in two columns of equal width, side by side
+        cols = browser.eval("(() => { const r = document.querySelector('table.sbs tr td.del').getBoundingClientRect();"
+                            " const s = document.querySelector('table.sbs tr td.add').getBoundingClientRect();"
+                            " return [r.left, r.width, s.left, s.width]; })()")
+        assert cols[2] > cols[0] + cols[1] - 1 and abs(cols[1] - cols[3]) < 2, cols
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.eval("document.querySelector('h2[data-stage=ptx]').scrollIntoView()")
+        browser.screenshot(ARTIFACTS / "diff_matmul_16_vs_32.png")
+        print(f"\nscreenshot: {ARTIFACTS / 'diff_matmul_16_vs_32.png'}")
+    finally:
+        browser.close()

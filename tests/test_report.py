@@ -563,3 +563,39 @@ def test_readme_examples_run(tmp_path, monkeypatch):
     for name in ("r.html", "r.md", "r.json", "r2.html"):
         assert (tmp_path / name).stat().st_size > 1000
     assert json.loads((tmp_path / "r.json").read_text())["layouts"], "--layouts saved the layouts"
+
+
+def test_html_diff_side_by_side(compiled, matmul, tmp_path):
+    """render_html_diff: A and B in two columns, removed runs next to the added runs that replace them."""
+    from tritonscope.analysis import analyze
+    from tritonscope.diff import diff_analyses
+    from tritonscope.render.html import render_html_diff
+
+    d = diff_analyses(matmul, analyze(compiled("matmul", block=32)))
+    text = render_html_diff(d)
+    assert text == render_html_diff(d.to_dict())
+    tags = _tags(text)
+    assert not [t for t, _ in tags if t in ("script", "link", "img", "iframe")]
+    assert not [a for _, a in tags if "src" in a or "href" in a]
+    ptx = next(s for s in d.stages if s.key == "ptx")
+    assert not ptx.identical
+    section = text[text.index('<h2 data-stage="ptx">'):]
+    section = section[:section.index("</table>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", section)
+    # every row has the A cells then the B cells; a changed pair sits on one row
+    pairs = [r for r in rows if 'class="del"' in r and 'class="add"' in r]
+    assert pairs and all(r.index('class="del"') < r.index('class="add"') for r in pairs)
+    assert any("cp.async.ca" in r.split('class="add"')[0] and "cp.async.cg" in r.split('class="add"')[1]
+               for r in pairs), "BLOCK 16 -> 32 turns 4-byte cp.async.ca into 16-byte cp.async.cg, side by side"
+    removed = sum(r.count('class="del"') for r in rows)
+    added = sum(r.count('class="add"') for r in rows)
+    assert (removed, added) == (ptx.removed, ptx.added)
+    # hostile text in a diff is escaped
+    evil = d.to_dict()
+    evil["kernel"] = "<script>alert(1)</script>"
+    evil["stages"][0]["diff"] = [["-", "</td></tr><img src=x onerror=alert(1)>", 1, None, ["<b>"]]]
+    evil["stages"][0]["identical"] = False
+    evil["stages"][0]["missing"] = None
+    hostile = render_html_diff(evil)
+    assert not [t for t, _ in _tags(hostile) if t in ("script", "img", "b")]
+    assert "&lt;/td&gt;&lt;/tr&gt;&lt;img src=x onerror=alert(1)&gt;" in hostile

@@ -383,3 +383,129 @@ def _layout_name(layout: Any) -> str:
         if isinstance(value, str) and value:
             return value
     return type(layout).__name__
+
+
+# --------------------------------------------------------------------------
+# Config diffs, side by side
+# --------------------------------------------------------------------------
+
+_DIFF_CSS = """
+*{box-sizing:border-box}
+body{margin:0;padding:12px 18px 40px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;background:#fbfbfa;
+color:#1d1f21}
+h1{font-size:20px;margin:0 0 8px}
+h1 small{font-weight:normal;color:#6a737d}
+h2{font-size:15px;margin:18px 0 6px}
+table{border-collapse:collapse;font-size:13px}
+.sum td,.sum th{padding:2px 12px 2px 0;text-align:left;vertical-align:top}
+.sum tr.changed td{background:#fff4c2}
+.sum td.delta{color:#6a737d}
+ul.story li{margin:2px 0}
+table.sbs{width:100%;table-layout:fixed;font:12px/1.5 ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;
+background:#fff;border:1px solid #e4e4e0}
+table.sbs col.n{width:3.6em}
+table.sbs td{padding:0 6px;vertical-align:top;white-space:pre-wrap;overflow-wrap:anywhere;tab-size:4}
+table.sbs td.n{color:#6a737d;text-align:right;user-select:none}
+table.sbs th{text-align:left;padding:4px 6px;border-bottom:1px solid #e4e4e0;font:600 13px system-ui,sans-serif}
+td.del{background:#ffe3e3}
+td.add{background:#dcf5e0}
+td.empty{background:#f3f3f0}
+tr.hunk td{background:#eef4fb;color:#1f5fa8}
+.note{display:inline-block;margin-left:6px;padding:0 5px;border-radius:3px;font:11px/1.5 system-ui,sans-serif;
+color:#fff;background:#1f5fa8;white-space:nowrap}
+p.same{color:#6a737d;margin:2px 0}
+"""
+
+
+def render_html_diff(diff: Any) -> str:
+    """A config diff (a diff.ConfigDiff or its to_dict()) as one offline HTML page, stages side by side.
+
+    Unified hunks become split rows: context on both sides, a removed run
+    next to the added run that replaced it.  No script; the page loads nothing.
+    """
+    d = diff.to_dict() if hasattr(diff, "to_dict") else diff
+    out: list[str] = []
+    w = out.append
+    w("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+    w("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "base-uri 'none'; form-action 'none'\">\n<meta name=\"referrer\" content=\"no-referrer\">\n")
+    w(f"<title>{_e(d.get('kernel', ''))}: {_e(d.get('a', 'A'))} vs {_e(d.get('b', 'B'))} · tritonscope diff</title>\n")
+    w(f"<style>{_DIFF_CSS}</style>\n</head>\n<body>\n")
+    w(f"<h1>{_e(d.get('kernel', ''))} <small>A: {_e(d.get('a', ''))} · B: {_e(d.get('b', ''))}</small></h1>\n")
+    if d.get("config_changes"):
+        w("<p>" + _e("; ".join(map(str, d["config_changes"]))) + "</p>\n")
+    if d.get("story"):
+        w("<h2>What changed</h2><ul class=\"story\">" + "".join(f"<li>{_e(s)}</li>" for s in d["story"]) + "</ul>\n")
+    if d.get("summary"):
+        w("<h2>Summary</h2><table class=\"sum\"><tr><th></th><th>A</th><th>B</th><th></th></tr>\n")
+        for r in d["summary"]:
+            cls = " class=\"changed\"" if r.get("changed") else ""
+            w(f"<tr{cls}><td>{_e(r.get('name', ''))}</td><td>{_e(r.get('a', ''))}</td><td>{_e(r.get('b', ''))}</td>"
+              f"<td class=\"delta\">{_e(r.get('delta', ''))}</td></tr>\n")
+        w("</table>\n")
+    if d.get("roles"):
+        w("<h2>Encodings by role</h2><table class=\"sum\"><tr><th></th><th>A</th><th>B</th></tr>\n")
+        for r in d["roles"]:
+            cls = " class=\"changed\"" if r.get("changed") else ""
+            w(f"<tr{cls}><td>{_e(r.get('role', ''))}</td><td>{_e(r.get('a') or '-')}</td>"
+              f"<td>{_e(r.get('b') or '-')}</td></tr>\n")
+        w("</table>\n")
+    for s in d.get("stages", []):
+        key = s.get("stage", "")
+        info = STAGE_BY_KEY.get(key)
+        title = info.title if info else key
+        if s.get("missing"):
+            w(f"<h2>{_e(title)}</h2><p class=\"same\">only in {'B' if s['missing'] == 'A' else 'A'}</p>\n")
+            continue
+        if s.get("identical"):
+            w(f"<h2>{_e(title)}</h2><p class=\"same\">identical ({_e(s.get('a_lines', '?'))} lines, "
+              "after removing locations and renumbering)</p>\n")
+            continue
+        w(f"<h2 data-stage=\"{_e(key)}\">{_e(title)} <small>-{_e(s.get('removed', 0))} +{_e(s.get('added', 0))}"
+          "</small></h2>\n<table class=\"sbs\"><colgroup><col class=\"n\"><col><col class=\"n\"><col></colgroup>"
+          f"<tr><th></th><th>A: {_e(d.get('a', ''))}</th><th></th><th>B: {_e(d.get('b', ''))}</th></tr>\n")
+        for row in _split_rows(s.get("diff", [])):
+            w(row)
+        w("</table>\n")
+    w("</body>\n</html>\n")
+    return "".join(out)
+
+
+def _split_rows(lines) -> list[str]:
+    rows: list[str] = []
+    minus: list = []
+    plus: list = []
+
+    def cell(item, cls: str, side: int) -> str:
+        if item is None:
+            return "<td class=\"n empty\"></td><td class=\"empty\"></td>"
+        tag, text, a_line, b_line, notes = (list(item) + [None] * 5)[:5]
+        number = a_line if side == 0 else b_line
+        badges = "".join(f"<span class=\"note\">{_e(n)}</span>" for n in (notes or ()))
+        c = f" class=\"{cls}\"" if cls else ""
+        return f"<td class=\"n\">{'' if number is None else _e(number)}</td><td{c}>{_e(text)}{badges}</td>"
+
+    def flush():
+        for i in range(max(len(minus), len(plus))):
+            left = minus[i] if i < len(minus) else None
+            right = plus[i] if i < len(plus) else None
+            rows.append("<tr>" + cell(left, "del", 0) + cell(right, "add", 1) + "</tr>\n")
+        minus.clear()
+        plus.clear()
+
+    for item in lines:
+        tag = item[0]
+        if tag == "-":
+            if plus:
+                flush()
+            minus.append(item)
+        elif tag == "+":
+            plus.append(item)
+        else:
+            flush()
+            if tag == "@":
+                rows.append(f"<tr class=\"hunk\"><td colspan=\"4\">{_e(item[1])}</td></tr>\n")
+            else:
+                rows.append("<tr>" + cell(item, "", 0) + cell(item, "", 1) + "</tr>\n")
+    flush()
+    return rows
