@@ -20,7 +20,7 @@ def invoke(*args):
     ["matmul"],
     ["matmul_grouped", "--shape", "64x64x64", "-c", "BLOCK_M=32", "-c", "BLOCK_N=32", "-c", "BLOCK_K=32"],
     ["vector_add", "--shape", "5000"],
-    ["softmax", "--shape", "37x300", "-c", "BLOCK=512"],
+    ["softmax", "--shape", "64x300", "-c", "BLOCK=512"],
 ])
 def test_run_interpret_passes(args):
     result = invoke("run", *args, "--interpret", "--json")
