@@ -12,6 +12,9 @@ from tritonscope.commands import _common as c
 
 
 VIEWS = ("stages", "side-by-side", "walkthrough", "mix")
+# A large kernel's LLVM IR runs to tens of thousands of lines: nobody reads
+# that scrolling past, and highlighting it costs more than the compile.
+DEFAULT_MAX_LINES = 400
 
 
 @app.command("compile")
@@ -38,7 +41,10 @@ def compile_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema)."),
     width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured)."),
-    pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER."),
+    pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER (shows every line)."),
+    max_lines: Optional[int] = typer.Option(None, "--max-lines", min=0,
+                                            help="Show at most N lines of each stage in the stages view "
+                                                 "(default 400, or all with --pager; 0 = all)."),
     save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
@@ -103,9 +109,10 @@ def compile_cmd(
             elif view == "mix":
                 console.print(views.mix_view(analysis))
             else:
+                limit = max_lines if max_lines is not None else (0 if pager else DEFAULT_MAX_LINES)
                 for key in stages:
                     if key in analysis.parsed:
-                        console.print(stage_panel(analysis, key, width=console.width))
+                        console.print(stage_panel(analysis, key, width=console.width, max_lines=limit))
             if layouts:
                 from tritonscope.render.layout_view import layout_panels
 

@@ -65,7 +65,7 @@ def mix_text(analysis: Analysis) -> str:
 
 
 def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, notes: bool = True,
-                width: int | None = None) -> Panel:
+                width: int | None = None, max_lines: int | None = None) -> Panel:
     """One stage, highlighted, with each line's raw line number and its note labels at the right.
 
     Full explanations are in `--line N` and `--view walkthrough`; here a dim
@@ -73,17 +73,19 @@ def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, note
     """
     info = STAGE_BY_KEY[key]
     stage = analysis.parsed[key]
+    lines = stage.lines if not max_lines else stage.lines[:max_lines]
+    hidden = len(stage.lines) - len(lines)
     # Lines are cropped at the panel edge anyway; highlighting only what can be
     # seen keeps huge lines (a wgmma's 128-register operand list) cheap.
     keep = max(40, (width or 200) - 4)
-    text = "\n".join(line.text.replace("\t", "    ")[:keep] for line in stage.lines)
+    text = "\n".join(line.text.replace("\t", "    ")[:keep] for line in lines)
     highlighted = Syntax(text, _lexer(info.lexer), theme="ansi_dark", background_color="default").highlight(text)
     rows = highlighted.split("\n", allow_blank=True)
     by_line = analysis.notes_for(key) if notes else {}
     width = len(str(stage.lines[-1].number)) if stage.lines else 1
     first = analysis.artifact.python_first_line if key == "python" else None
     body = Text(no_wrap=True, overflow="ellipsis")
-    for line, row in zip(stage.lines, rows):
+    for line, row in zip(lines, rows):
         if line_numbers:
             number = line.loc.line if first is not None and line.loc else line.number
             body.append(f"{number:>{width}}  ", style="dim")
@@ -94,6 +96,9 @@ def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, note
         if labels:  # on their own line, so a long code line never hides them
             body.append(" " * (width + 2) + "◂ " + "; ".join(n.label for n in labels) + "\n",
                         style="yellow" if any(n.kind == "cost" for n in labels) else "green")
+    if hidden:
+        body.append(f"... {hidden:,} more lines of {len(stage.lines):,}: show them with --max-lines 0 "
+                    f"(or --pager, --save report.html)\n", style="bold yellow")
     body.rstrip()
     return Panel(body, title=info.title, box=box.SIMPLE_HEAD, title_align="left")
 
