@@ -35,7 +35,7 @@ def main() -> int:
     from rich.console import Console
 
     from tritonscope.analysis import Analysis, analyze
-    from tritonscope.commands.compile import DEFAULT_MAX_LINES
+    from tritonscope.commands._common import DEFAULT_MAX_LINES
     from tritonscope.annotate import annotate_stage
     from tritonscope.annotate.mix import instruction_mix
     from tritonscope.compile import compile_artifact

@@ -75,3 +75,61 @@ def parse_stage_list(text: Optional[str], default: tuple[str, ...]) -> tuple[str
                              hint=f"Stages: {', '.join(STAGE_KEYS)} (comma-separated), all, or none.")
         out.append(key)
     return tuple(out)
+
+
+VIEWS = ("stages", "side-by-side", "walkthrough", "mix")
+# A large kernel's LLVM IR runs to tens of thousands of lines: nobody reads
+# that scrolling past, and highlighting it costs more than the compile.
+DEFAULT_MAX_LINES = 400
+
+ViewOpt = typer.Option("stages", "--view",
+                       help="stages (each stage, annotated) | side-by-side (2-3 stages aligned by Python line, "
+                            "default ttgir,ptx) | walkthrough (the story of the compile, generated) | "
+                            "mix (instruction counts per class).")
+MaxLinesOpt = typer.Option(None, "--max-lines", min=0,
+                           help="Show at most N lines of each stage in the stages view "
+                                "(default 400, or all with --pager; 0 = all).")
+
+
+def check_view(view: str) -> str:
+    from tritonscope.errors import close_matches
+
+    view = view.strip().lower().replace("_", "-")
+    if view not in VIEWS:
+        raise UsageError(f"Unknown view {view!r}.{close_matches(view, VIEWS)}", hint=f"Views: {', '.join(VIEWS)}.")
+    return view
+
+
+def print_analysis(analysis, *, stage: Optional[str], view: str, line: Optional[int], layouts: bool,
+                   width: Optional[int], color: Optional[bool], pager: bool, max_lines: Optional[int]) -> None:
+    """Print an Analysis with the view options `compile` and `show` share."""
+    from tritonscope.model import STAGE_KEYS
+    from tritonscope.render import views
+    from tritonscope.render.console import make_console, paged
+    from tritonscope.render.terminal import stage_panel, summary_panel
+
+    view = check_view(view)
+    stages = parse_stage_list(stage, STAGE_KEYS)
+    console = make_console(width=width, color=color)
+    with paged(console, pager):
+        console.print(summary_panel(analysis))
+        if line is not None:
+            shown = tuple(k for k in (stages if stage else views.PIPELINE) if k != "python")
+            console.print(views.line_view(analysis, line, shown))
+        elif view == "side-by-side":
+            shown = tuple(k for k in (stages if stage else ("ttgir", "ptx")) if k != "python")
+            console.print(views.side_by_side(analysis, shown, console.width))
+        elif view == "walkthrough":
+            console.print(views.walkthrough(analysis))
+        elif view == "mix":
+            console.print(views.mix_view(analysis))
+        else:
+            limit = max_lines if max_lines is not None else (0 if pager else DEFAULT_MAX_LINES)
+            for key in stages:
+                if key in analysis.parsed:
+                    console.print(stage_panel(analysis, key, width=console.width, max_lines=limit))
+        if layouts:
+            from tritonscope.render.layout_view import layout_panels
+
+            for panel in layout_panels(analysis):
+                console.print(panel)

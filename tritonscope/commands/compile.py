@@ -11,12 +11,6 @@ from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 
 
-VIEWS = ("stages", "side-by-side", "walkthrough", "mix")
-# A large kernel's LLVM IR runs to tens of thousands of lines: nobody reads
-# that scrolling past, and highlighting it costs more than the compile.
-DEFAULT_MAX_LINES = 400
-
-
 @app.command("compile")
 @handle_errors
 def compile_cmd(
@@ -32,19 +26,14 @@ def compile_cmd(
     stage: Optional[str] = typer.Option(None, "--stage", "--stages",
                                         help="Stages to show, comma-separated: python,ttir,ttgir,llir,ptx,sass "
                                              "(default all; 'none' for the summary only)."),
-    view: str = typer.Option("stages", "--view",
-                             help="stages (each stage, annotated) | side-by-side (2-3 stages aligned by Python line, "
-                                  "default ttgir,ptx) | walkthrough (the story of the compile, generated) | "
-                                  "mix (instruction counts per class)."),
+    view: str = c.ViewOpt,
     line: Optional[int] = typer.Option(None, "--line", help="Show Python line N and what it became in every stage."),
     layouts: bool = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses."),
     as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema)."),
     width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured)."),
     pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER (shows every line)."),
-    max_lines: Optional[int] = typer.Option(None, "--max-lines", min=0,
-                                            help="Show at most N lines of each stage in the stages view "
-                                                 "(default 400, or all with --pager; 0 = all)."),
+    max_lines: Optional[int] = c.MaxLinesOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
@@ -71,16 +60,15 @@ def compile_cmd(
     from tritonscope.compile import fit_problems
     from tritonscope.errors import OutOfResourcesError
     from tritonscope.model import STAGE_KEYS
-    from tritonscope.render.console import make_console, paged
-    from tritonscope.render.terminal import stage_panel, summary_panel
 
-    view = view.strip().lower().replace("_", "-")
-    if view not in VIEWS:
-        from tritonscope.errors import UsageError, close_matches
-
-        raise UsageError(f"Unknown view {view!r}.{close_matches(view, VIEWS)}", hint=f"Views: {', '.join(VIEWS)}.")
+    view = c.check_view(view)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
     stages = c.parse_stage_list(stage, STAGE_KEYS)
+    if save:  # fail before compiling when the report cannot be written
+        from tritonscope.report import check_output_path, report_format
+
+        report_format(save)
+        check_output_path(save, force=force)
     artifact = c.compile_request(request, progress=not as_json)
     analysis = analyze(artifact)
 
@@ -93,31 +81,8 @@ def compile_cmd(
 
         typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
     else:
-        from tritonscope.render import views
-
-        console = make_console(width=width, color=color)
-        with paged(console, pager):
-            console.print(summary_panel(analysis))
-            if line is not None:
-                shown = tuple(k for k in (stages if stage else views.PIPELINE) if k != "python")
-                console.print(views.line_view(analysis, line, shown))
-            elif view == "side-by-side":
-                shown = tuple(k for k in (stages if stage else ("ttgir", "ptx")) if k != "python")
-                console.print(views.side_by_side(analysis, shown, console.width))
-            elif view == "walkthrough":
-                console.print(views.walkthrough(analysis))
-            elif view == "mix":
-                console.print(views.mix_view(analysis))
-            else:
-                limit = max_lines if max_lines is not None else (0 if pager else DEFAULT_MAX_LINES)
-                for key in stages:
-                    if key in analysis.parsed:
-                        console.print(stage_panel(analysis, key, width=console.width, max_lines=limit))
-            if layouts:
-                from tritonscope.render.layout_view import layout_panels
-
-                for panel in layout_panels(analysis):
-                    console.print(panel)
+        c.print_analysis(analysis, stage=stage, view=view, line=line, layouts=layouts, width=width, color=color,
+                         pager=pager, max_lines=max_lines)
     if save:
         from tritonscope.report import save_report
 

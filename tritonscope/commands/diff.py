@@ -109,6 +109,8 @@ def diff_cmd(
         raise UsageError(f"diff takes one or two targets, got {len(targets)}.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")
     stages = c.parse_stage_list(stage, STAGE_KEYS)
+    if save:
+        _check_diff_path(save, force)
     side_a, side_b = parse_side(a, "a"), parse_side(b, "b")
     pair = targets if len(targets) == 2 else [targets[0], targets[0]]
     if len(targets) == 1 and _is_report(targets[0]):
@@ -193,27 +195,33 @@ def _print_diff(console, d, stages, max_lines) -> None:
 
 
 def _save_diff(d, stages, max_lines, path: str, *, force: bool) -> Path:
-    """Write .json / .txt / .html atomically; refuse to overwrite without --force."""
+    """Write .json / .txt / .html (stages side by side) atomically; never overwrite without --force."""
+    import io
+
     from rich.console import Console
 
-    out = Path(path)
-    ext = out.suffix.lower()
-    if ext not in (".json", ".txt", ".html"):
-        raise UsageError(f"Cannot save a diff as {out.name}: use .json, .txt or .html.")
-    if out.exists() and not force:
-        raise OutputError(f"{out} exists; not overwriting it.", hint="Pass --force to overwrite, or pick another name.")
+    from tritonscope.report import write_atomic
+
+    ext = _check_diff_path(path, force)
     if ext == ".json":
         text = json.dumps(d.to_dict(), indent=1) + "\n"
-    else:
-        import io
+    elif ext == ".html":
+        from tritonscope.render.html import render_html_diff
 
-        console = Console(record=True, width=120, file=io.StringIO(), color_system="truecolor", force_terminal=True)
-        _print_diff(console, d, stages, 0 if ext == ".html" else max_lines)
-        text = console.export_html() if ext == ".html" else console.export_text()
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, out)
-    except OSError as e:
-        raise OutputError(f"Cannot write {out}: {e.strerror or e}", hint="Check the directory and its permissions.") from e
-    return out
+        text = render_html_diff(d)
+    else:
+        console = Console(width=120, file=io.StringIO(), color_system=None, force_terminal=False)
+        _print_diff(console, d, stages, max_lines)
+        text = console.file.getvalue()
+    return write_atomic(path, text, force=force)
+
+
+def _check_diff_path(path: str, force: bool) -> str:
+    """Fail before compiling anything when --save cannot be honoured."""
+    from tritonscope.report import check_output_path
+
+    ext = Path(path).suffix.lower()
+    if ext not in (".json", ".txt", ".html"):
+        raise UsageError(f"Cannot save a diff as {Path(path).name}: use .json, .txt or .html.")
+    check_output_path(path, force=force)
+    return ext
