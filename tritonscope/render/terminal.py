@@ -34,7 +34,10 @@ def summary_panel(analysis: Analysis) -> Panel:
         f"{s.name}: {s.type}" + (f" {{{', '.join(s.attrs)}}}" if s.attrs else "")
         + (f" = {s.value}" if s.type == "constexpr" else "")
         for s in a.specialization))
-    t.add_row("triton", a.triton_version + (f"  ({', '.join(f'{k}={v}' for k, v in a.env.items())})" if a.env else ""))
+    fusion = a.metadata.get("enable_fp_fusion")
+    t.add_row("triton", a.triton_version
+              + ("" if fusion is None else f", fp fusion {'on' if fusion else 'off'}")
+              + (f"  ({', '.join(f'{k}={v}' for k, v in a.env.items())})" if a.env else ""))
     t.add_row("shared memory", f"{res.dynamic_shared:,} bytes dynamic (limit {arch.max_shared_per_block:,})")
     regs = "unknown" if res.registers is None else f"{res.registers} per thread"
     spills = "unknown" if res.local is None else ("none" if not res.local else f"{res.local} bytes local memory per thread")
