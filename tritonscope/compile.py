@@ -71,6 +71,11 @@ def compile_artifact(loaded: Loaded) -> Artifact:
         if key in compiled.asm:
             stages[key] = compiled.asm[key]
     warnings: list[str] = []
+    other = _cached_from_other_file(stages.get("ttir", ""), spec.file)
+    if other:
+        warnings.append(
+            f"Triton's cache served this kernel as compiled from {other} (identical source; Triton's cache key "
+            "ignores the file), so locations in the IR name that file. TRITON_ALWAYS_COMPILE=1 recompiles it.")
     sass, resources_text = _derived(compiled, arch.capability, warnings)
     if sass is not None:
         stages["sass"] = sass
@@ -88,6 +93,18 @@ def compile_artifact(loaded: Loaded) -> Artifact:
         env=triton_api.codegen_env(),
         compile_seconds=seconds,
     )
+
+
+# #loc = loc("/home/u/kernels/matmul.py":8:1)
+_FILE_LOC_RE = re.compile(r'^#loc\d* = loc\("([^"]+\.py)":\d+:\d+\)', re.MULTILINE)
+
+
+def _cached_from_other_file(ttir: str, file: str) -> str | None:
+    """The kernel file the IR's locations name, when it is not `file`."""
+    m = _FILE_LOC_RE.search(ttir)
+    if m and os.path.realpath(m.group(1)) != os.path.realpath(file):
+        return m.group(1)
+    return None
 
 
 def _attrs(attr: str) -> list[str]:
