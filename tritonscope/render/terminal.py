@@ -82,28 +82,59 @@ def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, note
     # seen keeps huge lines (a wgmma's 128-register operand list) cheap.
     keep = max(40, (width or 200) - 4)
     text = "\n".join(line.text.replace("\t", "    ")[:keep] for line in lines)
-    highlighted = Syntax(text, _lexer(info.lexer), theme="ansi_dark", background_color="default").highlight(text)
-    rows = highlighted.split("\n", allow_blank=True)
     by_line = analysis.notes_for(key) if notes else {}
     width = len(str(stage.lines[-1].number)) if stage.lines else 1
     first = analysis.artifact.python_first_line if key == "python" else None
     body = Text(no_wrap=True, overflow="ellipsis")
-    for line, row in zip(lines, rows):
-        if line_numbers:
+    rows = iter(lines)
+
+    def start_row():
+        line = next(rows, None)
+        if line is not None and line_numbers:
             number = line.loc.line if first is not None and line.loc else line.number
             body.append(f"{number:>{width}}  ", style="dim")
-        row.rstrip()
-        body.append_text(row)
+        return line
+
+    def end_row(line):
         body.append("\n")
-        labels = by_line.get(line.number, [])
+        labels = by_line.get(line.number, []) if line is not None else []
         if labels:  # on their own line, so a long code line never hides them
             body.append(" " * (width + 2) + "◂ " + "; ".join(n.label for n in labels) + "\n",
                         style="yellow" if any(n.kind == "cost" for n in labels) else "green")
+
+    # Tokens straight from pygments into one Text: cheaper than rich's
+    # Syntax.highlight + split, which dominated the time on big kernels.
+    style_of = _token_styles()
+    current = start_row()
+    for ttype, value in _lexer(info.lexer).get_tokens(text):
+        parts = value.split("\n")
+        for i, part in enumerate(parts):
+            if i:
+                end_row(current)
+                current = start_row()
+            if part:
+                body.append(part, style_of(ttype))
+    body.rstrip()
+    body.append("\n")
     if hidden:
         body.append(f"... {hidden:,} more lines of {len(stage.lines):,}: show them with --max-lines 0 "
                     f"(or --pager, --save report.html)\n", style="bold yellow")
     body.rstrip()
     return Panel(body, title=info.title, box=box.SIMPLE_HEAD, title_align="left")
+
+
+def _token_styles():
+    """ttype -> rich Style for the ansi_dark theme, memoized per token type."""
+    theme = Syntax.get_theme("ansi_dark")
+    cache: dict = {}
+
+    def style_of(ttype):
+        style = cache.get(ttype)
+        if style is None:
+            style = cache[ttype] = theme.get_style_for_token(ttype)
+        return style
+
+    return style_of
 
 
 def _lexer(name: str):
