@@ -80,7 +80,7 @@ def parse_stage_list(text: Optional[str], default: tuple[str, ...]) -> tuple[str
 VIEWS = ("stages", "side-by-side", "walkthrough", "mix")
 # A large kernel's LLVM IR runs to tens of thousands of lines: nobody reads
 # that scrolling past, and highlighting it costs more than the compile.
-DEFAULT_MAX_LINES = 400
+DEFAULT_MAX_LINES = 300
 
 ViewOpt = typer.Option("stages", "--view",
                        help="stages (each stage, annotated) | side-by-side (2-3 stages aligned by Python line, "
@@ -88,7 +88,7 @@ ViewOpt = typer.Option("stages", "--view",
                             "mix (instruction counts per class).")
 MaxLinesOpt = typer.Option(None, "--max-lines", min=0,
                            help="Show at most N lines of each stage in the stages view "
-                                "(default 400, or all with --pager; 0 = all).")
+                                "(default 300, or all with --pager; 0 = all).")
 
 
 def check_view(view: str) -> str:

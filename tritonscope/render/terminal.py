@@ -67,60 +67,96 @@ def mix_text(analysis: Analysis) -> str:
     return "\n".join(parts) or "n/a"
 
 
+class StageLines:
+    """A stage as pre-cut rows of (text, style) pieces, rendered straight to segments.
+
+    Rows are cut to the console width here, so rich never has to wrap or
+    divide one big Text: printing thousands of lines stays cheap.
+    """
+
+    def __init__(self, title: str, rows: list[list[tuple[str, object]]]):
+        self.title = title
+        self.rows = rows
+
+    def __rich_console__(self, console, options):
+        from rich.segment import Segment
+        from rich.style import Style
+
+        width = options.max_width
+        yield Segment("   ")
+        yield Segment(self.title, Style(bold=True))
+        yield Segment.line()
+        for row in self.rows:
+            room = width - 2
+            yield Segment("  ")
+            for text, style in row:
+                if room <= 0:
+                    break
+                if len(text) > room:
+                    text = text[: max(room - 1, 0)] + "…"
+                room -= len(text)
+                yield Segment(text, style)
+            yield Segment.line()
+        yield Segment.line()
+
+
 def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, notes: bool = True,
-                width: int | None = None, max_lines: int | None = None) -> Panel:
-    """One stage, highlighted, with each line's raw line number and its note labels at the right.
+                width: int | None = None, max_lines: int | None = None) -> StageLines:
+    """One stage, highlighted, with each line's raw line number and its note labels.
 
     Full explanations are in `--line N` and `--view walkthrough`; here a dim
     `◂ label` line under the code keeps long stages readable.
     """
+    from rich.style import Style
+
     info = STAGE_BY_KEY[key]
     stage = analysis.parsed[key]
     lines = stage.lines if not max_lines else stage.lines[:max_lines]
     hidden = len(stage.lines) - len(lines)
-    # Lines are cropped at the panel edge anyway; highlighting only what can be
+    # Lines are cut at the console edge anyway; highlighting only what can be
     # seen keeps huge lines (a wgmma's 128-register operand list) cheap.
     keep = max(40, (width or 200) - 4)
     text = "\n".join(line.text.replace("\t", "    ")[:keep] for line in lines)
     by_line = analysis.notes_for(key) if notes else {}
-    width = len(str(stage.lines[-1].number)) if stage.lines else 1
+    digits = len(str(stage.lines[-1].number)) if stage.lines else 1
     first = analysis.artifact.python_first_line if key == "python" else None
-    body = Text(no_wrap=True, overflow="ellipsis")
-    rows = iter(lines)
+    dim, green, yellow = Style(dim=True), Style(color="green"), Style(color="yellow")
+    rows: list[list[tuple[str, object]]] = []
+    source = iter(lines)
 
     def start_row():
-        line = next(rows, None)
+        line = next(source, None)
+        rows.append([])
         if line is not None and line_numbers:
             number = line.loc.line if first is not None and line.loc else line.number
-            body.append(f"{number:>{width}}  ", style="dim")
+            rows[-1].append((f"{number:>{digits}}  ", dim))
         return line
 
     def end_row(line):
-        body.append("\n")
         labels = by_line.get(line.number, []) if line is not None else []
         if labels:  # on their own line, so a long code line never hides them
-            body.append(" " * (width + 2) + "◂ " + "; ".join(n.label for n in labels) + "\n",
-                        style="yellow" if any(n.kind == "cost" for n in labels) else "green")
+            rows.append([(" " * (digits + 2) + "◂ " + "; ".join(n.label for n in labels),
+                          yellow if any(n.kind == "cost" for n in labels) else green)])
 
-    # Tokens straight from pygments into one Text: cheaper than rich's
-    # Syntax.highlight + split, which dominated the time on big kernels.
+    # Tokens straight from pygments: cheaper than rich's Syntax.highlight,
+    # which dominated the time on big kernels.
     style_of = _token_styles()
     current = start_row()
     for ttype, value in _lexer(info.lexer).get_tokens(text):
-        parts = value.split("\n")
-        for i, part in enumerate(parts):
+        for i, part in enumerate(value.split("\n")):
             if i:
                 end_row(current)
                 current = start_row()
             if part:
-                body.append(part, style_of(ttype))
-    body.rstrip()
-    body.append("\n")
+                rows[-1].append((part, style_of(ttype)))
+    while rows and not any(t.strip() for t, _ in rows[-1]):
+        rows.pop()  # the lexer's trailing newline
+    if current is not None and rows and rows[-1] and rows[-1][0][1] is not green:
+        end_row(current)
     if hidden:
-        body.append(f"... {hidden:,} more lines of {len(stage.lines):,}: show them with --max-lines 0 "
-                    f"(or --pager, --save report.html)\n", style="bold yellow")
-    body.rstrip()
-    return Panel(body, title=info.title, box=box.SIMPLE_HEAD, title_align="left")
+        rows.append([(f"... {hidden:,} more lines of {len(stage.lines):,}: show them with --max-lines 0 "
+                      "(or --pager, --save report.html)", Style(bold=True, color="yellow"))])
+    return StageLines(info.title, rows)
 
 
 def _token_styles():
