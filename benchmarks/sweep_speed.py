@@ -16,8 +16,9 @@ import sys
 import tempfile
 import time
 
-GRID = ["sweep", "matmul", "-c", "BLOCK=16,32,64", "--num-warps", "2,4", "--num-stages", "2,3", "--arch", "sm_90",
-        "--json"]
+# The issue's own example grid (seed 004's tuning space): 4 x 3 x 3 = 36 configs.
+GRID = ["sweep", "matmul", "-c", "BLOCK=16,32,64,128", "--num-warps", "2,4,8", "--num-stages", "1,2,3",
+        "--arch", "sm_90", "--json"]
 
 
 def run(jobs: int, caches: str) -> float:
@@ -30,7 +31,7 @@ def run(jobs: int, caches: str) -> float:
 
 
 def main() -> None:
-    configs = 3 * 2 * 2
+    configs = 4 * 3 * 3
     with tempfile.TemporaryDirectory() as serial_dir, tempfile.TemporaryDirectory() as parallel_dir:
         serial = run(1, serial_dir)
         parallel = run(2, parallel_dir)

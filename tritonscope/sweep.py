@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -327,29 +328,20 @@ def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use
 
 
 def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
-    """jobs-1 worker processes plus this process, which compiles too.
+    """`jobs` worker processes; rows are collected as they finish.
 
-    This process already has Triton imported and the kernel loaded, so it
-    starts at once, while each spawned worker pays ~1-2 s to start: on a
-    small grid that start-up would otherwise eat the gain.
+    On Linux the workers are forked, so they start at once with Triton
+    imported and the kernel loaded (spawned workers pay 1-2 s each to start,
+    which ate most of the gain on a 2-core machine).  Each worker holds one
+    task at a time so none sits on a queued config while another idles.
     """
-    from collections import deque
-
-    ctx = multiprocessing.get_context("spawn")
-    workers = jobs - 1
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
-    queue = deque(todo)
-    futures: dict[cf.Future, int] = {}
-
-    def finish(i: int, row: SweepRow) -> None:
-        _store_row(keys[i], row)
-        result.rows.append(row)
-        if on_row:
-            on_row(row)
-
-    def collect(done) -> None:
-        for fut in done:
-            i = futures.pop(fut)
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    ctx = multiprocessing.get_context(method)
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    futures = {pool.submit(compile_row, i, requests[i], default_arch): i for i in todo}
+    try:
+        for fut in cf.as_completed(futures):
+            i = futures[fut]
             try:
                 row = fut.result()
             except cf.process.BrokenProcessPool as e:
@@ -358,21 +350,10 @@ def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
             except Exception as e:
                 row = _row_shell(i, requests[i])
                 row.error, row.error_kind = f"{type(e).__name__}: {e}", type(e).__name__
-            finish(i, row)
-
-    try:
-        while queue or futures:
-            # keep every worker busy with one task and one queued behind it
-            while queue and len(futures) < 2 * workers:
-                i = queue.popleft()
-                futures[pool.submit(compile_row, i, requests[i], default_arch)] = i
-            collect([f for f in list(futures) if f.done()])
-            if queue:
-                i = queue.pop()     # from the end: the workers take from the front
-                finish(i, compile_row(i, requests[i], default_arch))
-            elif futures:
-                done, _ = cf.wait(list(futures), return_when=cf.FIRST_COMPLETED)
-                collect(done)
+            _store_row(keys[i], row)
+            result.rows.append(row)
+            if on_row:
+                on_row(row)
     except KeyboardInterrupt:
         _stop(pool)
         raise
