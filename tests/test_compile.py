@@ -275,3 +275,20 @@ def test_missing_disassembler_warns_and_keeps_other_stages(monkeypatch, tmp_path
     assert result.exit_code == 0, result.output
     assert "nvdisasm was not found" in result.output
     assert "PTX" in result.output and "mma.sync" in result.output
+
+
+def test_stages_name_the_users_file_even_after_an_identical_kernel_elsewhere(tmp_path):
+    """Triton's cache key ignores the file; tritonscope recompiles so locations name this file."""
+    import shutil
+
+    from tritonscope.compile import compile_artifact
+    from tritonscope.kernels import Request, build_spec
+
+    copy = tmp_path / "copy_of_matmul.py"
+    shutil.copy(SAMPLES_DIR / "matmul.py", copy)
+    first = compile_artifact(build_spec(Request(f"{copy}:matmul_kernel", arch="sm_80"), "sm_80"))
+    again = compile_artifact(build_spec(Request("matmul", arch="sm_80"), "sm_80"))
+    assert str(copy) in first.stages["ttir"]
+    assert str(SAMPLES_DIR / "matmul.py") in again.stages["ttir"]
+    assert str(copy) not in again.stages["ttir"]
+    assert first.kernel_hash == again.kernel_hash

@@ -48,15 +48,12 @@ def compile_artifact(loaded: Loaded) -> Artifact:
     args = launch_args(loaded)
     constexprs = dict(spec.constexprs)
     started = time.perf_counter()
-    try:
-        compiled = triton_api.compile_kernel(
-            loaded.jit_fn, args, constexprs, capability=arch.capability,
-            num_warps=spec.num_warps, num_stages=spec.num_stages,
-        )
-    except KeyboardInterrupt:
-        raise
-    except Exception as e:  # Triton raises many types; classify what we can
-        raise _compile_error(e, spec) from e
+    compiled = _compile(loaded, args, constexprs, arch.capability)
+    if _cached_from_other_file(compiled.asm.get("ttir", ""), spec.file):
+        # Triton's cache key ignores the file a kernel came from, so an identical
+        # kernel compiled from another path comes back with that path in every
+        # location.  Compile this one afresh so the stages name the user's file.
+        compiled = _compile(loaded, args, constexprs, arch.capability, fresh=True)
     seconds = time.perf_counter() - started
 
     specialization = [
@@ -71,11 +68,6 @@ def compile_artifact(loaded: Loaded) -> Artifact:
         if key in compiled.asm:
             stages[key] = compiled.asm[key]
     warnings: list[str] = []
-    other = _cached_from_other_file(stages.get("ttir", ""), spec.file)
-    if other:
-        warnings.append(
-            f"Triton's cache served this kernel as compiled from {other} (identical source; Triton's cache key "
-            "ignores the file), so locations in the IR name that file. TRITON_ALWAYS_COMPILE=1 recompiles it.")
     sass, resources_text = _derived(compiled, arch.capability, warnings)
     if sass is not None:
         stages["sass"] = sass
@@ -105,6 +97,19 @@ def _cached_from_other_file(ttir: str, file: str) -> str | None:
     if m and os.path.realpath(m.group(1)) != os.path.realpath(file):
         return m.group(1)
     return None
+
+
+def _compile(loaded: Loaded, args, constexprs, capability: int, fresh: bool = False):
+    spec = loaded.spec
+    try:
+        return triton_api.compile_kernel(
+            loaded.jit_fn, args, constexprs, capability=capability,
+            num_warps=spec.num_warps, num_stages=spec.num_stages, fresh=fresh,
+        )
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # Triton raises many types; classify what we can
+        raise _compile_error(e, spec) from e
 
 
 def _attrs(attr: str) -> list[str]:

@@ -153,6 +153,23 @@ def _torch_hidden():
         sys.meta_path.remove(blocker)
 
 
+@contextlib.contextmanager
+def _env(name: str, value: str | None):
+    """Set an environment variable for the block (None: leave it as it is)."""
+    if value is None:
+        yield
+        return
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
+
+
 @dataclass
 class Compiled:
     asm: dict[str, Any]          # source, ttir, ttgir, llir, ptx, cubin
@@ -161,15 +178,20 @@ class Compiled:
 
 
 def compile_kernel(jit_fn, args: list[Any], constexprs: dict[str, Any], *, capability: int,
-                   num_warps: int, num_stages: int, options: dict[str, Any] | None = None) -> Compiled:
-    """Compile through Triton's JIT path for `capability`, with no GPU."""
+                   num_warps: int, num_stages: int, options: dict[str, Any] | None = None,
+                   fresh: bool = False) -> Compiled:
+    """Compile through Triton's JIT path for `capability`, with no GPU.
+
+    `fresh` bypasses Triton's on-disk cache (TRITON_ALWAYS_COMPILE) for this
+    one compile.
+    """
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.runtime import driver
 
     quiet_known_warnings()
     target = GPUTarget("cuda", capability, 32)
-    with _lock, _torch_hidden():
+    with _lock, _torch_hidden(), _env("TRITON_ALWAYS_COMPILE", "1" if fresh else None):
         previous = getattr(driver, "_active", None)
         driver.set_active(_stand_in_driver(target))
         try:
