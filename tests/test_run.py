@@ -91,3 +91,25 @@ def test_tolerances_and_peaks():
     assert peak_kind("fp32", True) == "tf32" and peak_kind("fp32", False) == "fp32"
     assert uses_tf32("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {...}")
     assert not uses_tf32("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {...}")
+
+
+def test_bench_table_names_what_sets_each_row_apart():
+    """The shared config is printed once; each row shows only what differs (rows stay narrow)."""
+    import io
+
+    from rich.console import Console
+
+    from tritonscope.bench import BenchReport, BenchRow, Timing
+    from tritonscope.render.bench_view import bench_view
+
+    label = "BLOCK_M=128 BLOCK_N=256 BLOCK_K=64 GROUP_M=8 w8 s3 sm_90a fp16"
+    rows = [BenchRow(label=label, shape=shape, dtype="fp16", constexprs={}, num_warps=8, num_stages=3, status="ok",
+                     kernel=Timing(1.0, 600.0, None)) for shape in ((4096, 4096, 4096), (8192, 8192, 8192))]
+    rows.append(BenchRow(label=label.replace("BLOCK_N=256", "BLOCK_N=128"), shape=(4096, 4096, 4096), dtype="fp16",
+                         constexprs={}, num_warps=8, num_stages=3, status="out of resources", problem="needs more"))
+    out = io.StringIO()
+    Console(file=out, width=150, color_system=None).print(bench_view(BenchReport("H200", "sm_90a", {}, rows)))
+    text = out.getvalue()
+    assert "config: BLOCK_M=128 BLOCK_K=64 GROUP_M=8 w8 s3" in text
+    assert "BLOCK_N=256 " in text and "BLOCK_N=128 " in text
+    assert "BLOCK_M=128 BLOCK_N=256" not in text.split("config:")[1].split("\n", 1)[1]

@@ -13,12 +13,25 @@ def _shape(row) -> str:
     return "x".join(map(str, row.shape)) if row.shape else ""
 
 
-def short_config(row, report) -> str:
-    """The config without the parts every row shares (arch, dtype)."""
+def _tokens(row, report) -> list[str]:
     label = row.label.replace(f" {report.arch}", "")
     if row.dtype:
         label = label.removesuffix(f" {row.dtype}")
-    return label
+    return label.split()
+
+
+def common_config(report) -> list[str]:
+    """The config settings every row shares (shown once, above the table)."""
+    rows = [_tokens(r, report) for r in report.rows]
+    if not rows:
+        return []
+    return [t for t in rows[0] if all(t in other for other in rows[1:])]
+
+
+def short_config(row, report) -> str:
+    """What sets this row's config apart from the others (arch, dtype and shared settings dropped)."""
+    shared = set(common_config(report)) if len(report.rows) > 1 else set()
+    return " ".join(t for t in _tokens(row, report) if t not in shared) or "as above"
 
 
 def _throughput(timing):
@@ -108,4 +121,6 @@ def bench_view(report) -> Group:
     if any(r.torch_what and "TF32 off" in r.torch_what for r in report.rows):
         notes.append(Text("torch.matmul on fp32 runs in full fp32 (torch.backends.cuda.matmul.allow_tf32 is False), "
                           "so 'x torch' compares TF32 with fp32.", style="yellow"))
-    return Group(head, bench_table(report), Text(""), bar_chart(report), *notes)
+    shared = common_config(report)
+    config = Text(f"config: {' '.join(shared)}", style="dim") if shared and len(report.rows) > 1 else Text("")
+    return Group(head, config, bench_table(report), Text(""), bar_chart(report), *notes)
