@@ -13,7 +13,7 @@ import pytest
 
 from conftest import GOLDEN, check_golden, triton_series
 from tritonscope.parse import parse_stage
-from tritonscope.parse.mlir import _strip_locs
+from tritonscope.parse.mlir import strip_locs
 
 STAGES = Path(__file__).resolve().parent / "data" / "stages"
 CASES = ("matmul_b16_sm80", "matmul_b16_sm90a", "matmul_grouped_sm90a")
@@ -116,7 +116,7 @@ def test_alias_chain_forms():
 
 
 def test_strip_locs_balanced():
-    text, bodies = _strip_locs('  %a: !tt.ptr<f16> loc("a_ptr"(#loc)), %b: i32 loc("b"(#loc))) {')
+    text, bodies = strip_locs('  %a: !tt.ptr<f16> loc("a_ptr"(#loc)), %b: i32 loc("b"(#loc))) {')
     assert text == "  %a: !tt.ptr<f16>, %b: i32) {"
     assert bodies == ['"a_ptr"(#loc)', '"b"(#loc)']
 

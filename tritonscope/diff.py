@@ -487,39 +487,10 @@ def strip_mlir_loc(line: str) -> str:
     """Remove every ` loc(...)` (balanced, nested) from one MLIR line.
 
     %x = tt.get_program_id x : i32 loc(#loc2)  ->  %x = tt.get_program_id x : i32
-    %a_ptr: !tt.ptr<f16> loc("a_ptr"(#loc))    ->  %a_ptr: !tt.ptr<f16>
     """
-    out = []
-    i = 0
-    while True:
-        j = line.find("loc(", i)
-        if j < 0 or (j > 0 and (line[j - 1].isalnum() or line[j - 1] in "_#")):
-            if j < 0:
-                out.append(line[i:])
-                break
-            out.append(line[i:j + 4])
-            i = j + 4
-            continue
-        out.append(line[i:j].rstrip(" "))
-        depth, k, in_str = 0, j + 3, False
-        while k < len(line):
-            ch = line[k]
-            if in_str:
-                if ch == "\\":
-                    k += 1
-                elif ch == '"':
-                    in_str = False
-            elif ch == '"':
-                in_str = True
-            elif ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            k += 1
-        i = k + 1
-    return "".join(out)
+    from tritonscope.parse.mlir import strip_locs
+
+    return strip_locs(line)[0]
 
 
 class _Renamer:

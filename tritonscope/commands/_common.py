@@ -86,6 +86,15 @@ ViewOpt = typer.Option("stages", "--view",
                        help="stages (each stage, annotated) | side-by-side (2-3 stages aligned by Python line, "
                             "default ttgir,ptx) | walkthrough (the story of the compile, generated) | "
                             "mix (instruction counts per class).")
+StageOpt = typer.Option(None, "--stage", "--stages",
+                        help="Stages to show, comma-separated: python,ttir,ttgir,llir,ptx,sass "
+                             "(default all; 'none' for the summary only).")
+LineOpt = typer.Option(None, "--line", help="Show Python line N and what it became in every stage.")
+JsonOpt = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema).")
+WidthOpt = typer.Option(None, "--width", help="Render for this many columns.")
+ColorOpt = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured).")
+PagerOpt = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER (shows every line).")
+ForceOpt = typer.Option(False, "--force", help="Overwrite an existing --save file.")
 MaxLinesOpt = typer.Option(None, "--max-lines", min=0,
                            help="Show at most N lines of each stage in the stages view "
                                 "(default 300, or all with --pager; 0 = all).")

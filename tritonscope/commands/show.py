@@ -20,19 +20,17 @@ from tritonscope.commands import _common as c
 @handle_errors
 def show_cmd(
     report: str = typer.Argument(..., help="A report saved with --save FILE.json."),
-    stage: Optional[str] = typer.Option(None, "--stage", "--stages",
-                                        help="Stages to show, comma-separated: python,ttir,ttgir,llir,ptx,sass "
-                                             "(default all; 'none' for the summary only)."),
+    stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
-    line: Optional[int] = typer.Option(None, "--line", help="Show Python line N and what it became in every stage."),
+    line: Optional[int] = c.LineOpt,
     layouts: bool = typer.Option(False, "--layouts", help="Draw the layouts saved in the report."),
-    as_json: bool = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema)."),
-    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured)."),
-    pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER (shows every line)."),
+    as_json: bool = c.JsonOpt,
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
+    pager: bool = c.PagerOpt,
     max_lines: Optional[int] = c.MaxLinesOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Save it again as .html, .md, .json or .txt (by extension)."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
+    force: bool = c.ForceOpt,
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep the report's file paths as they are in --save."),
 ):
     """Re-render a saved JSON report in the terminal (no Triton needed).

@@ -68,7 +68,7 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
     return out
 
 
-def _strip_locs(line: str) -> tuple[str, list[str]]:
+def strip_locs(line: str) -> tuple[str, list[str]]:
     """Remove every ` loc(...)` (balanced) from a line; return the text and the loc bodies."""
     if "loc(" not in line:
         return line, []
@@ -167,7 +167,7 @@ def parse(key: str, text: str, *, file: str = "") -> ParsedStage:
     for number, raw in enumerate(raw_lines, 1):
         if raw.startswith("#loc") and _ALIAS_DEF.match(raw):
             continue
-        shown, bodies = _strip_locs(raw)
+        shown, bodies = strip_locs(raw)
         # The op's own location is the last loc(...) on the line; earlier ones
         # belong to function arguments.
         loc = resolver.resolve(bodies[-1]) if bodies else None
