@@ -266,8 +266,7 @@ def test_click_python_line_highlights_linked_lines(report_page):
 
 def test_layout_svg_present(report_page):
     browser, _, analysis = report_page
-    if not analysis.layouts:
-        pytest.skip("this tritonscope has no layout drawer yet (tritonscope.layouts / render.layout_view)")
+    assert analysis.layouts, "the report was saved without layouts"
     n = browser.eval("document.querySelectorAll('#layouts figure.layout > svg').length")
     assert n == len(analysis.layouts)
     size = browser.eval("(() => { const r = document.querySelector('#layouts svg').getBoundingClientRect();"
