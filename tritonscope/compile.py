@@ -218,7 +218,7 @@ def _resources(text: str | None, metadata: dict[str, Any]) -> Resources:
         return Resources(dynamic_shared=dynamic)
     reg, stack, shared, local = map(int, m.groups())
     return Resources(registers=reg, stack=stack, static_shared=shared, local=local,
-                     spill_stores=local, spill_loads=None, dynamic_shared=dynamic)
+                     dynamic_shared=dynamic)
 
 
 # --------------------------------------------------------------------------

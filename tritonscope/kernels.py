@@ -32,7 +32,7 @@ import importlib.util
 import inspect
 import re
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -148,7 +148,7 @@ def parse_assignments(items: list[str] | None, what: str) -> dict[str, str]:
         if not sep or not name.strip().isidentifier() or not value.strip():
             raise UsageError(
                 f"Bad {what} {item!r}: expected NAME=VALUE.",
-                hint=f"For example: -c BLOCK=16" if what == "constexpr" else "For example: --arg a_ptr=fp16[32,32]",
+                hint="For example: -c BLOCK=16" if what == "constexpr" else "For example: --arg a_ptr=fp16[32,32]",
             )
         out[name.strip()] = value.strip()
     return out
@@ -449,10 +449,6 @@ def build_spec(req: Request, default_arch: str) -> Loaded:
 
 def _looks_like_dtype(value: str) -> bool:
     return value.lower() in DTYPES or value.lower() in DTYPE_ALIASES
-
-
-def with_changes(spec: KernelSpec, **changes) -> KernelSpec:
-    return replace(spec, **changes)
 
 
 def load_for_spec(spec: KernelSpec) -> tuple[Any, Callable | None]:

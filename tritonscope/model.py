@@ -6,7 +6,7 @@ CLI -> compile (KernelSpec -> Artifact) -> parse (Artifact -> ParsedStage)
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 # --------------------------------------------------------------------------
@@ -117,10 +117,8 @@ class KernelSpec:
 @dataclass(frozen=True)
 class Resources:
     registers: int | None = None          # per thread
-    spill_stores: int | None = None       # bytes, from ptxas -v
-    spill_loads: int | None = None
     stack: int | None = None              # bytes per thread
-    local: int | None = None              # bytes per thread of local memory
+    local: int | None = None              # bytes per thread of local memory (spills)
     static_shared: int | None = None      # bytes declared in the cubin
     dynamic_shared: int = 0               # bytes Triton asks for at launch
 
@@ -150,9 +148,6 @@ class Artifact:
     warnings: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)  # code-generation env vars in effect
     compile_seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 # --------------------------------------------------------------------------

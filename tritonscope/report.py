@@ -152,8 +152,8 @@ def check_output_path(path: str | Path, *, force: bool = False) -> Path:
     return path
 
 
-def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
-    """Write `text` to `path` all at once, or not at all.
+def write_atomic(path: str | Path, text: str | bytes, force: bool = False) -> Path:
+    """Write `text` (str or bytes) to `path` all at once, or not at all.
 
     The text goes to a temporary file in the same folder, which is then
     renamed over `path`: an error or Ctrl-C part way leaves no half-written
@@ -165,7 +165,8 @@ def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        binary = isinstance(text, bytes)
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())

@@ -499,17 +499,13 @@ def save_sweep(result: SweepResult, path: str, *, rows: list[SweepRow] | None = 
         if rows is not None:
             data["rows"] = [asdict(r) for r in rows]
         text = json.dumps(data, indent=1) + "\n"
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    from tritonscope.report import write_atomic
+
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text)
-        os.replace(tmp, out)
     except OSError as e:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
         raise OutputError(f"Cannot write {out}: {e.strerror or e}", hint="Check the directory and its permissions.") from e
+    return write_atomic(out, text, force=force)
     return out
 
 

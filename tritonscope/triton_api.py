@@ -185,7 +185,6 @@ def compile_kernel(jit_fn, args: list[Any], constexprs: dict[str, Any], *, capab
     `fresh` bypasses Triton's on-disk cache (TRITON_ALWAYS_COMPILE) for this
     one compile.
     """
-    import triton
     from triton.backends.compiler import GPUTarget
     from triton.runtime import driver
 
@@ -286,7 +285,7 @@ def run_tool(args: list[str], *, input_bytes: bytes | None = None, timeout: floa
     result = subprocess.run(args, input=input_bytes, capture_output=True, timeout=timeout)
     if result.returncode != 0:
         raise RuntimeError((result.stderr or result.stdout).decode(errors="replace").strip() or f"exit {result.returncode}")
-    return result.stdout.decode(errors="replace") + ("\n" + result.stderr.decode(errors="replace") if args[-2:-1] == ["-v"] else "")
+    return result.stdout.decode(errors="replace")
 
 
 # --------------------------------------------------------------------------

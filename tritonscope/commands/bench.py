@@ -101,7 +101,7 @@ def bench_cmd(
         console = make_console(width=width, color=color)
         console.print(bench_view(report))
     if save:
-        _save(report, save)
+        _save(report, save, force)
     if any(r.status in ("wrong", "failed") for r in report.rows):
         raise typer.Exit(1)
 
@@ -135,17 +135,17 @@ def _check_save(path: str, force: bool) -> None:
                              hint="pip install 'tritonscope[plot]', or save the figures with --save out.json.") from None
 
 
-def _save(report, path: str) -> None:
+def _save(report, path: str, force: bool) -> None:
+    """Write the report (.json) or its plot (.png/.svg) all at once, or not at all."""
     from pathlib import Path
 
-    from tritonscope.errors import OutputError
+    from tritonscope.report import write_atomic
 
-    try:
-        if Path(path).suffix.lower() == ".json":
-            Path(path).write_text(json.dumps(report.to_dict(), indent=1))
-        else:
-            from tritonscope.render.bench_plot import save_plot
+    fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt == "json":
+        data: str | bytes = json.dumps(report.to_dict(), indent=1)
+    else:
+        from tritonscope.render.bench_plot import plot_bytes
 
-            save_plot(report, path)
-    except OSError as e:
-        raise OutputError(f"Cannot write {path}: {e.strerror or e}.", hint="Check the folder exists and is writable.") from e
+        data = plot_bytes(report, fmt)
+    write_atomic(path, data, force=force)

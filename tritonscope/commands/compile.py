@@ -61,7 +61,7 @@ def compile_cmd(
 
     view = c.check_view(view)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
-    stages = c.parse_stage_list(stage, STAGE_KEYS)
+    c.parse_stage_list(stage, STAGE_KEYS)  # a bad --stage fails before the compile
     if save:  # fail before compiling when the report cannot be written
         from tritonscope.report import check_output_path, report_format
 

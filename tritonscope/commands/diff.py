@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional
@@ -12,7 +11,7 @@ import typer
 
 from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
-from tritonscope.errors import OutputError, UsageError
+from tritonscope.errors import UsageError
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape")
 
@@ -103,8 +102,6 @@ def diff_cmd(
     from tritonscope.diff import diff_analyses, spec_key
     from tritonscope.model import STAGE_KEYS
     from tritonscope.render.console import make_console, paged
-    from tritonscope.render.diff_view import diff_summary, stage_diff_panel
-
     if len(targets) > 2:
         raise UsageError(f"diff takes one or two targets, got {len(targets)}.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")

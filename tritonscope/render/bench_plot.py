@@ -7,8 +7,11 @@ below it (seed 002's third objective); configs that do not fit are marked.
 
 from __future__ import annotations
 
+import io
 
-def save_plot(report, path: str) -> None:
+
+def plot_bytes(report, fmt: str) -> bytes:
+    """The figure as PNG or SVG bytes (the caller writes them atomically)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -67,5 +70,7 @@ def save_plot(report, path: str) -> None:
         ax.legend(fontsize=6, ncol=2)
         ax.set_xticks(list(x), names, fontsize=7)
     fig.tight_layout()
-    fig.savefig(path)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt)
     plt.close(fig)
+    return buffer.getvalue()

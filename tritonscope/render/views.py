@@ -14,7 +14,6 @@ from collections import Counter
 
 from rich import box
 from rich.console import Group, RenderableType
-from rich.markup import escape
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
