@@ -1,4 +1,13 @@
-"""Path hygiene: stage texts carry absolute paths (loc(...), .file, //## File)."""
+"""Path hygiene: stage texts and metadata carry absolute paths.
+
+A path reaches a compile's output in four spellings, and a saved report
+must lose all of them unless the user asks to keep paths:
+
+    loc("/home/u/k/matmul.py":17:21)                   plain (MLIR, LLVM !DIFile)
+    .file 1 "/tmp/\\303\\251t\\303\\251/va.py"               octal-escaped UTF-8 (PTX, nvdisasm)
+    .b8 47 // DW_AT_comp_dir  .b8 104 ...  .b8 0       DWARF strings as bytes (PTX debug_info)
+    ["libdevice", "/venv/.../libdevice.10.bc"]         metadata values (extern_libs)
+"""
 
 from __future__ import annotations
 
@@ -7,13 +16,96 @@ import re
 
 
 def relativize(text: str, folder: str, replacement: str = ".") -> str:
-    """Rewrite every absolute path under `folder` as relative to it.
+    """Rewrite every absolute path under `folder` as relative to it, in every spelling.
 
     '/home/u/k/matmul.py' with folder '/home/u/k' -> './matmul.py'.
     """
     folder = os.path.normpath(folder)
     if not folder or folder == os.sep:
         return text
-    # "/home/u/k/matmul.py" and directory: "/home/u/k", but not "/home/u/kk/..."
-    pattern = re.compile(re.escape(folder) + r"(?![\w.-])")
-    return pattern.sub(replacement, text)
+    for spelling in dict.fromkeys((folder, _octal(folder))):
+        if spelling in text:
+            # "/home/u/k/matmul.py" and directory: "/home/u/k", but not "/home/u/kk/..."
+            text = re.sub(re.escape(spelling) + r"(?![\w.\-]|\\[0-7]{3})", lambda _m: replacement, text)
+    if ".b8" in text:
+        text = _relativize_dwarf_bytes(text, folder, replacement)
+    return text
+
+
+def _octal(text: str) -> str:
+    """How PTX and nvdisasm write a non-ASCII path: each UTF-8 byte above 127 as \\ooo."""
+    return "".join(chr(b) if b < 128 else f"\\{b:03o}" for b in text.encode("utf-8"))
+
+
+# .b8 47                                  // DW_AT_comp_dir
+_B8 = re.compile(r"^\.b8 (\d+)(\s*//.*)?$")
+# .b32 50                                 // Length of Unit
+_UNIT_LENGTH = re.compile(r"^\.b32 (\d+)(\s*// Length of Unit.*)$")
+
+
+def _relativize_dwarf_bytes(text: str, folder: str, replacement: str) -> str:
+    """Rewrite the folder inside the NUL-terminated `.b8` strings of a PTX debug section.
+
+    Each string is one `.b8 N` line per byte.  A rewritten string is shorter,
+    so the unit's `Length of Unit` is lowered by the same number of bytes and
+    the section stays consistent.
+    """
+    lines = text.split("\n")
+    old, new = folder.encode("utf-8"), replacement.encode("utf-8")
+    out: list[str] = []
+    unit_at: int | None = None
+    shrink = 0
+    i = 0
+    while i < len(lines):
+        m = _UNIT_LENGTH.match(lines[i])
+        if m:
+            if unit_at is not None and shrink:
+                out[unit_at] = _shrunk(out[unit_at], shrink)
+            unit_at, shrink = len(out), 0
+        if not _B8.match(lines[i]):
+            out.append(lines[i])
+            i += 1
+            continue
+        run = []
+        while i < len(lines) and (b := _B8.match(lines[i])) and int(b.group(1)) != 0:
+            run.append((int(b.group(1)), b.group(2) or ""))
+            i += 1
+        if i < len(lines) and _B8.match(lines[i]):
+            run.append((0, _B8.match(lines[i]).group(2) or ""))
+            i += 1
+        data = bytes(v for v, _ in run if v < 256)
+        if len(run) > len(old) and old in data and len(data) == len(run):
+            fixed = re.sub(re.escape(old) + rb"(?![\w.\-])", lambda _m: new, data[:-1]) + b"\0"
+            comments = [c.strip() for _, c in run] + [""] * len(fixed)
+            out.extend(f".b8 {byte}".ljust(40) + comments[k] if comments[k] else f".b8 {byte}"
+                       for k, byte in enumerate(fixed))
+            shrink += len(data) - len(fixed)
+        else:
+            out.extend(f".b8 {v}{c}" for v, c in run)
+    if unit_at is not None and shrink:
+        out[unit_at] = _shrunk(out[unit_at], shrink)
+    return "\n".join(out)
+
+
+def _shrunk(line: str, by: int) -> str:
+    m = _UNIT_LENGTH.match(line)
+    return f".b32 {int(m.group(1)) - by}{m.group(2)}" if m else line
+
+
+def install_folders() -> list[str]:
+    """Where Python packages live (Triton's libdevice path in `extern_libs` is one of them).
+
+    A saved report writes these as `<site-packages>`: they name the user's
+    machine and virtualenv, and say nothing about the kernel.
+    """
+    import site
+    import sysconfig
+
+    found = [sysconfig.get_paths().get(k) for k in ("purelib", "platlib")]
+    try:
+        found += site.getsitepackages()
+    except AttributeError:  # some embedded interpreters lack it
+        pass
+    found.append(site.getusersitepackages() if hasattr(site, "getusersitepackages") else None)
+    # longest first, so a nested folder is rewritten before its parent
+    return sorted({os.path.normpath(p) for p in found if p}, key=len, reverse=True)

@@ -1,0 +1,58 @@
+"""The one sanitizer for text that reaches a terminal or a text report.
+
+Kernel source, file names, compiler messages and reopened reports are not
+ours: any of them can hold an escape sequence (colour, window title, the
+OSC 52 clipboard write, clear screen).  Every such character is shown
+visibly instead, so the reader sees that it is there and the terminal does
+nothing with it:
+
+    'a\\x1b]52;c;SGVsbG8=\\x07'  ->  'a\\\\x1b]52;c;SGVsbG8=\\\\x07'
+
+Newlines and tabs are kept (they are layout, not commands).  `SafeConsole`
+applies the same rule to every segment rich renders, after our own styles
+have become segments, so a renderer that forgets to sanitize still cannot
+leak a control character.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from rich.console import Console
+from rich.segment import Segment
+
+# C0 controls but \t and \n, DEL, C1 controls (\x80-\x9f: 8-bit CSI/OSC), and
+# the Unicode bidi overrides that reorder what a line appears to say.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """`text` with every control character written out as an escape ('\\x1b')."""
+    if not text:
+        return text
+    return _CONTROL.sub(_visible, text)
+
+
+def has_control(text: str) -> bool:
+    return bool(_CONTROL.search(text))
+
+
+class SafeConsole(Console):
+    """A rich Console whose rendered text segments never carry a control character.
+
+    Styles are applied by rich as separate control codes when the segments are
+    written, so sanitizing segment text keeps our colours and drops theirs.
+    """
+
+    def render(self, renderable, options=None) -> Iterable[Segment]:  # type: ignore[override]
+        for segment in super().render(renderable, options):
+            if segment.control or not _CONTROL.search(segment.text):
+                yield segment
+            else:
+                yield Segment(visible(segment.text), segment.style, segment.control)
