@@ -204,9 +204,9 @@ def main() -> int:
     args = ap.parse_args()
     series = args.series
     if series is None:
-        from importlib.metadata import version
+        from tritonscope import triton_api
 
-        series = ".".join(version("triton").split(".")[:2])
+        series = ".".join(map(str, triton_api.triton_series()))
     r = fuzz(args.cases, args.seed, series, args.limit)
     print(f"fuzz: {r['cases']} cases on Triton {series} stages, {r['crashes']} crashes ({r['slow']} hangs), "
           f"{r['seconds']:.1f} s ({r['cases'] / max(r['seconds'], 1e-9):.1f} cases/s)")

@@ -1,15 +1,22 @@
-"""Sweep throughput: workers on every core vs serial, and a warm repeat vs a cold sweep.
+"""Sweep throughput: workers on every core vs serial, a Dask cluster, and a warm repeat vs a cold sweep.
 
     python benchmarks/sweep_speed.py            # targets: parallel >= 1.7x serial, warm >= 10x cold
+    python benchmarks/sweep_speed.py --dask     # + the same grid on a Dask LocalCluster of 2 workers
+    python benchmarks/sweep_speed.py --dask --small   # a 12-config grid (each run well under a minute)
 
 Each measurement runs in a fresh Python process with fresh TRITON_CACHE_DIR
 and TRITONSCOPE_CACHE_DIR (cold), except the warm repeat, which reuses the
 caches of the parallel run.  The time is that of the whole command
-(`tritonscope sweep ...`), start-up included.
+(`tritonscope sweep ...`), start-up included.  With --dask, two more cold
+runs: `--scheduler local` (the command starts a LocalCluster of 2 worker
+processes and stops it: start-up included), and `--scheduler tcp://...` to
+a LocalCluster of 2 workers this script started beforehand and warmed with
+one task (what a standing cluster costs per sweep).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -19,30 +26,64 @@ import time
 # The issue's own example grid (seed 004's tuning space): 4 x 3 x 3 = 36 configs.
 GRID = ["sweep", "matmul", "-c", "BLOCK=16,32,64,128", "--num-warps", "2,4,8", "--num-stages", "1,2,3",
         "--arch", "sm_90", "--json"]
+# 2 x 2 x 3 = 12 configs of the same space.
+SMALL = ["sweep", "matmul", "-c", "BLOCK=16,32", "--num-warps", "2,4", "--num-stages", "1,2,3",
+         "--arch", "sm_90", "--json"]
 
 
-def run(jobs: int, caches: str) -> float:
+def run(grid: list[str], caches: str, *extra: str) -> float:
     env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(caches, "triton"),
                TRITONSCOPE_CACHE_DIR=os.path.join(caches, "tritonscope"))
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tritonscope", *GRID, "--jobs", str(jobs)], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "tritonscope", *grid, *extra], env=env, check=True,
                    stdout=subprocess.DEVNULL)
     return time.perf_counter() - started
 
 
+def standing_cluster():
+    """A LocalCluster of 2 worker processes whose workers have imported Triton (one warm-up task)."""
+    import logging
+
+    import distributed
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       silence_logs=logging.ERROR)
+    with distributed.Client(cluster) as client:
+        client.run(lambda: __import__("triton") and None)
+    return cluster
+
+
 def main() -> None:
-    configs = 4 * 3 * 3
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dask", action="store_true", help="also run the grid on a Dask LocalCluster")
+    parser.add_argument("--small", action="store_true", help="the 12-config grid instead of the 36-config one")
+    opts = parser.parse_args()
+    grid = SMALL if opts.small else GRID
+    configs = 12 if opts.small else 36
     with tempfile.TemporaryDirectory() as serial_dir, tempfile.TemporaryDirectory() as parallel_dir:
-        serial = run(1, serial_dir)
-        parallel = run(2, parallel_dir)
-        warm = run(2, parallel_dir)
+        serial = run(grid, serial_dir, "--jobs", "1")
+        parallel = run(grid, parallel_dir, "--jobs", "2")
+        warm = run(grid, parallel_dir, "--jobs", "2")
     speedup, warm_x = serial / parallel, parallel / warm
-    print(f"grid: {configs} configs of matmul on sm_90a ({os.cpu_count()} cores)")
+    print(f"grid: {configs} configs of matmul on sm_90a ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
     print(f"cold, serial (1 worker):    {serial:6.2f} s  {configs / serial:5.2f} configs/s")
     print(f"cold, parallel (2 workers): {parallel:6.2f} s  {configs / parallel:5.2f} configs/s  "
           f"{speedup:.2f}x serial (target >= 1.7x) {'OK' if speedup >= 1.7 else 'MISSED'}")
     print(f"warm repeat (2 workers):    {warm:6.2f} s  {configs / warm:5.2f} configs/s  "
           f"{warm_x:.1f}x the cold sweep (target >= 10x) {'OK' if warm_x >= 10 else 'MISSED'}")
+    if not opts.dask:
+        return
+    with tempfile.TemporaryDirectory() as local_dir, tempfile.TemporaryDirectory() as standing_dir:
+        local = run(grid, local_dir, "--scheduler", "local", "--jobs", "2")
+        cluster = standing_cluster()
+        try:
+            standing = run(grid, standing_dir, "--scheduler", cluster.scheduler_address)
+        finally:
+            cluster.close()
+    print(f"cold, Dask --scheduler local (2 workers, cluster start-up included): {local:6.2f} s  "
+          f"{configs / local:5.2f} configs/s  {serial / local:.2f}x serial")
+    print(f"cold, Dask standing LocalCluster (2 workers, tcp://):                {standing:6.2f} s  "
+          f"{configs / standing:5.2f} configs/s  {serial / standing:.2f}x serial")
 
 
 if __name__ == "__main__":

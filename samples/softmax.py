@@ -16,6 +16,11 @@ def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK
     tl.store(out_ptr + row * out_row_stride + cols, num / den, mask=mask)
 
 
+def block_for(shape, dtype):
+    """One program holds a whole row: BLOCK is the row length's next power of two (Triton's tutorial)."""
+    return {"BLOCK": triton.next_power_of_2(shape[-1])}
+
+
 def launch(shape, dtype, c):
     rows, cols = shape
     return {
@@ -32,6 +37,7 @@ EXAMPLES = {
         "shape": (1823, 781),
         "dtype": "fp32",
         "constexprs": {"BLOCK": 1024},
+        "constexprs_for": block_for,
         "block": ["BLOCK"],
         "num_warps": 4,
         "num_stages": 3,

@@ -6,9 +6,8 @@ import pytest
 from conftest import GOLDEN, check_golden, triton_series
 from test_parse import CASES, parse_case
 
-from tritonscope.annotate import annotate_stage
-from tritonscope.annotate.encodings import Encoding, blocked_fit, explain_blocked, mma_k
-from tritonscope.annotate.mix import instruction_mix
+from tritonscope.dialects import annotate_stage, instruction_mix
+from tritonscope.encodings import Encoding, blocked_fit, explain_blocked, mma_k
 from tritonscope.model import Line, ParsedStage
 
 

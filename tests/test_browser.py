@@ -293,6 +293,150 @@ def test_hostile_report_runs_nothing(chromium, tmp_path):
         browser.close()
 
 
+@pytest.fixture(scope="module")
+def grouped_page(compiled, chromium, tmp_path_factory):
+    """The 128x256x64 grouped matmul's report (sm_90a), open in Chromium at 1600x1000."""
+    from tritonscope.analysis import analyze
+    from tritonscope.report import save_report
+
+    analysis = analyze(compiled("matmul_grouped", arch="sm_90a"))
+    tmp = tmp_path_factory.mktemp("grouped")
+    path = save_report(analysis, tmp / "grouped.html")
+    browser = Browser(chromium, str(tmp / "profile"))
+    try:
+        browser.open(path.resolve().as_uri())
+        browser.eval("new Promise(r => { const f = () => document.body.dataset.ready ? r(1) : setTimeout(f, 20); f(); })")
+        yield browser, analysis
+    finally:
+        browser.close()
+
+
+# The TTGIR line that defines #blocked, and a short line to compare its height with.
+_BLOCKED = ("[...document.querySelectorAll('.pane[data-stage=ttgir] .l')]"
+            ".find(el => el.querySelector('.t').textContent.startsWith('#blocked = '))")
+_SHORT = ("[...document.querySelectorAll('.pane[data-stage=ttgir] .l')]"
+          ".find(el => el.querySelector('.t').textContent.startsWith('#smem = '))")
+
+
+def _blocked_height(browser) -> tuple[float, float]:
+    return tuple(browser.eval(f"(() => [{_BLOCKED}.getBoundingClientRect().height,"
+                              f" {_SHORT}.getBoundingClientRect().height])()"))
+
+
+def test_blocked_definition_on_one_line(grouped_page):
+    """Lines do not wrap: the whole `#blocked = #ttg.blocked<{...}>` definition sits on one line,
+    and the pane scrolls sideways instead."""
+    browser, analysis = grouped_page
+    definition = next(ln.text for ln in analysis.parsed["ttgir"].lines if ln.text.startswith("#blocked = "))
+    assert definition.endswith("}>") and "sizePerThread" in definition and "order" in definition
+    assert browser.eval(f"{_BLOCKED}.querySelector('.t').textContent") == definition  # all of it, not cut
+    height, one_line = _blocked_height(browser)
+    assert height == one_line and 12 <= one_line <= 24, (height, one_line)
+    code = browser.eval("(() => { const c = document.querySelector('.pane[data-stage=ttgir] .code');"
+                        " return [c.scrollWidth, c.clientWidth]; })()")
+    assert code[0] >= code[1]  # scrolls sideways (allowed), never wraps
+    # the line number stays in view when the pane is scrolled sideways
+    left = browser.eval("(() => { const c = document.querySelector('.pane[data-stage=ttgir] .code');"
+                        f" c.scrollLeft = 400; const n = {_BLOCKED}.querySelector('.n').getBoundingClientRect();"
+                        " const r = c.getBoundingClientRect(); c.scrollLeft = 0; return n.left - r.left; })()")
+    assert 0 <= left < 8, left
+
+
+def test_pane_toggles(grouped_page):
+    """wrap, focus, wider/narrower and the stage checkboxes; then a screenshot to look at."""
+    browser, _ = grouped_page
+    widths = "[...document.querySelectorAll('.pane')].map(p => [p.dataset.stage, p.offsetWidth])"
+    before = dict(browser.eval(widths))
+    assert sum(w > 200 for w in before.values()) == 5 and before["llir"] == 0
+    # wrap long lines: the definition takes several lines; unticked, one again
+    one_line = _blocked_height(browser)[1]  # measured unwrapped: wrapped, the short line may wrap too
+    browser.eval("document.querySelector('#toggles input[data-wrap]').click()")
+    height = _blocked_height(browser)[0]
+    assert height >= 3 * one_line, (height, one_line)
+    browser.eval("document.querySelector('#toggles input[data-wrap]').click()")
+    assert _blocked_height(browser)[0] == one_line
+    # wider: the TTGIR pane takes a bigger share; narrower gives it back
+    for act in ("wider", "wider"):
+        browser.eval(f"document.querySelector('.pane[data-stage=ttgir] button[data-act={act}]').click()")
+    wide = dict(browser.eval(widths))
+    assert wide["ttgir"] > 2 * before["ttgir"], (before, wide)
+    for act in ("narrower", "narrower", "narrower"):  # never below its first width
+        browser.eval(f"document.querySelector('.pane[data-stage=ttgir] button[data-act={act}]').click()")
+    assert dict(browser.eval(widths))["ttgir"] == before["ttgir"]
+    # focus: the pane alone, full width; again: every pane back
+    browser.eval("document.querySelector('.pane[data-stage=ttgir] button[data-act=focus]').click()")
+    focused = dict(browser.eval(widths))
+    assert [k for k, w in focused.items() if w] == ["ttgir"] and focused["ttgir"] > 1400, focused
+    assert _blocked_height(browser)[0] == one_line
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "report_grouped_ttgir_focus.png"
+    browser.eval("document.getElementById('toggles').scrollIntoView()")
+    browser.screenshot(shot)
+    print(f"\nscreenshot: {shot}")
+    browser.eval("document.querySelector('.pane[data-stage=ttgir] button[data-act=focus]').click()")
+    assert dict(browser.eval(widths)) == before
+    # a stage checkbox hides and shows its pane
+    browser.eval("document.querySelector('#toggles input[data-stage=ptx]').click()")
+    assert dict(browser.eval(widths))["ptx"] == 0
+    browser.eval("document.querySelector('#toggles input[data-stage=ptx]').click()")
+    assert dict(browser.eval(widths)) == before
+    shot = ARTIFACTS / "report_grouped_panes.png"
+    browser.screenshot(shot)
+    print(f"screenshot: {shot}")
+    assert shot.stat().st_size > 10_000
+
+
+def test_noise_toggles(grouped_page):
+    """Noise lines (each dialect's noise()) are folded, with one count per kind in the pane's title; a
+    checkbox per kind shows them; folded or not, every line keeps its real number."""
+    from tritonscope.render import noise
+
+    browser, analysis = grouped_page
+    ptx_lines = noise.view_lines(analysis, "ptx")  # every line of the PTX text
+    ptx_kinds = noise.classify("ptx", ptx_lines)
+    if not ptx_kinds:
+        pytest.skip("this tritonscope's PTX dialect marks no noise")
+    assert "debug" in ptx_kinds.values()
+    count = "(k => [...document.querySelectorAll('.pane[data-stage=ptx] .l.z-' + k)]" \
+            ".filter(el => el.offsetHeight > 0).length)"
+    folded = sum(1 for k in ptx_kinds.values() if k == "debug")
+    assert browser.eval(f"{count}('debug')") == 0
+    title = browser.eval("document.querySelector('.pane[data-stage=ptx] h2 .folded').innerText")
+    assert title.startswith("hidden: ") and f"{folded:,} debug" in title, title
+    # numbers are the stage's own: the DOM holds every line, in order, folded or not
+    numbers = browser.eval("[...document.querySelectorAll('.pane[data-stage=ptx] .l .n')].map(n => +n.textContent)")
+    assert numbers == [ln.number for ln in ptx_lines] == list(range(1, len(ptx_lines) + 1))
+    shown = browser.eval("[...document.querySelectorAll('.pane[data-stage=ptx] .l')].filter(el => el.offsetHeight > 0)"
+                         ".map(el => +el.querySelector('.n').textContent)")
+    assert shown == [ln.number for ln in ptx_lines if ln.number not in ptx_kinds]
+    browser.eval("document.querySelector('#toggles input[data-noise=debug]').click()")
+    assert browser.eval(f"{count}('debug')") == folded
+    # what a reader sees: the PTX alone, its DWARF sections unfolded (scrolled to the first of them)
+    browser.eval("document.querySelector('.pane[data-stage=ptx] button[data-act=focus]').click()")
+    browser.eval("(() => { const el = document.querySelector('.pane[data-stage=ptx] .l.z-debug:nth-last-child(60)');"
+                 " const code = el.closest('.code'); code.scrollTop = el.offsetTop - 40;"
+                 " document.getElementById('toggles').scrollIntoView(); })()")
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.screenshot(ARTIFACTS / "report_grouped_ptx_debug_shown.png")
+    print(f"\nscreenshot: {ARTIFACTS / 'report_grouped_ptx_debug_shown.png'}")
+    browser.eval("document.querySelector('.pane[data-stage=ptx] button[data-act=focus]').click()")
+    title = browser.eval("document.querySelector('.pane[data-stage=ptx] h2 .folded').innerText")
+    assert "debug" not in title and title.startswith("hidden: "), title  # the other kinds are still folded
+    kinds = browser.eval("[...document.querySelectorAll('#toggles input[data-noise]')].map(b => b.dataset.noise)")
+    for kind in kinds:  # everything shown: nothing left to say
+        if kind != "debug":
+            browser.eval(f"document.querySelector('#toggles input[data-noise={kind}]').click()")
+    assert browser.eval("document.querySelector('.pane[data-stage=ptx] h2 .folded').offsetHeight") == 0
+    numbers = browser.eval("[...document.querySelectorAll('.pane[data-stage=ptx] .l')].filter(el => el.offsetHeight > 0)"
+                           ".map(el => +el.querySelector('.n').textContent)")
+    assert numbers == list(range(1, len(ptx_lines) + 1))  # every line of the PTX, in order
+    for kind in kinds:
+        if kind != "debug":
+            browser.eval(f"document.querySelector('#toggles input[data-noise={kind}]').click()")
+    browser.eval("document.querySelector('#toggles input[data-noise=debug]').click()")
+    assert browser.eval(f"{count}('debug')") == 0
+
+
 def test_large_report_stays_usable(compiled, chromium, tmp_path):
     """About 5,000 lines per stage (the sm_90 grouped matmul's real lines, repeated): the page
     loads in seconds and a click highlights in well under a second."""
@@ -336,7 +480,7 @@ def test_diff_page_loads_clean(compiled, chromium, tmp_path):
     from tritonscope.analysis import analyze
     from tritonscope.diff import diff_analyses
     from tritonscope.render.html import render_html_diff
-    from tritonscope.report import write_atomic
+    from tritonscope.output import write_atomic
 
     d = diff_analyses(analyze(compiled("matmul", block=16)), analyze(compiled("matmul", block=32)))
     path = write_atomic(tmp_path / "d.html", render_html_diff(d))
@@ -359,3 +503,17 @@ def test_diff_page_loads_clean(compiled, chromium, tmp_path):
         print(f"\nscreenshot: {ARTIFACTS / 'diff_matmul_16_vs_32.png'}")
     finally:
         browser.close()
+
+
+def test_remark_links_to_its_python_line(report_page):
+    """Triton's remark (sm_90a, BLOCK 16: no MMA v3) is listed at the top; its place selects the tl.dot line."""
+    browser, _, analysis = report_page
+    py = _dot_line(analysis)
+    assert [r["line"] for r in analysis.artifact.remarks if r["severity"] == "remark"] == [py]
+    assert "MMA version 3 acceleration not applied" in browser.eval("document.getElementById('remarks').textContent")
+    browser.eval("document.querySelector('#remarks button[data-py]').click()")
+    assert browser.eval("document.querySelector('.pane[data-stage=\"python\"] .l.sel').dataset.py") == str(py)
+    assert browser.eval("document.querySelectorAll('.pane[data-stage=\"python\"] .l.sel .note.k-remark').length") == 1
+    assert browser.eval("document.querySelectorAll('.l.hl').length") > 1  # every stage's lines of it, as a click does
+    browser.eval("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
+    assert browser.eval("document.querySelectorAll('.l.hl').length") == 0

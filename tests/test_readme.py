@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import shlex
 
-import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT
@@ -73,3 +72,17 @@ def test_readme_examples_run(tmp_path, monkeypatch):
         if result.exit_code != want:
             failures.append(f"{example}\n  exit {result.exit_code}, wanted {want}\n  {result.output[-600:]}")
     assert not failures, "\n\n".join(failures)
+
+
+def test_every_command_is_registered_and_documented():
+    """cli.COMMANDS is the one list of commands; each has --help and is in the README."""
+    from tritonscope.cli import COMMANDS
+
+    runner = CliRunner()
+    readme = (ROOT / "README.md").read_text()
+    for name in COMMANDS:
+        result = runner.invoke(app, [name, "--help"])
+        assert result.exit_code == 0 and "Usage:" in result.output, name
+        assert f"tritonscope {name}" in readme, f"README never mentions `tritonscope {name}`"
+    listed = runner.invoke(app, ["--help"]).output
+    assert all(name in listed for name in COMMANDS)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import textwrap
@@ -45,7 +44,9 @@ def test_json_holds_everything_and_round_trips(matmul, tmp_path):
 
     path = save_report(matmul, tmp_path / "r.json", keep_paths=True)
     data = json.loads(path.read_text())
-    assert data["schema"] == "tritonscope.report" and data["schema_version"] == 1
+    assert data["schema"] == "tritonscope.report" and data["schema_version"] == 2
+    assert data["summary"] == json.loads(json.dumps(matmul.summary.to_dict()))
+    assert data["summary"]["spills"] == {"stack": 0, "local": 0, "stores": 0, "loads": 0}
     art = data["artifact"]
     assert art["spec"]["target"] == "matmul" and art["spec"]["kernel"] == "matmul_kernel"
     assert art["spec"]["constexprs"] == {"BLOCK": 16} and art["spec"]["arch"] == "sm_90a"
@@ -66,6 +67,7 @@ def test_json_holds_everything_and_round_trips(matmul, tmp_path):
     assert back.parsed == matmul.parsed
     assert back.notes == matmul.notes
     assert back.mix == matmul.mix
+    assert back.summary == matmul.summary
     assert analysis_to_dict(back) == analysis_to_dict(matmul)
 
 
@@ -141,7 +143,7 @@ def test_bad_reports_are_clear(tmp_path):
 
 
 def test_write_atomic_refuses_overwrite_without_force(tmp_path):
-    from tritonscope.report import write_atomic
+    from tritonscope.output import write_atomic
 
     p = write_atomic(tmp_path / "a.txt", "one")
     with pytest.raises(OutputError, match="already exists"):
@@ -160,7 +162,7 @@ def _umask():
 
 
 def test_write_atomic_leaves_nothing_on_failure(tmp_path, monkeypatch):
-    from tritonscope import report
+    from tritonscope import output
 
     target = tmp_path / "r.html"
     target.write_text("old")
@@ -168,9 +170,9 @@ def test_write_atomic_leaves_nothing_on_failure(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(report.os, "fsync", boom)  # interrupted after writing, before the rename
+    monkeypatch.setattr(output.os, "fsync", boom)  # interrupted after writing, before the rename
     with pytest.raises(KeyboardInterrupt):
-        report.write_atomic(target, "new " * 1000, force=True)
+        output.write_atomic(target, "new " * 1000, force=True)
     assert target.read_text() == "old"
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.html"]
     monkeypatch.undo()
@@ -178,9 +180,9 @@ def test_write_atomic_leaves_nothing_on_failure(tmp_path, monkeypatch):
     def full(*a, **k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(report.os, "fsync", full)
+    monkeypatch.setattr(output.os, "fsync", full)
     with pytest.raises(OutputError, match="No space left"):
-        report.write_atomic(tmp_path / "new.json", "{}")
+        output.write_atomic(tmp_path / "new.json", "{}")
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.html"]
 
 
@@ -198,10 +200,10 @@ def test_ctrl_c_during_save_leaves_no_file(tmp_path):
     """A real SIGINT while a big report is being written: exit 130 and no file, no temporary."""
     code = textwrap.dedent(f"""
         import os, signal, sys
-        from tritonscope import report
+        from tritonscope import output
         def slow(fd):
             os.kill(os.getpid(), signal.SIGINT)
-        report.os.fsync = slow
+        output.os.fsync = slow
         from tritonscope.cli import app
         sys.argv = ["tritonscope", "show", {str(ROOT / "tests" / "data" / "report_small.json")!r}, "--stage", "none",
                     "--save", {str(tmp_path / "out.html")!r}]
@@ -235,7 +237,7 @@ def test_unwritable_paths_are_clear(matmul, tmp_path, monkeypatch, name, message
 def test_permission_denied_is_clear(tmp_path):
     if os.geteuid() == 0:
         pytest.skip("root can write anywhere")
-    from tritonscope.report import write_atomic
+    from tritonscope.output import write_atomic
 
     ro = tmp_path / "ro"
     ro.mkdir(mode=0o500)
@@ -276,12 +278,16 @@ def test_html_is_self_contained_and_linked(matmul, tmp_path):
     assert not re.search(r"https?://(?!www\.w3\.org/)", re.sub(r'title="[^"]*"', "", text)), "no URLs outside notes"
     csp = next(a["content"] for t, a in tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
     assert csp.startswith("default-src 'none'; script-src 'sha256-")
-    panes = [(a["data-stage"], "hidden" in a) for t, a in tags if t == "section" and a.get("class") == "pane"]
+    panes = [(a["data-stage"], "hidden" in a) for t, a in tags
+             if t == "section" and "pane" in a.get("class", "").split()]
     assert panes == [(k, k == "llir") for k in matmul.parsed]
-    # every line is there, and each carries the Python line it came from
-    lines = [a for t, a in tags if t == "div" and a.get("class") == "l"]
-    assert len(lines) == sum(len(s.lines) for s in matmul.parsed.values())
-    expected = [python_line_of(matmul, k, ln) for k, s in matmul.parsed.items() for ln in s.lines]
+    # every line of every stage is there (noise lines too, folded: class "l z z-debug"), and each
+    # carries the Python line it came from
+    from tritonscope.render.noise import view_lines
+
+    lines = [a for t, a in tags if t == "div" and a.get("class", "").split()[:1] == ["l"]]
+    assert len(lines) == sum(len(s.splitlines()) for s in matmul.artifact.stages.values())
+    expected = [python_line_of(matmul, k, ln) for k in matmul.parsed for ln in view_lines(matmul, k)]
     assert [int(a["data-py"]) if "data-py" in a else None for a in lines] == expected
     assert "&lt;" in text and "tt.dot" in text  # IR text escaped, not dropped
     assert "Instruction mix" in text and "mma" in text
@@ -474,11 +480,14 @@ def test_compile_save_all_formats_and_show_matches(tmp_path, monkeypatch):
     # compile of the same source the paths of a different file)
     from tritonscope.report import kernel_folders, load_analysis
 
+    # (--raw: the lines that carry paths, `#loc`, `!DIFile`, `//## File`, are folded noise otherwise;
+    # PTX's DWARF bytes spell the path out, so its raw view differs beyond the path lines)
+    raw = ("--raw", "--stage", "python,ttir,ttgir,llir,sass")
     live = _cli("compile", "matmul", "--block", "16", "--width", "120", "--no-color", "--save", "k2.json",
-                "--keep-paths")
+                "--keep-paths", *raw)
     folders = kernel_folders(load_analysis("k2.json"))
     assert _cli("show", "k2.json", "--stage", "none", "--save", "r2.json").exit_code == 0
-    shown = _cli("show", "r2.json", "--width", "120", "--no-color")
+    shown = _cli("show", "r2.json", "--width", "120", "--no-color", *raw)
     live_lines = _without_timing(live.output).splitlines()
     shown_lines = _without_timing(shown.output).splitlines()
     assert len(live_lines) == len(shown_lines)
@@ -533,10 +542,12 @@ def test_show_never_imports_triton(tmp_path):
 
 
 def test_checked_in_report_is_current(matmul):
-    """tests/data/report_small.json (used by the no-Triton tests) still loads with this schema."""
+    """tests/data/report_small.json (used by the no-Triton tests) still loads: a version-1 report, migrated."""
     from tritonscope.report import load_analysis
 
+    assert json.loads((ROOT / "tests" / "data" / "report_small.json").read_text())["schema_version"] == 1
     small = load_analysis(ROOT / "tests" / "data" / "report_small.json")
+    assert small.summary.registers == 26 and small.summary.spills.spills is False
     assert small.artifact.spec.kernel == "add_kernel" and small.artifact.spec.file == "./vector_add.py"
     assert small.layouts, "saved with --layouts, so show --layouts and the HTML drawings run without Triton"
     assert set(small.parsed) == set(small.artifact.stages)

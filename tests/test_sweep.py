@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope import sweep as sw
+from tritonscope import triton_api
 from tritonscope.cli import app
 from tritonscope.kernels import Request, build_spec
 
@@ -50,7 +51,7 @@ def test_grid_is_every_combination():
 
 def test_autotune_configs_are_the_grid():
     loaded = build_spec(Request("matmul_autotuned", arch="sm_90a"), "sm_90a")
-    auto = sw.autotune_configs(loaded.obj)
+    auto = triton_api.autotune_configs(loaded.obj)
     assert auto and len(auto) == 4
     reqs = sw.build_grid(Request("matmul_autotuned", arch="sm_90a"), constexprs={}, num_warps=None,
                          num_stages=None, arches=None, dtypes=None, autotune=auto)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from conftest import GOLDEN, check_golden, triton_series
@@ -131,3 +132,105 @@ def test_cli_line_and_walkthrough(arch):
         assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["compile", "matmul", "--block", "16", "--view", "bogus"])
     assert r.exit_code != 0 and "Unknown view" in r.output
+
+
+# -- noise filters (issue 16): folded by default, every line with --raw, numbers always real ---------------
+
+
+def _stage_rows(output: str, title: str, total: int) -> tuple[list[str], list[tuple[int, str]]]:
+    """(the lines before the numbered rows, [(number, text)]) of one stage panel in `compile` output."""
+    digits = len(str(total))
+    row = re.compile(rf"^  ([ \d]{{{digits}}})  (.*)$")
+    lines = output.splitlines()
+    start = lines.index(f"   {title}") + 1
+    head, rows = [], []
+    for text in lines[start:]:
+        m = row.match(text)
+        if m and m.group(1).strip().isdigit():
+            rows.append((int(m.group(1)), m.group(2).rstrip()))
+        elif not rows:
+            head.append(text.strip())
+        elif not text.strip():
+            break
+    return head, rows
+
+
+def _ptx_compile(*extra: str):
+    from typer.testing import CliRunner
+
+    from tritonscope.cli import app
+
+    return CliRunner().invoke(app, ["compile", "matmul", "--block", "16", "--arch", "sm_90a", "--stage", "ptx",
+                                    "--max-lines", "0", "--width", "400", "--no-color", *extra])
+
+
+def test_ptx_view_folds_debug_sections(compiled):
+    """Seed 001 on sm_90a: the PTX view shows its instructions, the DWARF sections folded, one line
+    saying so; every shown line keeps its number in the real PTX."""
+    from tritonscope.model import Line
+    from tritonscope.render import noise
+    from tritonscope.render.noise import classify
+
+    ptx = compiled("matmul", block=16).stages["ptx"].splitlines()
+    kinds = classify("ptx", [Line(i, t, t) for i, t in enumerate(ptx, 1)])
+    debug = sum(1 for k in kinds.values() if k == "debug")
+    assert debug > 100  # the .section .debug_* blocks, .file/.loc and their labels
+    r = _ptx_compile()
+    assert r.exit_code == 0, r.output
+    head, rows = _stage_rows(r.output, "PTX", len(ptx))
+    hidden = {k: sum(1 for v in kinds.values() if v == k) for k in noise.KINDS if k in kinds.values()}
+    assert head == [noise.message(hidden)] and f"{debug} debug lines" in head[0] and "--raw shows them" in head[0]
+    if triton_series() == "3.9":  # the README quotes this line (Triton 3.9.0)
+        from conftest import ROOT
+
+        assert f"\n    {head[0]}\n" in (ROOT / "README.md").read_text()
+    assert len(rows) == len(ptx) - len(kinds)
+    for number, text in rows:  # real numbers: each row is that line of the PTX
+        assert text == ptx[number - 1].replace("\t", "    ").rstrip(), number
+    shown = "\n".join(t for _, t in rows)
+    assert ".debug_info" not in shown and "DW_AT" not in shown and ".loc" not in shown
+    for instruction in ("cp.async.ca.shared.global", "ldmatrix.sync.aligned", "mma.sync.aligned.m16n8k16", "ret;"):
+        assert instruction in shown
+
+
+def test_ptx_view_raw_is_the_stage_text(compiled, tmp_path):
+    """--raw: every line of the PTX, exactly as written, numbered 1..N; `show --raw` prints the same."""
+    from typer.testing import CliRunner
+
+    from tritonscope.cli import app
+
+    ptx = compiled("matmul", block=16).stages["ptx"].splitlines()
+    r = _ptx_compile("--raw", "--save", str(tmp_path / "r.json"), "--keep-paths")
+    assert r.exit_code == 0, r.output
+    head, rows = _stage_rows(r.output, "PTX", len(ptx))
+    assert head == []  # nothing folded, nothing to say
+    assert [n for n, _ in rows] == list(range(1, len(ptx) + 1))
+    assert [t for _, t in rows] == [line.replace("\t", "    ").rstrip() for line in ptx]
+    shown = CliRunner().invoke(app, ["show", str(tmp_path / "r.json"), "--stage", "ptx", "--raw", "--max-lines", "0",
+                                     "--width", "400", "--no-color"])
+    assert shown.exit_code == 0 and _stage_rows(shown.output, "PTX", len(ptx))[1] == rows
+    # the saved JSON is never filtered
+    assert json.loads((tmp_path / "r.json").read_text())["artifact"]["stages"]["ptx"].splitlines() == ptx
+
+
+def test_keep_one_kind_and_bad_kinds():
+    r = _ptx_compile("--keep", "comment")
+    assert r.exit_code == 0, r.output
+    assert "comment" not in r.output.split("   PTX", 1)[1].splitlines()[1]
+    r = _ptx_compile("--keep", "debugg")
+    assert r.exit_code == 2 and "Unknown kind of noise" in r.output
+
+
+@pytest.mark.parametrize("case", ("matmul_b16_sm90a",))
+def test_markdown_and_side_by_side_fold_too(case):
+    from tritonscope.render import noise
+    from tritonscope.render.markdown import render_markdown
+
+    a = analysis_of(case)
+    folded, raw = render_markdown(a), render_markdown(a, hide=noise.RAW)
+    assert ".debug_info" in raw and ".debug_info" not in folded
+    assert "debug lines hidden; saving with --raw keeps them" in folded
+    assert len(raw.splitlines()) > len(folded.splitlines()) + 100
+    # side by side shows only lines mapped to Python; folding never drops an instruction there
+    side = render(views.side_by_side(a, ("ptx", "sass"), 100))
+    assert "mma.sync.aligned.m16n8k16" in side and "HMMA" in side

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tritonscope.model import Artifact, Note, ParsedStage
+from tritonscope.summary import Summary, summarize
 
 
 @dataclass
@@ -20,6 +21,15 @@ class Analysis:
     notes: list[Note]
     mix: dict[str, dict[str, int]]                  # stage key -> instruction class -> count
     layouts: list[Any] = field(default_factory=list)  # filled on request (see layouts.py)
+    # Derived facts (fit, occupancy, spills...), computed once; always set after __init__.
+    summary: Summary | None = None
+    # The pass table (passes.PassTrace.to_dict()), when the user asked for it
+    # (`compile --passes`, `passes --save`); plain data, so `show` replays it.
+    passes: dict | None = None
+
+    def __post_init__(self) -> None:
+        if self.summary is None:
+            self.summary = summarize(self.artifact, self.mix)
 
     def notes_for(self, stage: str) -> dict[int, list[Note]]:
         out: dict[int, list[Note]] = {}
@@ -30,14 +40,28 @@ class Analysis:
 
 
 def analyze(artifact: Artifact) -> Analysis:
-    from tritonscope.annotate import annotate_stage
-    from tritonscope.annotate.mix import instruction_mix
-    from tritonscope.parse import parse_stage
+    """Each stage through its dialect: parse, annotate, count (Analysis.mix holds the fine names).
 
-    parsed = {key: parse_stage(key, text, first_line=artifact.python_first_line, file=artifact.spec.file)
-              for key, text in artifact.stages.items()}
+    The artifact's text (stages, kernel and file names, warnings) is taken with
+    its control characters written out visibly (sanitize.py): a comment or a
+    file name can hold an escape sequence, and every view, report and width
+    computed from here on sees what the terminal will really show.
+    """
+    from tritonscope.dialects import annotate_stage, dialect, instruction_mix
+    from tritonscope.sanitize import visible_data
+
+    artifact = visible_data(artifact)
+
+    parsed: dict[str, ParsedStage] = {}
     notes: list[Note] = []
-    for key, stage in parsed.items():
+    mix: dict[str, dict[str, int]] = {}
+    for key, text in artifact.stages.items():
+        stage = dialect(key).parse(text, file=artifact.spec.file, first_line=artifact.python_first_line)
+        parsed[key] = stage
         notes.extend(annotate_stage(stage))
-    mix = {key: instruction_mix(stage) for key, stage in parsed.items()}
-    return Analysis(artifact, parsed, notes, mix)
+        mix[key] = instruction_mix(stage)
+    if artifact.remarks:  # Triton's own remarks, on the lines they name in every stage
+        from tritonscope.remarks import remark_notes
+
+        notes.extend(remark_notes(parsed, artifact.remarks, artifact.spec.file))
+    return Analysis(artifact, parsed, notes, mix, summary=summarize(artifact, mix))

@@ -21,23 +21,27 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tritonscope import runner
+from tritonscope import runner, triton_api
 from tritonscope.kernels import Loaded
 
 # Dense (no structured sparsity) peak rates in TFLOP/s and memory bandwidth
 # in GB/s, from NVIDIA's datasheets: "NVIDIA H100 Tensor Core GPU" (SXM5 and
 # PCIe and NVL columns; the datasheet's tensor figures are with sparsity, so
 # halved here), "NVIDIA H200 Tensor Core GPU" (SXM: the H100 SXM's compute,
-# 4.8 TB/s), "NVIDIA A100 Tensor Core GPU" (SXM 80GB).  "fp32" is the plain
-# (non-tensor-core) rate.  Keys are matched against torch's device name.
+# 4.8 TB/s), "NVIDIA A100 Tensor Core GPU" (SXM 80GB), "NVIDIA DGX B200" (per
+# GPU: 72 PFLOPS FP8 training / 8, sparse halved, 8 TB/s).  "fp32" is the plain
+# (non-tensor-core) rate; "sms" the part's SM count (CUDA deviceQuery: H100 SXM
+# and H200 132, H100 PCIe 114, A100 108, B200 148).  Keys are matched against
+# torch's device name.  `explain` bounds kernel times with these figures.
 PEAKS: dict[str, dict[str, float]] = {
-    "H200": {"fp16": 989.4, "bf16": 989.4, "tf32": 494.7, "fp8": 1978.9, "fp32": 66.9, "gbs": 4800},
-    "H100 NVL": {"fp16": 835.5, "bf16": 835.5, "tf32": 417.5, "fp8": 1670.5, "fp32": 60.0, "gbs": 3900},
-    "H100 PCIe": {"fp16": 756.5, "bf16": 756.5, "tf32": 378.0, "fp8": 1513.0, "fp32": 51.2, "gbs": 2000},
-    "H100": {"fp16": 989.4, "bf16": 989.4, "tf32": 494.7, "fp8": 1978.9, "fp32": 66.9, "gbs": 3350},
-    "A100": {"fp16": 312.0, "bf16": 312.0, "tf32": 156.0, "fp32": 19.5, "gbs": 2039},
+    "H200": {"fp16": 989.4, "bf16": 989.4, "tf32": 494.7, "fp8": 1978.9, "fp32": 66.9, "gbs": 4800, "sms": 132},
+    "H100 NVL": {"fp16": 835.5, "bf16": 835.5, "tf32": 417.5, "fp8": 1670.5, "fp32": 60.0, "gbs": 3900, "sms": 132},
+    "H100 PCIe": {"fp16": 756.5, "bf16": 756.5, "tf32": 378.0, "fp8": 1513.0, "fp32": 51.2, "gbs": 2000, "sms": 114},
+    "H100": {"fp16": 989.4, "bf16": 989.4, "tf32": 494.7, "fp8": 1978.9, "fp32": 66.9, "gbs": 3350, "sms": 132},
+    "A100": {"fp16": 312.0, "bf16": 312.0, "tf32": 156.0, "fp32": 19.5, "gbs": 2039, "sms": 108},
+    "B200": {"fp16": 2250.0, "bf16": 2250.0, "tf32": 1100.0, "fp8": 4500.0, "fp32": 75.0, "gbs": 8000, "sms": 148},
 }
-PEAKS_SOURCE = "NVIDIA datasheets (dense; H100/H200 SXM, H100 PCIe/NVL, A100 SXM 80GB)"
+PEAKS_SOURCE = "NVIDIA datasheets (dense; H100/H200 SXM, H100 PCIe/NVL, A100 SXM 80GB, DGX B200 per GPU)"
 
 
 def peaks_for(device: str) -> tuple[str, dict[str, float]] | tuple[None, None]:
@@ -80,13 +84,18 @@ class BenchRow:
     ratio: float | None = None        # torch time / kernel time (>1: the kernel is faster)
     peak_fraction: float | None = None
     peak_kind: str | None = None
+    # Why a figure is not shown: a wrong result has no throughput; above 100% of the peak is a
+    # measurement error (too short to time, a wrong flop/byte count, a wrong peak table), not a figure.
+    withheld: str | None = None
     check: dict | None = None         # the first CheckResult as a dict
     tf32: bool | None = None
     bytes_read: int = 0
     bytes_written: int = 0
     registers: int | None = None
     shared: int | None = None
-    spills: int | None = None
+    spills: int | None = None         # spill bytes per thread: stack frame + local (summary.Spills.bytes)
+    spill_stores: int | None = None   # STL instructions in the SASS
+    spill_loads: int | None = None    # LDL instructions in the SASS
     mix: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,15 +158,13 @@ def bench_loaded(loaded: Loaded, *, artifact=None, warmup: int = 25, rep: int = 
     row = BenchRow(spec.label(), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps, spec.num_stages, "ok")
     if artifact is not None:
         _resources_into(row, artifact)
-    runner.set_allocator()
+    triton_api.set_allocator()
     values = runner.make_inputs(loaded, "cuda", seed)
     row.bytes_read, row.bytes_written = runner.tensor_bytes(loaded, values)
     try:
         compiled = runner.launch(loaded, values)
         torch.cuda.synchronize()
     except Exception as e:
-        from tritonscope import triton_api
-
         row.status = "out of resources" if triton_api.is_out_of_resources(e) else "failed"
         row.problem = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
         return row
@@ -170,21 +177,49 @@ def bench_loaded(loaded: Loaded, *, artifact=None, warmup: int = 25, rep: int = 
     flops = (loaded.launch or {}).get("flops")
     moved = row.bytes_read + row.bytes_written
     ms = median_ms(lambda: runner.launch(loaded, values), warmup, rep)
-    row.kernel = _timing(ms, flops, moved)
+    torch_ms = None
     if with_torch:
         what, fn = torch_baseline(loaded, values)
         if fn is not None:
             row.torch_what = what
-            tms = median_ms(fn, warmup, rep)
-            row.torch = _timing(tms, flops, moved)
-            row.ratio = tms / ms if ms else None
-    _, peaks = peaks_for(runner.device_name())
-    row.peak_kind = peak_kind(spec.dtype, row.tf32)
+            torch_ms = median_ms(fn, warmup, rep)
+    table, peaks = peaks_for(runner.device_name())
+    return fill_figures(row, ms=ms, torch_ms=torch_ms, flops=flops, moved=moved, peaks=peaks, peak_table=table)
+
+
+def fill_figures(row: BenchRow, *, ms: float, torch_ms: float | None, flops: int | None, moved: int,
+                 peaks: dict[str, float] | None, peak_table: str | None = None) -> BenchRow:
+    """The row's figures from its timings, only the ones that can be true.
+
+    - A wrong result (status "wrong") keeps its time but gets no throughput,
+      no ratio to torch and no % peak: a fast wrong kernel is not fast.
+    - A figure above 100% of the datasheet peak is impossible: the row
+      becomes a "measurement error", with the reason in `withheld`, and no
+      throughput, % peak or ratio (the timing or the flop/byte count is wrong).
+    - torch keeps its own figures in their own units.
+    """
+    row.kernel = _timing(ms, flops, moved)
+    if torch_ms is not None:
+        row.torch = _timing(torch_ms, flops, moved)
+        row.ratio = torch_ms / ms if ms else None
+    if row.status == "wrong":
+        row.kernel = Timing(ms, None, None)
+        row.ratio = None
+        row.withheld = "a wrong result: no throughput, % peak or ratio"
+        return row
+    row.peak_kind = peak_kind(row.dtype, row.tf32)
     if peaks and row.kernel.tflops and row.peak_kind in peaks:
         row.peak_fraction = row.kernel.tflops / peaks[row.peak_kind]
     elif peaks and not flops and row.kernel.gbs:
         row.peak_kind = "bandwidth"
         row.peak_fraction = row.kernel.gbs / peaks["gbs"]
+    if row.peak_fraction is not None and row.peak_fraction > 1.0:
+        row.withheld = (f"{row.peak_fraction:.0%} of the {peak_table or 'GPU'}'s {row.peak_kind} peak is impossible: "
+                        "a measurement error (a kernel too short to time, or a wrong flop/byte count)")
+        row.status = "measurement error"
+        row.kernel = Timing(ms, None, None)
+        row.peak_fraction = None
+        row.ratio = None
     return row
 
 
@@ -196,19 +231,27 @@ def _timing(ms: float, flops: int | None, moved: int) -> Timing:
 def _resources_into(row: BenchRow, artifact) -> None:
     from tritonscope.analysis import analyze
 
-    res = artifact.resources
-    row.registers = res.registers
-    row.shared = res.dynamic_shared
-    row.spills = res.local
     analysis = analyze(artifact)
-    row.mix = dict(analysis.mix.get("sass") or analysis.mix.get("ptx") or {})
+    summary = analysis.summary
+    row.registers = summary.registers
+    row.shared = summary.shared.dynamic
+    row.spills = summary.spills.bytes
+    row.spill_stores, row.spill_loads = summary.spills.stores, summary.spills.loads
+    # Coarse classes (the words of diff and sweep) of the last stage that has any: SASS, else PTX.
+    from tritonscope.dialects import PIPELINE, class_counts
+
+    for key in reversed(PIPELINE):
+        row.mix = class_counts(key, analysis.artifact.stages.get(key, ""))
+        if row.mix:
+            break
 
 
 def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, with_torch: bool = True,
                   progress=None, on_row=None) -> BenchReport:
     """Compile each config for the local arch, skip what does not fit, time the rest."""
-    from tritonscope.compile import compile_artifact, fit_problems
+    from tritonscope.compile import compile_artifact
     from tritonscope.errors import OutOfResourcesError, TritonscopeError
+    from tritonscope.summary import summarize
 
     runner.require_gpu("Benchmarking")
     import torch
@@ -230,7 +273,8 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
             if on_row:
                 on_row(rows[-1])
             continue
-        problems = fit_problems(artifact)
+        fit = summarize(artifact).fit
+        problems = list(fit.problems) if fit else []
         if problems:
             row = BenchRow(spec.label(), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
                            spec.num_stages, "out of resources", problem="; ".join(problems))

@@ -1,8 +1,11 @@
 """The typer app: parse arguments -> core -> renderer -> exit code.
 
-Every command is wrapped by `handle_errors`, the one place that turns a
-TritonscopeError into one message on stderr and a documented exit code
-(see errors.ExitCode); --debug shows the traceback instead.
+Commands are plain functions in tritonscope/commands/, registered here in
+one place (COMMANDS); none of them imports this module.  Each is wrapped by
+`handle_errors`, the one place that turns a TritonscopeError into one
+message on stderr and a documented exit code (see errors.ExitCode); --debug
+shows the traceback instead.  The root callback builds the Env (env.py) that
+commands read from typer's context.
 """
 
 from __future__ import annotations
@@ -15,7 +18,21 @@ from typing import Optional
 
 import typer
 
-from tritonscope import __version__
+from tritonscope._version import __version__
+from tritonscope.commands import bench as bench_cmd
+from tritonscope.commands import compile as compile_cmd
+from tritonscope.commands import diff as diff_cmd
+from tritonscope.commands import layout as layout_cmd
+from tritonscope.commands import open as open_cmd
+from tritonscope.commands import capture as capture_cmd
+from tritonscope.commands import check as check_cmd
+from tritonscope.commands import explain as explain_cmd
+from tritonscope.commands import passes as passes_cmd
+from tritonscope.commands import run as run_cmd
+from tritonscope.commands import samples as samples_cmd
+from tritonscope.commands import show as show_cmd
+from tritonscope.commands import sweep as sweep_cmd
+from tritonscope.env import Env, env_of
 from tritonscope.errors import ExitCode, TritonscopeError
 
 EXIT_CODES_HELP = "\n\n".join(f"{c.value}  {c.name.lower().replace('_', ' ')}" for c in ExitCode)
@@ -37,8 +54,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-state = {"debug": False}
-
 
 def _version(value: bool):
     if value:
@@ -48,42 +63,45 @@ def _version(value: bool):
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
     version: Optional[bool] = typer.Option(None, "--version", callback=_version, is_eager=True,
                                            help="Print the version and exit."),
 ):
-    state["debug"] = debug or bool(os.environ.get("TRITONSCOPE_DEBUG"))
+    ctx.obj = Env.from_environ(debug=debug)
 
 
 def report_error(err: TritonscopeError) -> None:
-    from tritonscope.render.console import make_console
-
-    console = make_console(stderr=True)
-    console.print(f"[bold red]error:[/] {_escape(err.message)}")
-    if err.context:
-        for line in str(err.context).splitlines():
-            console.print(f"  [dim]|[/] {_escape(line)}")
-    if err.hint:
-        console.print(f"[bold]hint:[/] {_escape(err.hint)}")
-
-
-def _escape(text: str) -> str:
     from rich.markup import escape
 
-    return escape(str(text))
+    from tritonscope.render.console import make_console
+    from tritonscope.sanitize import visible
+
+    # messages quote kernel names, file names and Triton's own errors: control characters shown, not sent
+    console = make_console(stderr=True)
+    console.print(f"[bold red]error:[/] {escape(visible(str(err.message)))}")
+    if err.context:
+        for line in str(err.context).splitlines():
+            console.print(f"  [dim]|[/] {escape(visible(line))}")
+    if err.hint:
+        console.print(f"[bold]hint:[/] {escape(visible(str(err.hint)))}")
 
 
 def handle_errors(fn):
-    """Map typed errors to one clear message + exit code; Ctrl-C to 130."""
+    """Map typed errors to one clear message + exit code; Ctrl-C to 130.
+
+    Every command takes `ctx` (typer passes it by name): its Env says --debug.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        debug = env_of(kwargs.get("ctx")).debug
         try:
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
         except TritonscopeError as e:
-            if state["debug"]:
+            if debug:
                 traceback.print_exc()
             report_error(e)
             raise typer.Exit(int(e.exit_code))
@@ -98,7 +116,7 @@ def handle_errors(fn):
                 pass
             raise typer.Exit(0)
         except Exception as e:  # a bug: say so plainly
-            if state["debug"]:
+            if debug:
                 traceback.print_exc()
             report_error(TritonscopeError(
                 f"unexpected {type(e).__name__}: {e}",
@@ -109,15 +127,76 @@ def handle_errors(fn):
     return wrapper
 
 
-# Commands register themselves on `app` when imported.
-from tritonscope.commands import compile as _compile  # noqa: E402,F401
-from tritonscope.commands import samples as _samples  # noqa: E402,F401
-from tritonscope.commands import diff as _diff  # noqa: E402,F401
-from tritonscope.commands import sweep as _sweep  # noqa: E402,F401
-from tritonscope.commands import show as _show  # noqa: E402,F401
-from tritonscope.commands import layout as _layout  # noqa: E402,F401
-from tritonscope.commands import run as _run  # noqa: E402,F401
-from tritonscope.commands import bench as _bench  # noqa: E402,F401
+# Every command, in `--help` order: name -> plain function (commands never import this module).
+COMMANDS = {
+    "compile": compile_cmd.compile_cmd,
+    "samples": samples_cmd.samples_cmd,
+    "diff": diff_cmd.diff_cmd,
+    "sweep": sweep_cmd.sweep_cmd,
+    "show": show_cmd.show_cmd,
+    "layout": layout_cmd.layout_cmd,
+    "run": run_cmd.run_cmd,
+    "bench": bench_cmd.bench_cmd,
+    "passes": passes_cmd.passes_cmd,
+    "open": open_cmd.open_cmd,
+    "capture": capture_cmd.capture_cmd,
+    "explain": explain_cmd.explain_cmd,
+    "check": check_cmd.check_cmd,
+}
+# What an exit code means beyond errors.ExitCode, for the commands that give one a meaning of their own.
+EXIT_NOTES = {
+    "run": "1 also when an output does not match torch.",
+    "bench": "1 also when a config computes a wrong result or fails.",
+}
+
+
+def command_help(name: str, fn) -> str:
+    """The command's docstring, then every exit code it can give (the one list, errors.ExitCode)."""
+    import inspect
+
+    codes = ", ".join(f"{c.value} {c.name.lower().replace('_', ' ')}"
+                      + (" (a tritonscope bug)" if c == ExitCode.UNEXPECTED else "") for c in ExitCode)
+    note = f" {EXIT_NOTES[name]}" if name in EXIT_NOTES else ""
+    return f"{inspect.getdoc(fn) or ''}\n\nExit codes: {codes}.{note}"
+
+
+def readable_metavars(fn) -> None:
+    """Give options and arguments without a metavar a readable one (N, TEXT, TARGET).
+
+    Without it, typer shows Python types: `<int>`, `<str>`, `<list[str]>`.
+    The option objects are shared between commands, so this is idempotent.
+    """
+    import inspect
+
+    from typer.models import ArgumentInfo, OptionInfo
+
+    for param in inspect.signature(fn).parameters.values():
+        info = param.default
+        if not isinstance(info, (OptionInfo, ArgumentInfo)) or info.metavar:
+            continue
+        kind = str(param.annotation)
+        if isinstance(info, ArgumentInfo):
+            info.metavar = param.name.upper()
+        elif "bool" in kind:
+            continue
+        elif "int" in kind:
+            info.metavar = "N"
+        elif "float" in kind:
+            info.metavar = "NUMBER"
+        else:
+            info.metavar = "TEXT"
+
+
+def _argument_display_type(self, ctx):
+    """An argument with a metavar shows just that (typer would add '<str>' or '<list[str]>' after it)."""
+    return None if self.metavar else self.display_type(ctx)
+
+
+typer.core.TyperArgument.display_type_rich = _argument_display_type
+
+for _name, _fn in COMMANDS.items():
+    readable_metavars(_fn)
+    app.command(_name, help=command_help(_name, _fn))(handle_errors(_fn))
 
 
 def main() -> None:

@@ -2,7 +2,9 @@
 
 The compile itself is Triton's (see triton_api.py); this module adds the
 stages Triton does not give as text (Python source with its file line
-numbers, SASS) and the resource usage, and checks that the config fits.
+numbers, SASS) and the resource usage (cuobjdump's REG, STACK, SHARED and
+LOCAL; for AMD targets, the hsaco code object's metadata, see codeobject.py).
+Whether the config fits, and whether it spills, is summary.py's.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import math
 import os
 import re
 import tempfile
@@ -18,16 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from tritonscope import triton_api
+from tritonscope.dialects import stages as dialect_stages
+from tritonscope.env import cache_dir
 from tritonscope.errors import CompileError, OutOfResourcesError
 from tritonscope.kernels import DTYPES, Loaded, TensorArg, parse_arg_value
 from tritonscope.model import ARCHES, ArgSpecialization, Artifact, Resources
-
-
-def cache_dir() -> Path:
-    """Where derived data (SASS, resource usage) is kept, keyed by kernel hash."""
-    base = os.environ.get("TRITONSCOPE_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tritonscope")
-    return Path(base)
+from tritonscope.output import write_cache
 
 
 def launch_args(loaded: Loaded) -> list[Any]:
@@ -36,45 +35,69 @@ def launch_args(loaded: Loaded) -> list[Any]:
     for name, value in loaded.spec.args.items():
         value = parse_arg_value(value)
         if isinstance(value, TensorArg):
-            out.append(triton_api.StandInTensor(DTYPES[value.dtype]))
+            numel = math.prod(value.shape) if value.shape is not None else None
+            out.append(triton_api.StandInTensor(DTYPES[value.dtype], offset=value.offset, numel=numel))
         else:
             out.append(value)
     return out
 
 
-def compile_artifact(loaded: Loaded) -> Artifact:
+def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True) -> Artifact:
+    """One compile of `loaded` for its arch, with Triton's remarks (see `_remarks`).
+
+    `remarks=False` leaves Triton's stderr alone (the `passes` child reads it
+    whole) and the Artifact's remarks empty.  `guard=False` skips the runaway
+    guard (kernels.runaway_guard); `compile --timeout` does, as its compile
+    runs in a child process that is stopped when time is up.
+    """
+    if guard:
+        from tritonscope.kernels import runaway_guard
+
+        runaway_guard(loaded)
     spec = loaded.spec
+    collect = remarks
     arch = ARCHES[spec.arch]
     args = launch_args(loaded)
     constexprs = dict(spec.constexprs)
     started = time.perf_counter()
-    compiled = _compile(loaded, args, constexprs, arch.capability)
+    compiled = _compile(loaded, args, constexprs, arch, remarks=collect)
     if _cached_from_other_file(compiled.asm.get("ttir", ""), spec.file):
         # Triton's cache key ignores the file a kernel came from, so an identical
         # kernel compiled from another path comes back with that path in every
         # location.  Compile this one afresh so the stages name the user's file.
-        compiled = _compile(loaded, args, constexprs, arch.capability, fresh=True)
+        compiled = _compile(loaded, args, constexprs, arch, fresh=True, remarks=collect)
+    remarks = _remarks(compiled, spec.file) if collect else []
+    if remarks is None:
+        # Triton's cache answered, so nothing was printed, and no remarks were
+        # kept for this kernel: compile it once more to hear them.
+        compiled = _compile(loaded, args, constexprs, arch, fresh=True)
+        remarks = _remarks(compiled, spec.file) or []
     seconds = time.perf_counter() - started
 
     specialization = [
-        ArgSpecialization(name, ty, () if ty == "constexpr" else tuple(_attrs(attr)),
+        ArgSpecialization(name, ty, () if ty == "constexpr" else tuple(attrs),
                           spec.constexprs.get(name, spec.args.get(name)) if ty == "constexpr" else None)
-        for name, ty, attr in triton_api.specialization_of(loaded.jit_fn, args, constexprs, arch.capability)
+        for name, ty, attrs in triton_api.specialization_of(loaded.jit_fn, args, constexprs, **_target(arch))
     ]
 
-    lines, first = inspect.getsourcelines(loaded.jit_fn.fn)
+    lines, first = inspect.getsourcelines(triton_api.python_function(loaded.jit_fn))
     stages: dict[str, str] = {"python": "".join(lines)}
-    for key in ("ttir", "ttgir", "llir", "ptx"):
-        if key in compiled.asm:
-            stages[key] = compiled.asm[key]
+    # The texts Triton gives for every stage this backend has a dialect for (the derived
+    # SASS is added below; binaries such as the cubin and the hsaco are no stage).
+    for d in dialect_stages(arch.backend):
+        if isinstance(compiled.asm.get(d.key), str):
+            stages[d.key] = compiled.asm[d.key]
     warnings: list[str] = []
-    sass, resources_text = _derived(compiled, arch.capability, warnings)
-    if sass is not None:
-        stages["sass"] = sass
-    resources = _resources(resources_text, compiled.metadata)
+    if arch.backend == "hip":
+        resources = _hip_resources(compiled, warnings)
+    else:
+        sass, resources_text = _derived(compiled, arch.capability, warnings)
+        if sass is not None:
+            stages["sass"] = sass
+        resources = _resources(resources_text, compiled.metadata)
     return Artifact(
         spec=spec,
-        triton_version=triton_api.version(),
+        triton_version=triton_api.triton_version(),
         kernel_hash=compiled.kernel_hash,
         stages=stages,
         python_first_line=first,
@@ -84,7 +107,31 @@ def compile_artifact(loaded: Loaded) -> Artifact:
         warnings=warnings,
         env=triton_api.codegen_env(),
         compile_seconds=seconds,
+        remarks=remarks,
     )
+
+
+def _remarks(compiled, file: str) -> list[dict] | None:
+    """Triton's remarks for this compile; None when its cache answered and none were kept.
+
+    A compile that ran stores what it printed under its kernel hash (next to
+    the derived SASS), so a later cache hit, which prints nothing, still has
+    them.  The hash covers every input of the compile but the kernel's file
+    name, so remarks kept for another file count as none.
+    """
+    path = cache_dir() / "remarks" / f"{compiled.kernel_hash}.json"
+    if compiled.cache_hit is False or (compiled.cache_hit is None and compiled.remarks):
+        if compiled.kernel_hash:
+            write_cache(path, json.dumps({"file": os.path.realpath(file), "remarks": compiled.remarks}))
+        return list(compiled.remarks)
+    try:
+        kept = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or kept.get("file") != os.path.realpath(file) \
+            or not isinstance(kept.get("remarks"), list):
+        return None
+    return kept["remarks"]
 
 
 # #loc = loc("/home/u/kernels/matmul.py":8:1)
@@ -99,26 +146,30 @@ def _cached_from_other_file(ttir: str, file: str) -> str | None:
     return None
 
 
-def _compile(loaded: Loaded, args, constexprs, capability: int, fresh: bool = False):
+def _target(arch) -> dict[str, Any]:
+    """How triton_api names the arch's target: a CUDA capability, or (backend, gfx name, wave size)."""
+    if arch.backend == "cuda":
+        return {"capability": arch.capability}
+    return {"target": (arch.backend, arch.target_arch, arch.warp_size)}
+
+
+def _compile(loaded: Loaded, args, constexprs, arch, fresh: bool = False, remarks: bool = True):
     spec = loaded.spec
+    if arch.backend == "hip" and not triton_api.has_backend("amd"):
+        raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot compile for "
+                           f"{arch.name}.", hint="Install a Triton wheel that includes triton/backends/amd.")
     try:
+        from tritonscope.kernels import TRITON_OPTIONS
+
         return triton_api.compile_kernel(
-            loaded.jit_fn, args, constexprs, capability=capability,
-            num_warps=spec.num_warps, num_stages=spec.num_stages, fresh=fresh,
+            loaded.jit_fn, args, constexprs, **_target(arch),
+            num_warps=spec.num_warps, num_stages=spec.num_stages, fresh=fresh, remarks=remarks,
+            options={k: v for k, v in spec.options.items() if k in TRITON_OPTIONS},
         )
     except KeyboardInterrupt:
         raise
     except Exception as e:  # Triton raises many types; classify what we can
         raise _compile_error(e, spec) from e
-
-
-def _attrs(attr: str) -> list[str]:
-    # "D" is Triton's code for "divisible by 16"; anything else is shown as is.
-    if not attr:
-        return []
-    if attr == "D":
-        return ["tt.divisibility=16"]
-    return [attr]
 
 
 def _compile_error(e: Exception, spec) -> Exception:
@@ -151,7 +202,7 @@ def _first_line(spec) -> int | None:
     try:
         from tritonscope.kernels import load_for_spec
 
-        lines, first = inspect.getsourcelines(load_for_spec(spec).fn)
+        lines, first = inspect.getsourcelines(triton_api.python_function(load_for_spec(spec)))
     except Exception:
         return None
     offset = next((i for i, text in enumerate(lines) if re.match(r"\s*def\s", text)), 0)
@@ -196,19 +247,31 @@ def _derived(compiled, capability: int, warnings: list[str]) -> tuple[str | None
         else:
             warnings.append("cuobjdump was not found (set TRITON_CUOBJDUMP_PATH): registers are unknown.")
     if sass is not None and res is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp_path = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp_path.write_text(json.dumps({"sass": sass, "resources": res}))
-            os.replace(tmp_path, path)
-        except OSError:
-            pass  # the cache is an optimisation only
+        write_cache(path, json.dumps({"sass": sass, "resources": res}))  # an optimisation only: failures pass
     return sass, res
 
 
 # Function matmul_kernel:
 #     REG:40 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:528 TEXTURE:0 SURFACE:0 SAMPLER:0
 _RES_RE = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
+
+
+def _hip_resources(compiled, warnings: list[str]) -> Resources:
+    """Registers, LDS and scratch of an AMD kernel, read from its code object (the hsaco)."""
+    from tritonscope import codeobject
+
+    dynamic = int(compiled.metadata.get("shared") or 0)
+    hsaco = compiled.asm.get("hsaco")
+    if not isinstance(hsaco, (bytes, bytearray)):
+        warnings.append("No hsaco in Triton's output: registers and scratch are unknown.")
+        return Resources(dynamic_shared=dynamic)
+    try:
+        k = codeobject.kernel(bytes(hsaco), compiled.metadata.get("name"))
+    except (codeobject.CodeObjectError, IndexError, ValueError) as e:
+        warnings.append(f"Could not read the code object, so registers are unknown: {e}")
+        return Resources(dynamic_shared=dynamic)
+    return Resources(registers=k.vgprs, agprs=k.agprs, sgprs=k.sgprs, stack=k.scratch, static_shared=k.lds_static,
+                     dynamic_shared=dynamic, vgpr_spills=k.vgpr_spills, sgpr_spills=k.sgpr_spills)
 
 
 def _resources(text: str | None, metadata: dict[str, Any]) -> Resources:
@@ -221,53 +284,36 @@ def _resources(text: str | None, metadata: dict[str, Any]) -> Resources:
                      dynamic_shared=dynamic)
 
 
-# --------------------------------------------------------------------------
-# Does it fit?
-# --------------------------------------------------------------------------
+def compile_in_child(payload: dict) -> dict:
+    """child.run_in_child's side of `compile_with_timeout`: the request compiled here, the Artifact encoded."""
+    from tritonscope.kernels import Request, build_spec
+    from tritonscope.result_cache import encode_artifact
+
+    loaded = build_spec(Request(**payload["request"]), payload["default_arch"])
+    return encode_artifact(compile_artifact(loaded, guard=False))
 
 
-def fit_problems(artifact: Artifact) -> list[str]:
-    """Why this config cannot launch on its arch (empty when it fits)."""
-    arch = ARCHES[artifact.spec.arch]
-    res = artifact.resources
-    problems = []
-    # Triton's own launch-time check compares the dynamic size alone
-    # (CompiledKernel._init_handles raises OutOfResources on it).
-    shared = res.dynamic_shared
-    if shared > arch.max_shared_per_block:
-        problems.append(
-            f"needs {shared} bytes of shared memory per block; {arch.name} ({arch.gpus}) "
-            f"has {arch.max_shared_per_block}")
-    threads = artifact.spec.num_warps * 32
-    if res.registers and res.registers * threads > arch.regs_per_sm:
-        problems.append(
-            f"needs {res.registers} registers x {threads} threads = {res.registers * threads}; "
-            f"an SM has {arch.regs_per_sm}")
-    return problems
+def compile_with_timeout(request, default_arch: str, timeout: float, *, label: str = "") -> Artifact:
+    """Compile `request` in a child process that is stopped after `timeout` seconds (`compile --timeout`).
 
+    Triton's compile cannot be interrupted from inside the process (it runs in
+    C++ and in ptxas), so it runs in a child of its own process group, which
+    is killed whole, ptxas included, when time is up.  Nothing is written: the
+    caller saves reports only after this returns, and Triton writes its cache
+    atomically.  Raises CompileTimeoutError (exit 11).
+    """
+    from dataclasses import asdict
 
-def occupancy(artifact: Artifact) -> dict[str, Any]:
-    """Blocks per SM allowed by shared memory, registers and threads."""
-    arch = ARCHES[artifact.spec.arch]
-    res = artifact.resources
-    threads = artifact.spec.num_warps * 32
-    limits: dict[str, int] = {
-        "threads": arch.max_threads_per_sm // threads,
-        "blocks": arch.max_blocks_per_sm,
-    }
-    shared = res.dynamic_shared
-    if shared:
-        # the driver reserves 1 KiB of shared memory per block on sm_80+
-        limits["shared"] = arch.shared_per_sm // (shared + 1024) if shared <= arch.max_shared_per_block else 0
-    if res.registers:
-        # registers are allocated per warp in units of 256
-        per_warp = -(-res.registers * 32 // 256) * 256
-        limits["registers"] = arch.regs_per_sm // (per_warp * artifact.spec.num_warps)
-    blocks = min(limits.values())
-    return {
-        "blocks_per_sm": blocks,
-        "warps_per_sm": blocks * artifact.spec.num_warps,
-        "occupancy": blocks * threads / arch.max_threads_per_sm,
-        "limited_by": min(limits, key=limits.get),
-        "limits": limits,
-    }
+    from tritonscope.child import ChildTimeoutError, run_in_child
+    from tritonscope.errors import CompileTimeoutError
+    from tritonscope.result_cache import decode_artifact
+
+    payload = {"request": asdict(request), "default_arch": default_arch}
+    try:
+        data = run_in_child("tritonscope.compile:compile_in_child", payload, what="The compile", timeout=timeout)
+    except ChildTimeoutError:
+        raise CompileTimeoutError(
+            f"The compile of {label or request.target} did not finish within {timeout:g} s; it was stopped. "
+            "Nothing was written.",
+            hint="Give it more time (--timeout), or use a smaller block, fewer stages or fewer warps.") from None
+    return decode_artifact(data)

@@ -6,10 +6,10 @@ what changed ("B pipelines loads with cp.async (A does not)").  Renderers
 live in render/diff_view.py.  Nothing here imports Triton, so saved JSON
 reports diff without it.
 
-Noise normalization (see `normalize_stage`) removes what differs between
-two compiles of the same code without changing what the code does:
-source locations, file paths, debug metadata, SSA/register/label
-numbering.  Constant *values* are never rewritten; only the uniquing
+Noise normalization (each dialect's `normalize`, see tritonscope/dialects)
+removes what differs between two compiles of the same code without changing
+what the code does: source locations, file paths, debug metadata,
+SSA/register/label numbering.  Constant *values* are never rewritten; only the uniquing
 suffix of a constant's SSA name (`%cst_3` -> `%cst`) is, because the value
 stays visible on the line that defines it.
 """
@@ -21,9 +21,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tritonscope import mlir_syntax
 from tritonscope.analysis import Analysis
+from tritonscope.dialects import STAGE_KEYS
 from tritonscope.errors import UsageError
-from tritonscope.model import ARCHES, STAGE_KEYS
+from tritonscope.model import ARCHES
+from tritonscope.summary import Occupancy, Spills, Summary
 
 # --------------------------------------------------------------------------
 # Records
@@ -198,120 +201,94 @@ def _shape(shape) -> str | None:
 # Facts about one side
 # --------------------------------------------------------------------------
 
-# mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-# wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-_MMA_RE = re.compile(r"\b(mma\.sync|wgmma\.mma_async)(?:\.sync)?\.aligned\.(m\d+n\d+k\d+)((?:\.\w+)*)")
-# ld.global.v4.b32 / st.global.b16 / ld.global.nc.L1::evict_last.v2.b32
-_GLOBAL_RE = re.compile(r"\b(ld|st)\.global((?:\.[\w:]+)*)")
-# cp.async.ca.shared.global [ %r15 + 0 ], [ %rd5 + 0 ], 0x4, %r16;
-_CP_ASYNC_RE = re.compile(r"\bcp\.async\.(ca|cg)\.shared\.global\s+\[[^\]]*\],\s*\[[^\]]*\],\s*(0x[0-9a-fA-F]+|\d+)")
+# The machine stage whose instruction classes the summary rows and the story compare.
+MIX_STAGE = "ptx"
 
 
 @dataclass(frozen=True)
 class Facts:
-    mma: tuple[str, ...]             # ("mma.sync m16n8k16 f32.f16.f16.f32",)
+    mma: tuple[str, ...]             # ("mma.sync m16n8k16 row.col.f32.f16.f16.f32",)
+    mma_short: tuple[str, ...]       # ("mma.sync m16n8k16",): family and shape, for the story
     load_bits: tuple[int, ...]       # widths (bits) of global loads, sorted
     store_bits: tuple[int, ...]
     cp_async_bytes: tuple[int, ...]  # bytes per cp.async
-    mix: dict[str, int]              # the PTX mix (SASS when no PTX)
+    mix: dict[str, int]              # MIX_STAGE's instruction classes (dialects.CLASSES order)
+    stage: str = MIX_STAGE           # the stage counted: PTX on CUDA, AMDGCN on AMD (the first that counts)
 
 
 def facts(an: Analysis) -> Facts:
-    ptx = an.artifact.stages.get("ptx", "")
+    """One side's instructions, as its machine stage's classifier names them (one pass over the text).
+
+    CUDA compiles are counted in PTX, AMD ones in AMDGCN (dialects.machine_stage:
+    the first stage in pipeline order whose dialect counts instructions); both
+    classifiers use the same class words and fact names, so the sides compare.
+    """
+    from tritonscope.dialects import instructions, machine_stage, order_classes
+
+    stage = machine_stage(an.artifact.stages) or MIX_STAGE
+
     mma: dict[str, None] = {}
+    short: dict[str, None] = {}
     loads: set[int] = set()
     stores: set[int] = set()
     cp: set[int] = set()
-    for line in ptx.splitlines():
-        m = _MMA_RE.search(line)
-        if m:
-            mma[f"{m[1]} {m[2]}" + (f" {m[3].lstrip('.')}" if m[3] else "")] = None
-        g = _GLOBAL_RE.search(line)
-        if g:
-            bits = _access_bits(g[2])
-            if bits:
-                (loads if g[1] == "ld" else stores).add(bits)
-        c = _CP_ASYNC_RE.search(line)
-        if c:
-            cp.add(int(c[2], 0))
-    mix = coarse_mix(ptx)
-    return Facts(tuple(mma), tuple(sorted(loads)), tuple(sorted(stores)), tuple(sorted(cp)), mix)
-
-
-# Coarse instruction classes, counted from the PTX text itself (one class per
-# line, first match wins), so the summary and the sweep have stable columns.
-_COARSE_PTX = (
-    # cp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;
-    ("async copy", re.compile(r"\bcp\.async\.(?:ca|cg)\.")),
-    # cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [...]
-    ("tma copy", re.compile(r"\bcp\.async\.bulk\b")),
-    ("ldmatrix", re.compile(r"\bldmatrix\.")),
-    ("stmatrix", re.compile(r"\bstmatrix\.")),
-    ("mma", re.compile(r"\bmma\.sync\.aligned")),
-    ("wgmma", re.compile(r"\bwgmma\.mma_async")),
-    ("barrier", re.compile(r"\b(?:bar\.sync|barrier\.sync|barrier\.cta|mbarrier\.)")),
-    ("global load", re.compile(r"\bld\.global")),
-    ("global store", re.compile(r"\bst\.global")),
-    ("shared load", re.compile(r"\bld\.shared")),
-    ("shared store", re.compile(r"\bst\.shared")),
-)
-
-
-def coarse_mix(ptx: str) -> dict[str, int]:
-    """PTX text -> {'async copy': 24, 'wgmma': 4, ...} (classes in MIX_ORDER)."""
     counts: dict[str, int] = {}
-    for line in ptx.splitlines():
-        s = line.strip()
-        if not s or s.startswith("//"):
-            continue
-        for name, pattern in _COARSE_PTX:
-            if pattern.search(s):
-                counts[name] = counts.get(name, 0) + 1
-                break
-    return {k: counts[k] for k in MIX_ORDER if k in counts}
-
-
-def _access_bits(suffixes: str) -> int | None:
-    vec = 1
-    bits = None
-    for part in suffixes.split("."):
-        if re.fullmatch(r"v\d+", part):
-            vec = int(part[1:])
-        elif re.fullmatch(r"[bsuf]\d+", part):
-            bits = int(part[1:])
-    return vec * bits if bits else None
+    for _, ins in instructions(stage, an.artifact.stages.get(stage, "").splitlines()):
+        counts[ins.cls] = counts.get(ins.cls, 0) + 1
+        f = ins.facts
+        # A dialect names the facts it knows; one that lacks these (a new one) still counts.
+        if ins.cls in ("mma", "wgmma", "tcgen05 mma"):
+            head = f"{f['family']} {f['shape']}" if "family" in f and "shape" in f else ins.name
+            mma[head + (f" {'.'.join(f['qualifiers'])}" if f.get("qualifiers") else "")] = None
+            short[head] = None
+        elif ins.cls in ("global load", "global store") and "bytes" in f:
+            (loads if ins.cls == "global load" else stores).add(f["bytes"] * 8)
+        elif ins.cls == "async copy" and "bytes" in f:
+            cp.add(f["bytes"])
+    mix = {k: counts[k] for k in order_classes(counts)}
+    return Facts(tuple(mma), tuple(short), tuple(sorted(loads)), tuple(sorted(stores)), tuple(sorted(cp)), mix,
+                 stage)
 
 
 # --------------------------------------------------------------------------
 # Summary rows
 # --------------------------------------------------------------------------
 
-MIX_ORDER = ("async copy", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma", "barrier",
-             "global load", "global store", "shared load", "shared store")
-
 
 def summary_rows(a: Analysis, b: Analysis, fa: Facts, fb: Facts) -> list[SummaryRow]:
-    from tritonscope.compile import fit_problems, occupancy
-
-    ra, rb = a.artifact.resources, b.artifact.resources
+    """The A-vs-B table: both sides' Analysis.summary (computed once) and the coarse mix."""
+    ua, ub = a.summary, b.summary
     sa, sb = a.artifact.spec, b.artifact.spec
+    amd = "hip" in (ua.backend, ub.backend)
     rows = [
         _text_row("config", "config", sa.label(), sb.label()),
         _text_row("config", "triton", a.artifact.triton_version, b.artifact.triton_version),
-        _num_row("resources", "dynamic shared memory (bytes)", ra.dynamic_shared, rb.dynamic_shared, ratio=True),
-        _num_row("resources", "registers per thread", ra.registers, rb.registers),
-        _num_row("resources", "spills (local bytes per thread)", ra.local, rb.local),
+        _num_row("resources", "dynamic shared memory / LDS (bytes)" if amd else "dynamic shared memory (bytes)",
+                 ua.shared.dynamic, ub.shared.dynamic, ratio=True),
+        _num_row("resources", "registers per thread (AMD: VGPRs per lane)" if amd else "registers per thread",
+                 ua.registers, ub.registers),
     ]
-    pa, pb = fit_problems(a.artifact), fit_problems(b.artifact)
+    if amd:
+        for name, va, vb in (("AGPRs per lane (AMD)", ua.agprs, ub.agprs), ("SGPRs per wave (AMD)", ua.sgprs, ub.sgprs)):
+            row = _num_row("resources", name, va, vb)
+            na = "n/a" if ua.backend != "hip" else row.a
+            nb = "n/a" if ub.backend != "hip" else row.b
+            rows.append(SummaryRow(row.group, row.name, na, nb, row.delta, row.changed and "n/a" not in (na, nb)))
+    rows.append(_num_row("resources", "spills (stack / scratch + local bytes per thread)" if amd else
+                         "spills (stack + local bytes per thread)", ua.spills.bytes, ub.spills.bytes))
+    if ua.spills.spills or ub.spills.spills:
+        rows.append(_text_row("resources", "spill instructions (SASS / AMDGCN)" if amd else "spill instructions (SASS)",
+                              _spill_ops(ua.spills, ua.backend), _spill_ops(ub.spills, ub.backend)))
+    pa, pb = _problems(ua), _problems(ub)
     rows.append(_text_row("fit", "fits " + _arch_pair(sa.arch, sb.arch),
                           "no" if pa else "yes", "no" if pb else "yes"))
-    oa = None if pa else occupancy(a.artifact)
-    ob = None if pb else occupancy(b.artifact)
-    rows.append(_text_row("fit", "occupancy (blocks/SM, limited by)", _occ(oa), _occ(ob)))
-    classes = [c for c in MIX_ORDER if c in fa.mix or c in fb.mix]
-    classes += sorted((set(fa.mix) | set(fb.mix)) - set(classes))
-    for c in classes:
-        rows.append(_num_row("mix", f"{c} (PTX)", fa.mix.get(c, 0), fb.mix.get(c, 0)))
+    rows.append(_text_row("fit", "occupancy (blocks/SM or waves/SIMD, limited by)" if amd else
+                          "occupancy (blocks/SM, limited by)", _occ(ua.occupancy), _occ(ub.occupancy)))
+    from tritonscope.dialects import dialect, order_classes
+
+    stage = " / ".join(dict.fromkeys(dialect(f.stage).title for f in (fa, fb)))
+    for c in order_classes([*fa.mix, *fb.mix]):
+        rows.append(_num_row("mix", f"{c} ({stage})", fa.mix.get(c, 0), fb.mix.get(c, 0)))
     rows.append(_text_row("mix", "MMA instruction", ", ".join(fa.mma) or "none", ", ".join(fb.mma) or "none"))
     rows.append(_text_row("mix", "cp.async size (bytes)", _list(fa.cp_async_bytes), _list(fb.cp_async_bytes)))
     rows.append(_text_row("mix", "global load width (bits)", _list(fa.load_bits), _list(fb.load_bits)))
@@ -323,10 +300,35 @@ def _arch_pair(a: str, b: str) -> str:
     return a if a == b else f"{a} / {b}"
 
 
-def _occ(o: dict | None) -> str:
+def _occ(o: Occupancy | None) -> str:
     if o is None:
         return "-"
-    return f"{o['blocks_per_sm']} ({o['limited_by']})"
+    if o.waves_per_simd is not None:
+        return f"{o.waves_per_simd} waves/SIMD ({o.limited_by})"
+    return f"{o.blocks_per_sm} ({o.limited_by})"
+
+
+def _spill_story(sp: Spills, backend: str = "cuda") -> str:
+    """'3,960 bytes of stack per thread, 2,981 STL and 3,814 LDL' (AMD: scratch per lane, scratch stores/loads)."""
+    from tritonscope.summary import SPILL_WORDS
+
+    words = SPILL_WORDS.get(backend, SPILL_WORDS["cuda"])
+    where = ("stack" if backend == "cuda" else words[3]) if sp.stack else "local memory"
+    ops = _spill_ops(sp, backend)
+    return f"{sp.bytes or 0:,} bytes of {where} per {words[4]}" + (f", {ops.replace(', ', ' and ')}" if ops else "")
+
+
+def _problems(summary: Summary) -> tuple[str, ...]:
+    return summary.fit.problems if summary.fit else ()
+
+
+def _spill_ops(sp: Spills, backend: str = "cuda") -> str | None:
+    from tritonscope.summary import SPILL_WORDS
+
+    if sp.stores is None and sp.loads is None:
+        return None
+    store_op, load_op = SPILL_WORDS.get(backend, SPILL_WORDS["cuda"])[:2]
+    return f"{sp.stores or 0:,} {store_op}, {sp.loads or 0:,} {load_op}"
 
 
 def _list(values) -> str:
@@ -353,8 +355,6 @@ def _num_row(group: str, name: str, a: int | None, b: int | None, *, ratio: bool
 # Encodings by tensor role (from the TTGIR text)
 # --------------------------------------------------------------------------
 
-# #mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
-_ALIAS_RE = re.compile(r"^(#[\w.$-]+)\s*=\s*(#.*?)\s*(?:loc\(.*)?$")
 # %acc_70 = tt.dot %a_67, %b_69, %arg7, inputPrecision = tf32 : tensor<..> * tensor<..> -> tensor<..>
 # %acc_75 = ttng.warp_group_dot %a_73, %b_74, %arg7 {...} : !ttg.memdesc<..> * !ttg.memdesc<..> -> tensor<..>
 _DOT_RE = re.compile(r"=\s*(tt\.dot|ttng\.warp_group_dot)\s")
@@ -365,32 +365,30 @@ _ALLOC_RE = re.compile(r"^\s*%([\w.$-]+?)(?:_\d+)?\s*=\s*ttg\.local_alloc\b")
 
 def roles_of(ttgir: str) -> dict[str, str]:
     """Tensor role -> its encoding (aliases expanded), read from TTGIR text."""
-    aliases: dict[str, str] = {}
+    aliases = mlir_syntax.alias_table(ttgir)
     out: dict[str, str] = {}
     dots = 0
     alloc_names: dict[str, int] = {}
     for raw in ttgir.splitlines():
-        line = strip_mlir_loc(raw).rstrip()
-        m = _ALIAS_RE.match(line)
-        if m and not line.startswith("#loc"):
-            aliases[m[1]] = m[2]
+        if raw.startswith("#"):
             continue
+        line = mlir_syntax.strip_locs(raw)[0].rstrip()
         if _DOT_RE.search(line):
-            types = _split_top(_after_colon(line), (" * ", " -> "))
+            types = mlir_syntax.split_top(mlir_syntax.type_part(line), (" * ", " -> "))
             if len(types) == 3:
                 dots += 1
                 suffix = "" if dots == 1 else f" (dot {dots})"
                 for role, ty in zip(("A operand", "B operand", "accumulator"), types):
-                    out[role + suffix] = _expand(_type_encoding(ty), aliases)
+                    out[role + suffix] = _role_encoding(ty, aliases, with_kind=True)
             continue
         m = _ALLOC_RE.match(line)
         if m:
-            ty = _split_top(_after_colon(line), (" -> ",))[-1]
+            types = mlir_syntax.split_top(mlir_syntax.type_part(line), (" -> ",))
             name = m[1]
             alloc_names[name] = alloc_names.get(name, 0) + 1
             if alloc_names[name] > 1:
                 name = f"{name} #{alloc_names[name]}"
-            out[f"shared buffer {name}"] = _memdesc_summary(ty, aliases)
+            out[f"shared buffer {name}"] = _role_encoding(types[-1] if types else "", aliases, with_kind=False)
     return out
 
 
@@ -400,82 +398,29 @@ def role_encodings(a: Analysis, b: Analysis) -> list[RoleEncoding]:
     return [RoleEncoding(role, ra.get(role), rb.get(role)) for role in dict.fromkeys([*ra, *rb])]
 
 
-def _after_colon(line: str) -> str:
-    """The type part of an op line: after the last top-level ' : '."""
-    depth = 0
-    last = -1
-    for i, ch in enumerate(line):
-        if ch in "<({[":
-            depth += 1
-        elif ch in ">)}]" and not (ch == ">" and line[i - 1] == "-"):
-            depth -= 1
-        elif depth == 0 and line.startswith(" : ", i - 1) and ch == ":":
-            last = i
-    return line[last + 1:].strip() if last >= 0 else ""
+def _role_encoding(ty: str, aliases: dict[str, str], *, with_kind: bool) -> str:
+    """One operand's type as a role entry, aliases expanded and dialect prefixes dropped:
 
-
-def _split_top(text: str, seps: tuple[str, ...]) -> list[str]:
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "<({[":
-            depth += 1
-        elif ch in ">)}]" and not (ch == ">" and i and text[i - 1] == "-"):
-            depth -= 1
-        elif depth == 0:
-            for sep in seps:
-                if text.startswith(sep, i):
-                    parts.append(text[start:i].strip())
-                    i += len(sep)
-                    start = i
-                    break
-            else:
-                i += 1
-                continue
-            continue
-        i += 1
-    parts.append(text[start:].strip())
-    return parts
-
-
-def _type_params(ty: str) -> list[str]:
-    """'tensor<16x16xf16, #mma>' -> ['16x16xf16', '#mma']."""
-    lt = ty.find("<")
-    if lt < 0 or not ty.endswith(">"):
-        return [ty]
-    return _split_top(ty[lt + 1:-1], (", ",))
-
-
-def _type_encoding(ty: str) -> str:
-    params = _type_params(ty)
-    shape = params[0]
-    enc = next((p for p in params[1:] if p.startswith("#")), "")
-    kind = "smem" if ty.startswith("!ttg.memdesc") else "tensor"
-    return f"{shape} {kind} {enc}".strip()
-
-
-def _memdesc_summary(ty: str, aliases: dict[str, str]) -> str:
-    params = _type_params(ty)
-    enc = next((p for p in params[1:] if p.startswith("#") and p != "#smem"), "")
-    return _expand(f"{params[0]} {enc}".strip(), aliases)
-
-
-def _expand(text: str, aliases: dict[str, str]) -> str:
-    """Replace #alias references by their definitions (with a visited set)."""
-    seen: set[str] = set()
-
-    def sub(m: re.Match) -> str:
-        name = m.group(0)
-        if name in aliases and name not in seen:
-            seen.add(name)
-            return _ALIAS_REF_RE.sub(sub, aliases[name])
-        return name
-
-    out = _ALIAS_REF_RE.sub(sub, text)
-    return out.replace("#ttg.", "").replace("#ttng.", "")
-
-
-_ALIAS_REF_RE = re.compile(r"#(?!ttg\.|ttng\.|tt\.)[A-Za-z_][\w$-]*")
+        tensor<16x16xf32, #mma>                  ->  '16x16xf32 tensor nvidia_mma<{versionMajor = 2, ...}>'
+        !ttg.memdesc<2x16x16xf16, #shared, #smem>  ->  '2x16x16xf16 swizzled_shared<{...}>'   (with_kind=False)
+    """
+    try:
+        t = mlir_syntax.parse_type(ty) if ty else None
+    except mlir_syntax.MlirSyntaxError:
+        t = None
+    if t is None or t.kind == "scalar":
+        head, encs = ty, []
+    else:
+        dims = "".join(f"{'?' if d is None else d}x" for d in t.shape)
+        head = dims + t.elem
+        encs = [p for p in (t.encoding, *t.params) if p and p.startswith("#")]
+    if with_kind:
+        enc = encs[0] if encs else ""
+        text = f"{head} {'smem' if t is not None and t.kind == 'memdesc' else 'tensor'} {enc}".strip()
+    else:
+        enc = next((p for p in encs if p != "#smem"), "")
+        text = f"{head} {enc}".strip()
+    return mlir_syntax.expand_aliases(text, aliases).replace("#ttg.", "").replace("#ttng.", "")
 
 
 # --------------------------------------------------------------------------
@@ -488,133 +433,14 @@ def strip_mlir_loc(line: str) -> str:
 
     %x = tt.get_program_id x : i32 loc(#loc2)  ->  %x = tt.get_program_id x : i32
     """
-    from tritonscope.parse.mlir import strip_locs
-
-    return strip_locs(line)[0]
-
-
-class _Renamer:
-    """Renumbers names by first appearance, per family.
-
-    '%a_22' -> family '%a'; the first distinct member seen is '%a', the next
-    '%a_1' ...  so two compiles of the same code agree, and an extra value in
-    one family does not shift the names of every other family.
-    """
-
-    def __init__(self, family, spell):
-        self.family = family      # token -> family name
-        self.spell = spell        # (family, n) -> new token
-        self.seen: dict[str, str] = {}
-        self.counts: dict[str, int] = {}
-
-    def __call__(self, m: re.Match) -> str:
-        token = m.group(0)
-        if token not in self.seen:
-            fam = self.family(token)
-            n = self.counts.get(fam, 0)
-            self.counts[fam] = n + 1
-            self.seen[token] = self.spell(fam, n)
-        return self.seen[token]
-
-
-def _ssa_spelling(fam: str, n: int) -> str:
-    # numbered values stay numbers (%0, %1); named ones get _N after the first
-    if fam == "%":
-        return f"%{n}"
-    return fam if n == 0 else f"{fam}_{n}"
-
-
-def _mlir_family(token: str) -> str:
-    # %offs_m_2 -> %offs_m ; %cst_0 -> %cst ; %c64_i32 -> %c64_i32 ; %arg7 -> %arg ; %12 -> %
-    name = token[1:]
-    if name.isdigit():
-        return "%"
-    if re.fullmatch(r"arg\d+", name):
-        return "%arg"
-    return "%" + re.sub(r"_\d+$", "", name)
-
-
-def _llvm_family(token: str) -> str:
-    name = token[1:]
-    if name.isdigit():
-        return "%"
-    return "%" + re.sub(r"[._]?\d+$", "", name)
-
-
-def _ptx_family(token: str) -> str:
-    # %r12 -> %r ; %rd3 -> %rd ; $L__BB0_3 -> $L__BB
-    if token.startswith("$"):
-        return "$L__BB"
-    return re.sub(r"\d+$", "", token)
-
-
-# MLIR SSA values: %acc_57 (also in %acc_57#0, %acc_57:7)
-_MLIR_SSA_RE = re.compile(r"%[A-Za-z_$.][\w$.-]*?(?=[^\w$.-]|$)|%\d+")
-# LLVM values: %12, %.pre, %offs_m
-_LLVM_SSA_RE = re.compile(r"%[\w$.-]+")
-# PTX registers and labels: %r12, %rd3, %p1, $L__BB0_3 (not %tid.x / %ctaid)
-_PTX_NAME_RE = re.compile(r"%(?:r|rd|rs|f|fd|p|h|hh|b)\d+\b|\$L__BB\d+_\d+")
-# SASS labels: .L_x_3
-_SASS_LABEL_RE = re.compile(r"\.L_x_\d+")
+    return mlir_syntax.strip_locs(line)[0]
 
 
 def normalize_stage(key: str, text: str) -> list[tuple[int, str]]:
-    """Stage text -> [(raw line number, normalized text)] with noise removed."""
-    out: list[tuple[int, str]] = []
-    lines = text.splitlines()
-    if key in ("ttir", "ttgir"):
-        ren = _Renamer(_mlir_family, _ssa_spelling)
-        for i, raw in enumerate(lines, 1):
-            if raw.startswith("#loc"):
-                continue        # #loc12 = loc("/path/file.py":17:13)
-            line = strip_mlir_loc(raw).rstrip()
-            line = _MLIR_SSA_RE.sub(ren, line)
-            if line.strip():
-                out.append((i, line))
-    elif key == "llir":
-        ren = _Renamer(_llvm_family, _ssa_spelling)
-        for i, raw in enumerate(lines, 1):
-            if raw.startswith("!") or raw.startswith("source_filename") or raw.lstrip().startswith("#dbg_"):
-                continue        # !12 = !DILocation(...), !llvm.dbg.cu = ...
-            line = re.sub(r",\s*!dbg !\d+", "", raw)        # , !dbg !14
-            line = re.sub(r"\s!dbg !\d+", "", line)          # define ... !dbg !4 {
-            line = _LLVM_SSA_RE.sub(ren, line).rstrip()
-            if line.strip() and not line.lstrip().startswith(";"):
-                out.append((i, line))
-    elif key == "ptx":
-        ren = _Renamer(_ptx_family, lambda fam, n: f"{fam}{n}" if fam.startswith("%") else f"$L__BB{n}")
-        in_debug = False
-        for i, raw in enumerate(lines, 1):
-            s = raw.strip()
-            if in_debug:
-                if s == "}":
-                    in_debug = False
-                continue
-            if s.startswith(".section") and ".debug" in s:
-                in_debug = True      # .section .debug_info { ... } (paths, line tables)
-                continue
-            if s.startswith((".file", ".loc", "//")) or re.match(r"^\$L__(tmp|func_begin|func_end)\d+:", s):
-                continue
-            line = re.sub(r"\s*//.*$", "", raw)              # trailing comments (source names)
-            line = _PTX_NAME_RE.sub(ren, line).rstrip()
-            if line.strip():
-                out.append((i, line))
-    elif key == "sass":
-        ren = _Renamer(lambda t: ".L_x", lambda fam, n: f".L_x_{n}")
-        for i, raw in enumerate(lines, 1):
-            s = raw.strip()
-            if s.startswith("//##") or s.startswith("/* 0x"):
-                continue        # //## File "/path/k.py", line 17
-            line = re.sub(r"/\*[0-9a-f]{4,}\*/\s*", "", raw)  # /*0010*/ addresses
-            line = re.sub(r"\s*/\* 0x[0-9a-f]+ \*/", "", line)
-            line = _SASS_LABEL_RE.sub(ren, line).rstrip()
-            if line.strip():
-                out.append((i, line.strip()))
-    else:
-        for i, raw in enumerate(lines, 1):
-            if raw.strip():
-                out.append((i, raw.rstrip()))
-    return out
+    """Stage text -> [(raw line number, normalized text)] with noise removed (the stage dialect's normalizer)."""
+    from tritonscope.dialects import dialect
+
+    return dialect(key).normalize(text)
 
 
 def diff_stage(a: Analysis, b: Analysis, key: str, *, context: int = 2) -> StageDiff:
@@ -654,8 +480,6 @@ def _labels(notes: dict, line: int) -> tuple[str, ...]:
 
 
 def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncoding]) -> list[str]:
-    from tritonscope.compile import fit_problems
-
     out: list[str] = []
     ca, cb = fa.mix.get("async copy", 0), fb.mix.get("async copy", 0)
     if ca and not cb:
@@ -667,7 +491,7 @@ def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncodi
         out.append(f"{'A' if ta else 'B'} loads through TMA (cp.async.bulk; {'B' if ta else 'A'} does not)")
 
     if fa.mma != fb.mma:
-        ma, mb = _mma_short(fa.mma), _mma_short(fb.mma)
+        ma, mb = ", ".join(fa.mma_short), ", ".join(fb.mma_short)
         if ma and mb:
             out.append(f"B uses {mb} instead of {ma}")
         elif mb:
@@ -695,15 +519,16 @@ def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncodi
         d = rb.registers - ra.registers
         out.append(f"B uses {abs(d)} {'more' if d > 0 else 'fewer'} registers per thread "
                    f"({rb.registers} vs {ra.registers})")
-    if (ra.local or 0) != (rb.local or 0):
-        if rb.local and not ra.local:
-            out.append(f"B spills: {rb.local} bytes of local memory per thread (A does not)")
-        elif ra.local and not rb.local:
-            out.append(f"A spills {ra.local} bytes of local memory per thread (B does not)")
+    spa, spb = a.summary.spills, b.summary.spills
+    if (spa.bytes or 0) != (spb.bytes or 0) or bool(spa.spills) != bool(spb.spills):
+        if spb.spills and not spa.spills:
+            out.append(f"B spills: {_spill_story(spb, b.summary.backend)} (A does not)")
+        elif spa.spills and not spb.spills:
+            out.append(f"A spills {_spill_story(spa, a.summary.backend)} (B does not)")
         else:
-            out.append(f"B spills {rb.local} bytes per thread (A {ra.local})")
+            out.append(f"B spills {spb.bytes or 0:,} bytes per thread (A {spa.bytes or 0:,})")
 
-    pa, pb = fit_problems(a.artifact), fit_problems(b.artifact)
+    pa, pb = _problems(a.summary), _problems(b.summary)
     if pb and not pa:
         out.append(f"B does not fit {b.artifact.spec.arch}: {pb[0]}")
     elif pa and not pb:
@@ -731,6 +556,14 @@ def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncodi
         out.append("encoding parameters change for: " + ", ".join(changed))
 
     sa_, sb_ = a.artifact.spec, b.artifact.spec
+    if a.summary.backend != b.summary.backend:
+        vendor = {"cuda": "NVIDIA (PTX, SASS)", "hip": "AMD (AMDGCN)"}
+        out.insert(0, f"A compiles for {vendor.get(a.summary.backend, a.summary.backend)}, B for "
+                      f"{vendor.get(b.summary.backend, b.summary.backend)}: instruction counts compare "
+                      f"{_stage_title(fa)} with {_stage_title(fb)} by class")
+        ta, tb = _mma_tiles(fa), _mma_tiles(fb)
+        if ta and tb:
+            out.append(f"MMA instruction tile (MxNxK): A {ta}, B {tb}")
     if a.artifact.triton_version != b.artifact.triton_version:
         out.insert(0, f"compiled by Triton {a.artifact.triton_version} (A) and {b.artifact.triton_version} (B)")
     if sa_.arch != sb_.arch:
@@ -738,13 +571,27 @@ def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncodi
     return out
 
 
+def _stage_title(f: Facts) -> str:
+    from tritonscope.dialects import dialect
+
+    return dialect(f.stage).title
+
+
+def _mma_tiles(f: Facts) -> str:
+    """'32x32x8 (mfma)', '64x32x16 (wgmma)': each MMA instruction's tile, from the facts' shapes."""
+    out = []
+    for head in f.mma_short:
+        family, _, shape = head.partition(" ")
+        m = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", shape)
+        tile = "x".join(m.groups()) if m else shape
+        out.append(f"{tile} ({family})")
+    return ", ".join(out)
+
+
 def _ratio(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".") if x < 10 else f"{x:.0f}"
 
 
-def _mma_short(mma: tuple[str, ...]) -> str:
-    # "mma.sync m16n8k16 row.col.f32.f16.f16.f32" -> "mma.sync m16n8k16"
-    return ", ".join(dict.fromkeys(" ".join(m.split()[:2]) for m in mma))
 
 
 def _enc_kind(enc: str) -> str:
@@ -759,6 +606,11 @@ def _enc_kind(enc: str) -> str:
         return f"dot_op (registers) of {p[1]}" + (f" v{v[1]}" if v else "") if p else kind
     if kind == "nvidia_mma" and v:
         return f"nvidia_mma v{v[1]} ({'wgmma' if v[1] == '3' else 'mma.sync'})"
+    if kind in ("amd_mfma", "amd_wmma"):
+        av = re.search(r"\bversion = (\d+)", enc)
+        shape = re.search(r"instrShape = \[([\d, ]+)\]", enc)
+        tile = "x".join(x.strip() for x in shape[1].split(",")) if shape else ""
+        return f"{kind}{f' v{av[1]}' if av else ''}{f' {tile}' if tile else ''} ({kind[4:].upper()})"
     if where == "smem":
         return f"{kind} (read from shared memory)"
     return kind

@@ -20,6 +20,8 @@ class ExitCode(enum.IntEnum):
     BAD_INPUT_FILE = 7    # malformed IR file, layout string or report
     OUTPUT_ERROR = 8      # cannot write the output file
     NO_GPU = 9            # the command needs a CUDA GPU and none is present
+    CHECK_FAILED = 10     # `tritonscope check`: an expectation did not hold
+    TIMEOUT = 11          # --timeout: the compile did not finish in time and was stopped
     INTERRUPTED = 130     # Ctrl-C
 
 
@@ -65,6 +67,14 @@ class OutputError(TritonscopeError):
 
 class NoGPUError(TritonscopeError):
     exit_code = ExitCode.NO_GPU
+
+
+class CompileTimeoutError(TritonscopeError):
+    exit_code = ExitCode.TIMEOUT
+
+
+class CheckFailedError(TritonscopeError):
+    exit_code = ExitCode.CHECK_FAILED
 
 
 def close_matches(word: str, choices, n: int = 3) -> str:

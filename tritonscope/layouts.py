@@ -1,20 +1,25 @@
-"""Encodings -> who owns which element, and where it lands in shared memory.
+"""Encodings -> who owns which element, and where it lands in shared or tensor memory.
 
 Triton describes every layout as a *linear layout*: a list of basis vectors
-per hardware index (register, lane, warp for tensors in registers; offset for
-shared memory).  The element owned by (warp w, lane l, register r) is the XOR
-of the bases whose bits are set in w, l and r.  This module is an exact,
-pure-Python implementation of Triton's own conversions
-(lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp) for the encodings
-NVIDIA kernels use:
+per hardware index (register, lane, warp, block for tensors in registers;
+offset, block for shared memory; row, col for Blackwell tensor memory).  The
+element owned by (block b, warp w, lane l, register r) is the XOR of the
+bases whose bits are set in b, w, l and r.  This module is a pure-Python port
+of Triton's own conversions (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp,
+written anew from the C++, not copied) for:
 
-    #ttg.blocked, #ttg.slice, #ttg.nvidia_mma (v2 and v3), #ttg.dot_op
-    (NVIDIA mma parent), #ttg.swizzled_shared, #ttg.nvmma_shared
+    #ttg.blocked, #ttg.slice, #ttg.nvidia_mma (v2, v3), #ttg.dot_op (NVIDIA MMA, AMD MFMA/WMMA and
+    FMA parents), #ttg.amd_mfma, #ttg.amd_wmma (versions 1-3, 3.6 warpsPerCTA and 3.9 ctaLayout),
+    #ttg.linear, #ttg.swizzled_shared, #ttg.nvmma_shared, #ttg.amd_rotating_shared,
+    #ttg.shared_linear, #ttg.padded_shared (its linear part; the padding is applied on top),
+    #ttng.tensor_memory_encoding, #ttng.tensor_memory_scales_encoding,
 
-It never imports Triton: `tests/test_layouts.py` compares it basis by basis
-with Triton's own conversion (triton_api.linear_layouts_from_triton), run in a
-subprocess.  Anything this module cannot reproduce exactly (other encodings,
-multi-CTA layouts) is reported as text plus a note, never guessed.
+each also spread over several CTAs (CGALayout / CTAsPerCGA: the block bases).
+It never imports Triton: tests/test_layouts.py and tests/test_layout_corpus.py
+compare it basis by basis with Triton's own conversion (run in a child
+process, triton_api.linear_layouts_from_triton), on the samples' TTGIR and on
+the encodings of Triton's lit tests.  Anything this module cannot reproduce
+exactly is reported as text plus a note ("not drawn"), never guessed.
 """
 
 from __future__ import annotations
@@ -24,207 +29,68 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tritonscope.errors import InputFileError, UsageError, close_matches
+from tritonscope.mlir_syntax import Attribute, MlirSyntaxError, alias_table, find_types, parse_attribute
 
 # ==========================================================================
-# Parsing layout attribute strings
+# Parsing layout attribute strings (the syntax is mlir_syntax's)
 # ==========================================================================
 
+# A parsed layout attribute: its short name ('blocked'), fields and nested parent.
+Encoding = Attribute
 
-@dataclass(frozen=True)
-class Encoding:
-    """A parsed layout attribute: its name ('blocked'), fields and nested parent."""
-
-    name: str                      # "blocked", "slice", "nvidia_mma", "dot_op", ...
-    params: dict[str, Any]         # field -> int | bool | list | Encoding | str
-    text: str                      # the attribute as written (aliases resolved)
-
-    @property
-    def parent(self) -> "Encoding | None":
-        p = self.params.get("parent")
-        return p if isinstance(p, Encoding) else None
-
-    @property
-    def is_shared(self) -> bool:
-        return self.name in SHARED_ENCODINGS
-
-
-DISTRIBUTED_ENCODINGS = ("blocked", "slice", "nvidia_mma", "dot_op")
-SHARED_ENCODINGS = ("swizzled_shared", "nvmma_shared", "shared", "padded_shared", "shared_linear")
-SUPPORTED = ("blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared")
+SUPPORTED = ("blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma", "amd_wmma",
+             "linear", "shared_linear", "padded_shared", "amd_rotating_shared", "tensor_memory_encoding",
+             "tensor_memory_scales_encoding")
 # Encodings Triton prints that carry no element mapping of their own.
 MEMORY_SPACES = ("shared_memory", "tensor_memory")
 # Known to Triton: the rest of these are shown as text with a note, not drawn.
-KNOWN_ENCODINGS = SUPPORTED + MEMORY_SPACES + (
-    "linear", "amd_mfma", "amd_wmma", "padded_shared", "shared_linear", "shared", "nvmma_tensor",
-    "tensor_memory_encoding", "tensor_memory_scales_encoding", "amd_rotating_shared", "partitioned_shared")
+KNOWN_ENCODINGS = SUPPORTED + MEMORY_SPACES + ("shared", "nvmma_tensor", "partitioned_shared", "generic_linear")
+# swizzlingByteWidth of #nvmma_shared -> (perPhase, maxPhase) of the XOR swizzle it stands for
+NVMMA_SWIZZLE_PHASES = {32: (4, 2), 64: (2, 4), 128: (1, 8)}
 
 
-class _Parser:
-    """Recursive descent over MLIR attribute syntax, enough for Triton's encodings.
+def parse_encoding(text: str, aliases: dict[str, str] | None = None, source: str = "string", *,
+                   known_only: bool = True) -> Encoding:
+    """'#ttg.blocked<{...}>' -> Encoding; InputFileError showing where parsing stopped.
 
-    #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-    #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+    known_only (a layout string typed by a user): a name that is no Triton
+    encoding is probably a typo, and is refused with suggestions.  Layouts
+    read from a compiled TTGIR pass known_only=False: whatever the compiler
+    wrote parses, and describe() says when it is not drawn.
     """
-
-    def __init__(self, text: str, aliases: dict[str, str] | None, source: str):
-        self.text = text
-        self.pos = 0
-        self.aliases = aliases or {}
-        self.source = source
-        self.depth = 0
-
-    def fail(self, what: str) -> InputFileError:
-        caret = " " * min(self.pos, len(self.text)) + "^"
-        near = self.text[self.pos:self.pos + 20] or "end of input"
-        return InputFileError(
-            f"Malformed layout {self.source}: {what} at character {self.pos + 1} (near {near!r}).",
-            context=f"{self.text}\n{caret}",
-            hint="Write it as Triton prints it, e.g. '#ttg.blocked<{sizePerThread = [1, 2], "
-                 "threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>'.")
-
-    def ws(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos].isspace():
-            self.pos += 1
-
-    def peek(self) -> str:
-        self.ws()
-        return self.text[self.pos] if self.pos < len(self.text) else ""
-
-    def expect(self, s: str) -> None:
-        self.ws()
-        if not self.text.startswith(s, self.pos):
-            raise self.fail(f"expected {s!r}")
-        self.pos += len(s)
-
-    def ident(self) -> str:
-        self.ws()
-        m = re.compile(r"[A-Za-z_][A-Za-z0-9_.$-]*").match(self.text, self.pos)
-        if not m:
-            raise self.fail("expected a name")
-        self.pos = m.end()
-        return m.group(0)
-
-    def encoding(self) -> Encoding:
-        self.ws()
-        start = self.pos
-        self.expect("#")
-        name = self.ident()
-        if "." not in name:  # an alias such as #blocked
-            if name not in self.aliases:
-                self.pos = start
-                raise self.fail(f"unknown alias '#{name}' (give the layout inline, not by its alias)")
-            self.depth += 1
-            if self.depth > 20:
-                raise self.fail("alias cycle")
-            inner = _Parser(self.aliases[name], self.aliases, f"alias #{name}")
-            inner.depth = self.depth
-            enc = inner.encoding()
-            self.depth -= 1
-            return enc
-        dialect, _, short = name.partition(".")
-        if short not in KNOWN_ENCODINGS:
-            self.pos = start
-            raise self.fail(f"unknown encoding '#{name}'{close_matches(short, KNOWN_ENCODINGS)}")
-        params: dict[str, Any] = {}
-        if self.peek() == "<":
-            self.expect("<")
-            if self.peek() == "{":
-                self.expect("{")
-                if self.peek() != "}":
-                    while True:
-                        key = self.ident()
-                        if self.peek() == "=":
-                            self.expect("=")
-                            params[key] = self.value()
-                        else:
-                            params[key] = True
-                        if self.peek() == ",":
-                            self.expect(",")
-                            continue
-                        break
-                self.expect("}")
-            elif self.peek() != ">":
-                raise self.fail("expected '{' or '>'")
-            self.expect(">")
-        text = self.text[start:self.pos]
-        return Encoding(short, params, _canonical(dialect, short, params) if params else text)
-
-    def value(self) -> Any:
-        c = self.peek()
-        if c == "[":
-            self.expect("[")
-            items = []
-            if self.peek() != "]":
-                while True:
-                    items.append(self.value())
-                    if self.peek() == ",":
-                        self.expect(",")
-                        continue
-                    break
-            self.expect("]")
-            return items
-        if c == "#":
-            return self.encoding()
-        if c == '"':
-            end = self.text.find('"', self.pos + 1)
-            if end < 0:
-                raise self.fail("unterminated string")
-            s = self.text[self.pos + 1:end]
-            self.pos = end + 1
-            return s
-        m = re.compile(r"-?\d+").match(self.text, self.pos)
-        if m:
-            self.pos = m.end()
-            v = int(m.group(0))
-            if self.peek() == ":":  # "1 : i32"
-                self.expect(":")
-                self.ident()
-            return v
-        word = self.ident()
-        if word in ("true", "false"):
-            return word == "true"
-        return word
-
-
-def _canonical(dialect: str, name: str, params: dict[str, Any]) -> str:
-    def fmt(v):
-        if isinstance(v, Encoding):
-            return v.text
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, list):
-            return "[" + ", ".join(fmt(x) for x in v) + "]"
-        return str(v)
-
-    return f"#{dialect}.{name}<{{" + ", ".join(f"{k} = {fmt(v)}" for k, v in params.items()) + "}>"
-
-
-def parse_encoding(text: str, aliases: dict[str, str] | None = None, source: str = "string") -> Encoding:
-    """'#ttg.blocked<{...}>' -> Encoding; InputFileError showing where parsing stopped."""
-    p = _Parser(text.strip(), aliases, source)
-    if not p.text:
+    text = text.strip()
+    if not text:
         raise InputFileError("Empty layout string.", hint="Give a layout such as '#ttg.blocked<{...}>'.")
-    enc = p.encoding()
-    p.ws()
-    if p.pos != len(p.text):
-        raise p.fail("unexpected text after the layout")
+    try:
+        enc = parse_attribute(text, aliases or {}, source=source)
+    except MlirSyntaxError as e:
+        what = e.what + (" (give the layout inline, not by its alias)" if e.kind == "alias" else "")
+        raise _malformed(e.text, e.pos, e.source, what) from None
+    if not isinstance(enc, Attribute):  # an alias standing for a plain value: #x = [1, 2]
+        raise _malformed(text, 0, source, "expected a layout attribute")
+    if known_only:
+        bad = enc
+        while bad is not None and bad.name in KNOWN_ENCODINGS:
+            bad = bad.parent
+        if bad is not None:
+            raise _malformed(text, max(0, text.find(bad.qualified)), source,
+                             f"unknown encoding '{bad.qualified}'{close_matches(bad.name, KNOWN_ENCODINGS)}")
     return enc
 
 
-# #blocked = #ttg.blocked<{sizePerThread = [1, 2], ...}>
-_ALIAS_RE = re.compile(r"^(#[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(#.*?)\s*$")
+def _malformed(text: str, pos: int, source: str, what: str) -> InputFileError:
+    caret = " " * min(pos, len(text)) + "^"
+    near = text[pos:pos + 20] or "end of input"
+    return InputFileError(
+        f"Malformed layout {source}: {what} at character {pos + 1} (near {near!r}).",
+        context=f"{text}\n{caret}",
+        hint="Write it as Triton prints it, e.g. '#ttg.blocked<{sizePerThread = [1, 2], "
+             "threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>'.")
 
 
 def aliases_of(ttgir: str) -> dict[str, str]:
     """Module-level attribute aliases of a TTGIR text ('blocked' -> its definition)."""
-    out = {}
-    for line in ttgir.splitlines():
-        if line.startswith("#loc"):
-            continue
-        m = _ALIAS_RE.match(line)
-        if m and not m.group(2).startswith("#loc") and not m.group(2).startswith("loc("):
-            out[m.group(1)[1:]] = m.group(2)
-    return out
+    return alias_table(ttgir)
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
@@ -394,14 +260,95 @@ def identity_standard_nd(in_dim: str, shape: list[int], order: list[int]) -> Lin
     return ret
 
 
-def combine_with_shape(cta: LinearLayout, shape: tuple[int, ...], *, drop_registers: bool = False) -> LinearLayout:
-    """combineCtaCgaWithShape for one CTA per CGA (num-ctas = 1)."""
+def _id(size: int, in_dim: str, out_dim: str) -> LinearLayout:
+    """identity1D that, like Triton's, is empty for a size below 1 (a quotient that came out 0)."""
+    return LinearLayout.identity1d(max(1, size), in_dim, out_dim)
+
+
+def _cga_layout(enc: Encoding, rank: int) -> LinearLayout | None:
+    """makeCgaLayout: block id -> which CTA-sized piece of the tensor it holds, in pieces; None for one CTA.
+
+    Triton 3.9 writes the CGA as its bases (`CGALayout = [[1, 0]]`: block bit 0
+    steps one piece along dim 0; a zero basis is a CTA holding a copy).  Triton
+    3.6 writes CTAsPerCGA / CTASplitNum / CTAOrder: CTASplitNum pieces per dim,
+    CTAsPerCGA / CTASplitNum CTAs sharing each piece.
+    """
+    p = enc.params
+    bases = p.get("CGALayout", p.get("cgaLayout"))
+    if isinstance(bases, list) and bases:
+        rows = [tuple(int(x) for x in b) for b in bases]
+        if any(len(b) != rank for b in rows):
+            raise ShapeRankError(f"#{enc.name} has a rank-{len(rows[0])} CGALayout but the shape has rank {rank}")
+        return LinearLayout.from_bases({"block": rows}, _std(rank))
+    if "CTAsPerCGA" in p:
+        per = _ints(enc, "CTAsPerCGA")
+        split = _ints(enc, "CTASplitNum") if "CTASplitNum" in p else list(per)
+        order = _ints(enc, "CTAOrder") if "CTAOrder" in p else list(range(rank - 1, -1, -1))
+        if len(per) != rank:
+            raise ShapeRankError(f"#{enc.name} is a rank-{len(per)} layout but the shape has rank {rank}")
+        if all(x == 1 for x in per):
+            return None
+        ret = LinearLayout.empty()
+        for d in order:
+            if per[d] % split[d]:
+                raise LayoutError(f"#{enc.name}: CTAsPerCGA {per} is not a multiple of CTASplitNum {split}")
+            ret = ret * LinearLayout.identity1d(split[d], "block", f"dim{d}")
+            ret = ret * LinearLayout.zeros1d(per[d] // split[d], "block", f"dim{d}")
+        return ret.transpose_outs(_std(rank))
+    return None
+
+
+def ctas_of(enc: Encoding) -> int:
+    """How many CTAs (blocks of a cluster) the layout spreads over: 1 for the usual single-CTA layouts."""
+    try:
+        rank = _rank_hint(enc)
+        cga = _cga_layout(enc, rank) if rank else None
+    except LayoutError:
+        return 1
+    return cga.in_size("block") if cga is not None else 1
+
+
+def _rank_hint(enc: Encoding) -> int:
+    for key in ("order", "warpsPerCTA", "sizePerThread", "CTAsPerCGA"):
+        v = enc.params.get(key)
+        if isinstance(v, list) and v:
+            return len(v)
+    v = enc.params.get("CGALayout")
+    if isinstance(v, list) and v and isinstance(v[0], list):
+        return len(v[0])
+    if enc.parent is not None:
+        r = _rank_hint(enc.parent)
+        return r - 1 if enc.name == "slice" and r else r
+    return 0
+
+
+def combine_with_shape(cta: LinearLayout, shape: tuple[int, ...], *, cga: LinearLayout | None = None,
+                       drop_registers: bool = False) -> LinearLayout:
+    """combineCtaCgaWithShape: fit one CTA's layout to its piece of `shape`, then lay the CTAs out.
+
+    One CTA (cga None): the CTA layout repeats along registers until it covers
+    the shape, and steps past the shape become copies.  Several CTAs: each
+    CTA covers shape / (pieces along each dim), and the block bases say which
+    piece each CTA holds.
+    """
     labeled = {f"dim{i}": s for i, s in enumerate(shape)}
     tile = [cta.out_size(f"dim{i}") for i in range(len(shape))]
-    cta = cta.not_smaller_than(labeled).not_larger_than(labeled, drop_registers=drop_registers)
-    ret = cta.transpose_outs(_std(len(shape)))
+    if cga is None:
+        cta = cta.not_smaller_than(labeled).not_larger_than(labeled, drop_registers=drop_registers)
+        ret = cta.transpose_outs(_std(len(shape)))
+    else:
+        cga = cga.not_larger_than(labeled).transpose_outs(cta.out_names)
+        per_cta = {d: max(1, labeled[d] // cga.out_size(d)) for d in cta.out_names}
+        cta = cta.not_smaller_than(per_cta).not_larger_than(per_cta, drop_registers=drop_registers)
+        ret = (cta * cga).transpose_outs(_std(len(shape)))
     ret.cta_tile = tile  # what one pass of all warps covers: wrapping/replication vs the shape
     return ret
+
+
+def _shape_per_cta(shape: tuple[int, ...], cga: LinearLayout | None) -> tuple[int, ...]:
+    if cga is None:
+        return tuple(shape)
+    return tuple(max(1, s // cga.out_size(f"dim{i}")) for i, s in enumerate(shape))
 
 
 def _matrix_order(rank: int, row_major: bool) -> list[int]:
@@ -439,26 +386,16 @@ def _int(enc: Encoding, key: str, default: int | None = None) -> int:
     return v
 
 
-def _check_single_cta(enc: Encoding) -> None:
-    for key in ("CTAsPerCGA", "CTASplitNum"):
-        if key in enc.params and any(x != 1 for x in _ints(enc, key)):
-            raise LayoutError(f"#{enc.name} spreads over several CTAs ({key} = {enc.params[key]}); "
-                              "tritonscope draws one CTA only")
-    for key in ("CGALayout", "cgaLayout", "CTALayout"):
-        v = enc.params.get(key)
-        if v and any(any(x for x in b) for b in v if isinstance(b, list)):
-            raise LayoutError(f"#{enc.name} spreads over several CTAs ({key}); tritonscope draws one CTA only")
-
-
-def triton_series() -> tuple[int, int] | None:
-    """The installed Triton's (major, minor), read from package metadata (no import)."""
-    try:
-        from importlib.metadata import version
-
-        major, minor = version("triton").split(".")[:2]
-        return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
-    except Exception:
-        return None
+def _bases(enc: Encoding, key: str, rank: int) -> list[tuple[int, ...]]:
+    """A list of basis vectors (`register = [[0, 1], [1, 0]]`), each of the layout's rank."""
+    v = enc.params.get(key, [])
+    if isinstance(v, dict):  # ctaLayout = {warp = [[...]]}
+        v = []
+    if not isinstance(v, list) or not all(isinstance(b, list) and all(isinstance(x, int) for x in b) for b in v):
+        raise LayoutError(f"#{enc.name} needs {key} = [[ints], ...]")
+    if any(len(b) != rank for b in v):
+        raise ShapeRankError(f"#{enc.name} is a rank-{len(v[0])} layout but the shape has rank {rank}")
+    return [tuple(b) for b in v]
 
 
 def blocked_drops_copies(series: tuple[int, int] | None) -> bool:
@@ -471,101 +408,493 @@ def blocked_drops_copies(series: tuple[int, int] | None) -> bool:
 def linear_layout(enc: Encoding, shape: tuple[int, ...], series: tuple[int, int] | None = None) -> LinearLayout:
     """The exact linear layout of `enc` on `shape` (Triton's toLinearLayout).
 
-    Distributed layouts: in dims register/lane/warp.  Shared: in dim offset.
-    `series` is the Triton release whose numbering to follow (default: the
-    installed one).  Raises LayoutError where the encoding is not reproduced
-    exactly here.
+    Distributed layouts: in dims register/lane/warp (and block when the layout
+    spreads over several CTAs).  Shared: offset (and block).  Tensor memory:
+    row/col.  `series` is the Triton release whose numbering to follow
+    (default: the installed one).  Raises LayoutError where the encoding is
+    not reproduced exactly here.
     """
     if series is None:
-        series = triton_series()
+        from tritonscope import triton_api
+
+        series = triton_api.triton_series()
     shape = tuple(int(s) for s in shape)
     for s in shape:
         _log2(s)
-    _check_single_cta(enc)
+    build = _BUILDERS.get(enc.name)
+    if build is None:
+        raise LayoutError(f"#{enc.name} is not supported (tritonscope draws {', '.join(SUPPORTED)})")
+    return build(enc, shape, series)
+
+
+def _blocked(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    spt, tpw, wpc, order = (_ints(enc, k) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"))
+    _check_rank(enc, len(shape), len(order))
+    cta = (identity_standard_nd("register", spt, order) * identity_standard_nd("lane", tpw, order)
+           * identity_standard_nd("warp", wpc, order))
+    return combine_with_shape(cta, shape, cga=_cga_layout(enc, len(shape)), drop_registers=blocked_drops_copies(series))
+
+
+def _slice(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
     rank = len(shape)
-    name = enc.name
-    if name == "blocked":
-        spt, tpw, wpc, order = (_ints(enc, k) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"))
-        _check_rank(enc, rank, len(order))
-        cta = (identity_standard_nd("register", spt, order) * identity_standard_nd("lane", tpw, order)
-               * identity_standard_nd("warp", wpc, order))
-        return combine_with_shape(cta, shape, drop_registers=blocked_drops_copies(series))
-    if name == "slice":
-        dim = _int(enc, "dim")
-        parent = enc.parent
-        if parent is None:
-            raise LayoutError("#slice needs a parent layout")
-        if not 0 <= dim <= rank:
-            raise LayoutError(f"#slice dim = {dim} is out of range for a rank-{rank} shape")
-        pshape = shape[:dim] + (1,) + shape[dim:]
-        pll = linear_layout(parent, pshape, series)
-        if "offset" in pll.bases:
-            raise LayoutError("#slice of a shared layout")
-        sl = pll.compose_drop(dim)
-        sl.bases["register"] = [b for b in sl.bases.get("register", []) if any(b)]
-        ret = LinearLayout(sl.bases, sl.outs)
-        tile = getattr(pll, "cta_tile", None)
-        if tile:
-            ret.cta_tile = [t for i, t in enumerate(tile) if i != dim]
-        return ret
-    if name == "nvidia_mma":
-        major = _int(enc, "versionMajor")
-        wpc, instr = _ints(enc, "warpsPerCTA"), _ints(enc, "instrShape")
-        _check_rank(enc, rank, len(wpc))
-        if major == 2:
-            tile = list(instr)
-        elif major == 3:
-            tile = list(instr[:2])
-        else:
-            raise LayoutError(f"#nvidia_mma version {major} is not drawn (only 2 and 3)")
-        if rank != 2 or len(tile) != 2:
-            raise LayoutError("only rank-2 #nvidia_mma layouts are drawn")
-        order = _matrix_order(rank, True)
-        cta = _mma_tile(tile, 2, order, _matrix_order(rank, True))
-        warp = identity_standard_nd("warp", wpc, _matrix_order(rank, major != 3)).transpose_outs(cta.out_names)
-        return combine_with_shape(cta * warp, shape)
-    if name == "dot_op":
-        parent = enc.parent
-        if parent is None or parent.name != "nvidia_mma":
-            raise LayoutError("only #dot_op layouts with an #nvidia_mma parent are drawn")
-        op, k_width = _int(enc, "opIdx"), _int(enc, "kWidth", 0)
-        major = _int(parent, "versionMajor")
-        wpc = _ints(parent, "warpsPerCTA")
-        if rank != 2:
-            raise LayoutError("only rank-2 #dot_op layouts are drawn")
-        if k_width <= 0:
-            raise LayoutError("#dot_op without kWidth has no register layout")
-        if major == 3 and op == 1:
-            raise LayoutError("a Hopper (mma v3) B operand is read from shared memory, not registers")
-        if major == 2 and _ints(parent, "instrShape")[0] != 16:
-            raise LayoutError("#dot_op of an mma with instrShape M != 16 is not drawn")
-        is_a = op == 0
+    dim = _int(enc, "dim")
+    parent = enc.parent
+    if parent is None:
+        raise LayoutError("#slice needs a parent layout")
+    if not 0 <= dim <= rank:
+        raise LayoutError(f"#slice dim = {dim} is out of range for a rank-{rank} shape")
+    pshape = shape[:dim] + (1,) + shape[dim:]
+    pll = linear_layout(parent, pshape, series)
+    if "offset" in pll.bases or "row" in pll.bases:
+        raise LayoutError("#slice of a memory layout")
+    sl = pll.compose_drop(dim)
+    sl.bases["register"] = [b for b in sl.bases.get("register", []) if any(b)]
+    ret = LinearLayout(sl.bases, sl.outs)
+    tile = getattr(pll, "cta_tile", None)
+    if tile:
+        ret.cta_tile = [t for i, t in enumerate(tile) if i != dim]
+    return ret
+
+
+def _nvidia_mma(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    rank = len(shape)
+    major = _int(enc, "versionMajor")
+    wpc, instr = _ints(enc, "warpsPerCTA"), _ints(enc, "instrShape")
+    _check_rank(enc, rank, len(wpc))
+    if major == 2:
+        tile = list(instr)
+    elif major == 3:
+        tile = list(instr[:2])
+    else:
+        raise LayoutError(f"#nvidia_mma version {major} is not drawn (only 2 and 3)")
+    if rank != 2 or len(tile) != 2:
+        raise LayoutError("only rank-2 #nvidia_mma layouts are drawn")
+    order = _matrix_order(rank, True)
+    cta = _mma_tile(tile, 2, order, _matrix_order(rank, True))
+    warp = identity_standard_nd("warp", wpc, _matrix_order(rank, major != 3)).transpose_outs(cta.out_names)
+    return combine_with_shape(cta * warp, shape, cga=_cga_layout(enc, rank))
+
+
+def _dot_op(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    parent = enc.parent
+    if parent is None:
+        raise LayoutError("#dot_op needs a parent layout")
+    builder = {"nvidia_mma": _nvidia_dot, "amd_mfma": _mfma_dot, "amd_wmma": _wmma_dot,
+               "blocked": _fma_dot}.get(parent.name)
+    if builder is None:
+        raise LayoutError(f"#dot_op with a #{parent.name} parent is not drawn")
+    _int(enc, "opIdx")
+    return builder(enc, parent, shape, series)
+
+
+def _nvidia_dot(enc: Encoding, parent: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    rank = len(shape)
+    op, k_width = _int(enc, "opIdx"), _int(enc, "kWidth", 0)
+    major = _int(parent, "versionMajor")
+    wpc = _ints(parent, "warpsPerCTA")
+    if rank != 2:
+        raise LayoutError("only rank-2 #dot_op layouts are drawn")
+    if k_width <= 0:
+        raise LayoutError("#dot_op without kWidth has no register layout")
+    if major == 3 and op == 1:
+        raise LayoutError("a Hopper (mma v3) B operand is read from shared memory, not registers")
+    is_a = op == 0
+    if series is not None and series >= (3, 9):  # 3.9 follows the accumulator's instrShape (m8n8 too)
+        instr = _ints(parent, "instrShape")[:2] if major == 2 else [16, 8]
+        tile = [instr[0], k_width * 8] if is_a else [k_width * 8, instr[1]]
+    else:
         tile = [16, k_width * 8] if is_a else [k_width * 8, 8]
-        order = [1, 0] if is_a else [0, 1]  # getOrderForDotOperand(kContig=true)
-        cta = _mma_tile(tile, k_width, order, order)
-        k_dim = 1 if is_a else 0
-        warp = LinearLayout.empty()
-        for d in _matrix_order(rank, major != 3):
-            maker = LinearLayout.zeros1d if d == k_dim else LinearLayout.identity1d
-            warp = warp * maker(wpc[d], "warp", f"dim{d}")
-        return combine_with_shape(cta * warp.transpose_outs(cta.out_names), shape)
-    if name == "swizzled_shared":
-        vec, per_phase, max_phase = _int(enc, "vec"), _int(enc, "perPhase"), _int(enc, "maxPhase")
-        order = _ints(enc, "order")
-        _check_rank(enc, rank, len(order))
-        if rank == 1:
-            return combine_with_shape(LinearLayout.identity1d(shape[0], "offset", "dim0"), shape)
-        col, row = order[0], order[1]
-        ncols, nrows = shape[col], shape[row]
-        bases = [(0, c) for c in _pow2_below(ncols)]
-        bases += [(r, (vec * ((r // per_phase) % max_phase)) % ncols) for r in _pow2_below(nrows)]
-        cta = LinearLayout.from_bases({"offset": bases}, [f"dim{row}", f"dim{col}"])
-        for d in order[2:]:
-            cta = cta * LinearLayout.identity1d(shape[d], "offset", f"dim{d}")
-        return combine_with_shape(cta, shape)
-    if name == "nvmma_shared":
-        return _nvmma_shared(enc, shape)
-    raise LayoutError(f"#{enc.name} is not one of the encodings tritonscope draws ({', '.join(SUPPORTED)})")
+    order = [1, 0] if is_a else [0, 1]  # getOrderForDotOperand(kContig=true)
+    cta = _mma_tile(tile, k_width, order, order)
+    k_dim = 1 if is_a else 0
+    warp = _broadcast_k("warp", wpc, _matrix_order(rank, major != 3), k_dim)
+    return combine_with_shape(cta * warp.transpose_outs(cta.out_names), shape, cga=_dot_cga(parent, rank, k_dim))
+
+
+def _dot_cga(parent: Encoding, rank: int, k_dim: int) -> LinearLayout | None:
+    """The CGA of a dot operand: the accumulator's, except that K is never split (each CTA holds all of K)."""
+    cga = _cga_layout(parent, rank)
+    if cga is None:
+        return None
+    pos = cga.out_names.index(f"dim{k_dim}")
+    bases = {k: [tuple(0 if i == pos else x for i, x in enumerate(b)) for b in v] for k, v in cga.bases.items()}
+    return LinearLayout(bases, [(n, 1 if i == pos else s) for i, (n, s) in enumerate(cga.outs)])
+
+
+def _broadcast_k(in_dim: str, sizes: list[int], order: list[int], k_dim: int) -> LinearLayout:
+    """broadcastedDotOperandLayout: warps (or lanes) step along M/N and hold copies along K."""
+    ll = LinearLayout.empty()
+    for d in order:
+        maker = LinearLayout.zeros1d if d == k_dim else LinearLayout.identity1d
+        ll = ll * maker(sizes[d], in_dim, f"dim{d}")
+    return ll
+
+
+def _fma_dot(enc: Encoding, parent: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """fmaDotToLinearLayout: an operand of a dot done with FMAs on a #blocked accumulator."""
+    rank = len(shape)
+    op = _int(enc, "opIdx")
+    spt, tpw, wpc, order = (_ints(parent, k) for k in ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"))
+    _check_rank(parent, rank, len(order))
+    k_dim = rank - 1 if op == 0 else rank - 2
+    thread = list(spt)
+    thread[k_dim] = shape[k_dim]
+    rep = [f"dim{d}" for d in order]
+    cta = (identity_standard_nd("register", thread, order).transpose_outs(rep)
+           * _broadcast_k("lane", tpw, order, k_dim).transpose_outs(rep)
+           * _broadcast_k("warp", wpc, order, k_dim).transpose_outs(rep))
+    return combine_with_shape(cta, shape, cga=_dot_cga(parent, rank, k_dim))
+
+
+# --------------------------------------------------------------------------
+# AMD: MFMA (CDNA) and WMMA (RDNA) accumulators and their operands
+# --------------------------------------------------------------------------
+
+AMD_WAVE = 64       # CDNA wavefront: MFMA layouts are for 64 lanes
+RDNA_WAVE = 32      # WMMA layouts are for 32 lanes
+
+
+def _amd_mfma(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """AMDMfmaEncodingAttr::toLinearLayout: one mDim x nDim MFMA result per wave, tiled N first."""
+    rank = len(shape)
+    wpc = _ints(enc, "warpsPerCTA")
+    _check_rank(enc, rank, len(wpc))
+    if rank not in (2, 3):
+        raise LayoutError("only rank-2 and rank-3 #amd_mfma layouts are drawn")
+    instr = _ints(enc, "instrShape")
+    m_dim, n_dim = instr[0], instr[1]
+    tpw = _ints(enc, "tilesPerWarp") if "tilesPerWarp" in enc.params else [1] * rank
+    bits = _int(enc, "elementBitWidth", 32)
+    transposed = bool(enc.params.get("isTransposed", False))
+    batch = rank == 3
+    m_i, n_i = int(batch), int(batch) + 1
+    dim_m, dim_n = f"dim{m_i}", f"dim{n_i}"
+    height = 1 if bits == 64 else 4            # consecutive results a lane holds
+    tiles = m_dim * n_dim // (AMD_WAVE * height)
+    for s in (m_dim, n_dim):
+        _log2(s)
+    if not transposed:
+        # lanes along N first, then M; each lane holds `height` rows
+        tile = (LinearLayout.identity1d(height, "register", dim_m)
+                * (LinearLayout.identity1d(n_dim, "lane", dim_n) * _id(AMD_WAVE // n_dim, "lane", dim_m)))
+        if tiles > 0:
+            tile = tile * LinearLayout.identity1d(tiles, "register", dim_m)
+    else:
+        tile = (LinearLayout.identity1d(height, "register", dim_n)
+                * (LinearLayout.identity1d(m_dim, "lane", dim_m) * _id(AMD_WAVE // m_dim, "lane", dim_n)))
+        if tiles > 0:
+            tile = tile * LinearLayout.identity1d(tiles, "register", dim_n)
+    tile = tile.transpose_outs([dim_n, dim_m])
+    # N-contiguous tiles across the whole tensor (the dot lowering expects that order)
+    tile = tile * _id(tpw[n_i], "register", dim_n) * _id(wpc[n_i], "warp", dim_n)
+    tile = tile * _id(shape[n_i] // (n_dim * wpc[n_i] * tpw[n_i]), "register", dim_n)
+    tile = tile * _id(tpw[m_i], "register", dim_m) * _id(wpc[m_i], "warp", dim_m)
+    if batch:
+        tile = (tile * _id(1, "register", "dim0") * _id(1, "lane", "dim0") * _id(wpc[0], "warp", "dim0"))
+    return combine_with_shape(tile, shape, cga=_cga_layout(enc, rank))
+
+
+def _mfma_dot(enc: Encoding, parent: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """mfmaDotToLinearLayout: kWidth consecutive K elements per lane, lanes along M (or N) then K."""
+    rank = len(shape)
+    op, k_width = _int(enc, "opIdx"), _int(enc, "kWidth", 0)
+    if k_width <= 0:
+        raise LayoutError("#dot_op without kWidth has no register layout")
+    wpc = _ints(parent, "warpsPerCTA")
+    _check_rank(parent, rank, len(wpc))
+    instr = _ints(parent, "instrShape")
+    m_dim, n_dim = instr[0], instr[1]
+    tpw = _ints(parent, "tilesPerWarp") if "tilesPerWarp" in parent.params else [1] * rank
+    k_i, nk_i = (rank - 1, rank - 2) if op == 0 else (rank - 2, rank - 1)
+    non_k = m_dim if op == 0 else n_dim
+    dim_k, dim_nk = f"dim{k_i}", f"dim{nk_i}"
+    tile = (LinearLayout.identity1d(k_width, "register", dim_k)
+            * (LinearLayout.identity1d(non_k, "lane", dim_nk) * _id(AMD_WAVE // non_k, "lane", dim_k)))
+    k_tile = AMD_WAVE // non_k * k_width
+    if (m_dim, n_dim, op) in ((64, 4, 0), (4, 64, 1)):
+        tile = tile * LinearLayout.identity1d(16, "register", dim_k)
+        k_tile *= 16
+    if shape[k_i] > k_tile:
+        tile = tile * LinearLayout.identity1d(shape[k_i] // k_tile, "register", dim_k)
+    tile = tile * _id(tpw[nk_i], "register", dim_nk)
+    tile = tile.transpose_outs([dim_k, dim_nk])
+    if rank == 3:
+        tile = tile * _id(1, "register", "dim0") * _id(1, "lane", "dim0")
+    warp = identity_standard_nd("warp", wpc, _matrix_order(rank, True))
+    return combine_with_shape(tile * warp, shape, cga=_dot_cga(parent, rank, k_i))
+
+
+def _wmma_warps(enc: Encoding, rank: int) -> LinearLayout:
+    """The WMMA warp arrangement in instruction tiles: 3.9's ctaLayout = {warp = ...} or warpsPerCTA."""
+    cta = enc.params.get("ctaLayout")
+    if isinstance(cta, dict):
+        ll = {}
+        for key in ("register", "warp"):
+            v = cta.get(key, [])
+            if not isinstance(v, list) or any(not isinstance(b, list) or len(b) != rank for b in v):
+                raise LayoutError(f"#amd_wmma needs ctaLayout {key} = [[ints], ...] of rank {rank}")
+            ll[key] = [tuple(b) for b in v]
+        return LinearLayout.from_bases(ll, _std(rank))
+    wpc = _ints(enc, "warpsPerCTA")
+    if len(wpc) != rank:
+        raise ShapeRankError(f"#amd_wmma is a rank-{len(wpc)} layout but the shape has rank {rank}")
+    return identity_standard_nd("warp", wpc, _matrix_order(rank, True)).transpose_outs(_std(rank))
+
+
+def _tiles_to_elements(ll: LinearLayout, tile: dict[str, int]) -> LinearLayout:
+    """Scale bases given in instruction tiles (16x16) to elements."""
+    return LinearLayout({k: [tuple(x * tile[n] for x, n in zip(b, ll.out_names)) for b in v]
+                         for k, v in ll.bases.items()},
+                        [(n, s * tile[n]) for n, s in ll.outs])
+
+
+def _amd_wmma(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """AMDWmmaEncodingAttr::toLinearLayout: a 16x16 result per 32-lane wave."""
+    rank = len(shape)
+    if rank not in (2, 3):
+        raise LayoutError("only rank-2 and rank-3 #amd_wmma layouts are drawn")
+    version = _int(enc, "version")
+    if version not in (1, 2, 3):
+        raise LayoutError(f"#amd_wmma version {version} is not drawn (1 to 3)")
+    transposed = bool(enc.params.get("isTranspose", enc.params.get("isTransposed", False)))
+    thread_order = _matrix_order(rank, not transposed)
+    names = [f"dim{thread_order[0]}", f"dim{thread_order[1]}"]
+    if version == 1:
+        reg, lane = [(0, 2), (0, 4), (0, 8)], [(1, 0), (2, 0), (4, 0), (8, 0), (0, 1)]
+    else:
+        reg, lane = [(0, 1), (0, 2), (0, 4)], [(1, 0), (2, 0), (4, 0), (8, 0), (0, 8)]
+    tile = LinearLayout({"register": reg, "lane": lane}, [(names[0], 16), (names[1], 16)])
+    if rank == 3:
+        tile = tile * _id(1, "register", "dim0") * _id(1, "lane", "dim0")
+    warps = _wmma_warps(enc, rank)
+    rep = [f"dim{d}" for d in _matrix_order(rank, True)]
+    if isinstance(enc.params.get("ctaLayout"), dict):
+        size = {n: tile.out_size(n) for n in _std(rank)}
+        warps = _tiles_to_elements(warps, size)
+        cta = tile.transpose_outs(rep)
+        cta = LinearLayout({k: cta.bases.get(k, []) + [tuple(dict(zip(warps.out_names, b))[n] for n in rep)
+                                                         for b in warps.bases.get(k, [])]
+                            for k in ("register", "lane", "warp")},
+                           [(n, max(cta.out_size(n), warps.out_size(n))) for n in rep])
+    else:
+        cta = tile.transpose_outs(rep) * warps.transpose_outs(rep)
+    return combine_with_shape(cta, shape, cga=_cga_layout(enc, rank))
+
+
+def _wmma_dot(enc: Encoding, parent: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """wmmaDotOperandToLinearLayout: kWidth K elements per lane; version 1 lanes 16-31 repeat lanes 0-15."""
+    rank = len(shape)
+    op, k_width = _int(enc, "opIdx"), _int(enc, "kWidth", 0)
+    if k_width <= 0:
+        raise LayoutError("#dot_op without kWidth has no register layout")
+    version = _int(parent, "version")
+    instr = _ints(parent, "instrShape") if "instrShape" in parent.params else [16, 16, 16]
+    k_i, nk_i = (rank - 1, rank - 2) if op == 0 else (rank - 2, rank - 1)
+    dim_k, dim_nk = f"dim{k_i}", f"dim{nk_i}"
+    non_k = instr[0] if op == 0 else instr[1]
+    depth = RDNA_WAVE // non_k
+    tile = LinearLayout.identity1d(k_width, "register", dim_k) * LinearLayout.identity1d(non_k, "lane", dim_nk)
+    tile = tile * (LinearLayout.zeros1d(depth, "lane", dim_k) if version == 1
+                   else LinearLayout.identity1d(depth, "lane", dim_k))
+    tile = tile * _id(instr[2] // (depth * k_width), "register", dim_k)
+    if rank == 3:
+        tile = tile * _id(1, "register", "dim0") * _id(1, "lane", "dim0")
+    rep = [f"dim{d}" for d in ([1, 0] if op == 0 else [0, 1])] if rank == 2 else \
+        [f"dim{d}" for d in ([2, 1, 0] if op == 0 else [1, 2, 0])]
+    warps = _wmma_warps(parent, rank)
+    if isinstance(parent.params.get("ctaLayout"), dict):
+        # the accumulator's warp bases with their K component zeroed: warps along K hold copies
+        size = {n: (instr[0] if n == f"dim{rank - 2}" else instr[1]) for n in _std(rank)}
+        scaled = _tiles_to_elements(warps, size)
+        kpos = scaled.out_names.index(dim_k)
+        wb = [tuple(0 if i == kpos else x for i, x in enumerate(b)) for b in scaled.bases.get("warp", [])]
+        # register bases too, except that those stepping along K only become nothing (an operand has all of K)
+        rb = [tuple(0 if i == kpos else x for i, x in enumerate(b)) for b in scaled.bases.get("register", [])]
+        rb = [b for b in rb if any(b)]
+        cta = tile.transpose_outs(rep)
+        cta = LinearLayout({"register": cta.bases.get("register", []) + [
+                                tuple(dict(zip(scaled.out_names, b))[n] for n in rep) for b in rb],
+                            "lane": cta.bases.get("lane", []),
+                            "warp": [tuple(dict(zip(scaled.out_names, b))[n] for n in rep) for b in wb]},
+                           [(n, cta.out_size(n) if n == dim_k else max(cta.out_size(n), scaled.out_size(n)))
+                            for n in rep])
+    else:
+        wpc = _ints(parent, "warpsPerCTA")
+        warp = _broadcast_k("warp", wpc, _matrix_order(rank, True), k_i)
+        cta = tile.transpose_outs(rep) * warp.transpose_outs(rep)
+    return combine_with_shape(cta, shape, cga=_dot_cga(parent, rank, k_i))
+
+
+# --------------------------------------------------------------------------
+# Layouts that list their bases: #linear, #shared_linear, #padded_shared
+# --------------------------------------------------------------------------
+
+
+def _fit(ll: LinearLayout, shape: tuple[int, ...], in_dim: str) -> LinearLayout:
+    """A layout given by its bases, fitted to `shape` the way Triton fits a CTA layout."""
+    labeled = {f"dim{i}": s for i, s in enumerate(shape)}
+    for n in _std(len(shape)):
+        if n not in ll.out_names:
+            ll = ll * LinearLayout({}, [(n, 1)])
+    ll = ll.transpose_outs(_std(len(shape)))
+    ret = ll.not_smaller_than(labeled) if in_dim == "register" else ll.not_smaller_than_ordered(
+        _std(len(shape))[::-1], list(shape)[::-1])
+    ret = ret.not_larger_than(labeled).transpose_outs(_std(len(shape)))
+    ret.cta_tile = [ll.out_size(n) for n in _std(len(shape))]
+    return ret
+
+
+def _linear(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    rank = len(shape)
+    bases = {k: _bases(enc, k, rank) for k in ("register", "lane", "warp", "block")}
+    _check_within(enc, bases, shape)
+    ll = LinearLayout(bases, list(zip(_std(rank), shape)))
+    ll.cta_tile = list(shape)
+    return ll
+
+
+def _check_within(enc: Encoding, bases: dict[str, list[tuple[int, ...]]], shape: tuple[int, ...]) -> None:
+    for v in bases.values():
+        for b in v:
+            if any(x >= s or x < 0 for x, s in zip(b, shape)):
+                raise LayoutError(f"#{enc.name} has a basis {list(b)} outside the shape {list(shape)}")
+
+
+def _shared_linear(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    rank = len(shape)
+    bases = {"offset": _bases(enc, "offset", rank), "block": _bases(enc, "block", rank)}
+    _check_within(enc, bases, shape)
+    return LinearLayout(bases, list(zip(_std(rank), shape)))
+
+
+def padding_of(enc: Encoding) -> list[tuple[int, int]]:
+    """#padded_shared<[64:+4, ...]>: (interval, padding) pairs, in elements."""
+    pairs = enc.args[0] if enc.args else []
+    return [(int(i), int(p)) for i, p in pairs]
+
+
+def padded_offset(offset: int, padding: list[tuple[int, int]]) -> int:
+    """Where a padded layout really puts linear offset `offset`: `padding` extra elements after every `interval`."""
+    return offset + sum((offset // i) * p for i, p in padding)
+
+
+def _padded_shared(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """The linear part of #padded_shared (the padding is applied on top: padded_offset)."""
+    rank = len(shape)
+    if not padding_of(enc):
+        raise LayoutError("#padded_shared needs [interval:+padding] pairs")
+    for i, p in padding_of(enc):
+        _log2(i), _log2(p)
+    if "offset" in enc.params:
+        bases = {"offset": _bases(enc, "offset", rank), "block": _bases(enc, "block", rank)}
+        ll = LinearLayout.from_bases(bases, _std(rank))
+        return _fit(ll, shape, "offset")
+    order, own = _ints(enc, "order"), _ints(enc, "shape")
+    _check_rank(enc, rank, len(order))
+    ll = identity_standard_nd("offset", own, order).transpose_outs(_std(rank))
+    return _fit(ll, shape, "offset")
+
+
+# --------------------------------------------------------------------------
+# Shared memory with swizzles
+# --------------------------------------------------------------------------
+
+
+def _swizzled_shared(enc: Encoding, shape: tuple[int, ...], series, *, rotating: bool = False) -> LinearLayout:
+    rank = len(shape)
+    vec, per_phase, max_phase = _int(enc, "vec"), _int(enc, "perPhase"), _int(enc, "maxPhase")
+    order = _ints(enc, "order")
+    _check_rank(enc, rank, len(order))
+    cga = _cga_layout(enc, rank)
+    per_cta = _shape_per_cta(shape, cga)
+    if rank == 1:
+        return combine_with_shape(LinearLayout.identity1d(per_cta[0], "offset", "dim0"), shape, cga=cga)
+    col, row = order[0], order[1]
+    ncols, nrows = per_cta[col], per_cta[row]
+    bases = [(0, c) for c in _pow2_below(ncols)]
+    for r in _pow2_below(nrows):
+        phase = (r // per_phase) % max_phase
+        if rotating:  # AMD: the phase pattern also rotates from one block of rows to the next
+            phase ^= r // max_phase // per_phase % max_phase
+        bases.append((r, (vec * phase) % ncols))
+    cta = LinearLayout.from_bases({"offset": bases}, [f"dim{row}", f"dim{col}"])
+    cta = LinearLayout(cta.bases, [(f"dim{row}", nrows), (f"dim{col}", ncols)])
+    for d in order[2:]:
+        cta = cta * LinearLayout.identity1d(per_cta[d], "offset", f"dim{d}")
+    return combine_with_shape(cta, shape, cga=cga)
+
+
+def _rotating_shared(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    return _swizzled_shared(enc, shape, series, rotating=True)
+
+
+# --------------------------------------------------------------------------
+# Blackwell tensor memory
+# --------------------------------------------------------------------------
+
+
+def _tensor_memory(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """tensorMemoryToLinearLayout: (TMEM row = lane, column) -> element; zero bases are copies or unused."""
+    if len(shape) != 2:
+        raise ShapeRankError(f"#{enc.name} is a rank-2 layout but the shape has rank {len(shape)}")
+    shape = _shape_per_cta(shape, _cga_layout(enc, 2))  # tensor memory is per CTA: no block dim
+    split_m, split_n = _int(enc, "CTASplitM", 1), _int(enc, "CTASplitN", 1)
+    if split_n > 1:
+        inner = _tmem_one_cta(enc, (shape[0] // split_m, shape[1] // split_n))
+        ll = inner * LinearLayout.identity1d(split_m, "col", "dim0") if split_m > 1 else inner
+        return (ll * LinearLayout.identity1d(split_n, "col", "dim1")).transpose_outs(["dim0", "dim1"])
+    if split_m > 1:
+        inner = _tmem_one_cta(enc, (shape[0] // split_m, shape[1]))
+        return (inner * LinearLayout.identity1d(split_m, "col", "dim0")).transpose_outs(["dim0", "dim1"])
+    return _tmem_one_cta(enc, shape)
+
+
+def _tmem_one_cta(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
+    block_m = _int(enc, "blockM")
+    block_n = min(_int(enc, "blockN"), shape[1])
+    if "colStride" in enc.params:
+        col_stride = _int(enc, "colStride")
+    else:
+        col_stride = 1  # 3.6 spelling (unpacked = true/false): a 32-bit column per element either way
+    if block_m not in (64, 128):
+        raise LayoutError(f"#tensor_memory_encoding blockM = {block_m} is not 64 or 128")
+    tile = LinearLayout.zeros1d(col_stride, "col", "dim1")
+    if block_m == 64:
+        tile = (tile * (LinearLayout.identity1d(16, "row", "dim0") * LinearLayout.identity1d(block_n, "col", "dim1")))
+        tile = tile.transpose_outs(["dim0", "dim1"])
+        if shape[0] > block_m:
+            extra = (64, 0)
+        elif shape[1] > block_n:
+            extra = (0, block_n)
+        else:
+            extra = (0, 0)  # rows 16-31 of each 32-lane group are not used
+        rows = tile.bases["row"] + [extra, (16, 0), (32, 0)]
+        tile = LinearLayout.from_bases({"row": rows, "col": tile.bases.get("col", [])}, ["dim0", "dim1"])
+        tile = LinearLayout(tile.bases, [("dim0", max(64, tile.out_size("dim0"))),
+                                         ("dim1", max(block_n, tile.out_size("dim1")))])
+    else:
+        tile = tile * (LinearLayout.identity1d(block_m, "row", "dim0")
+                       * LinearLayout.identity1d(block_n, "col", "dim1"))
+        tile = tile.transpose_outs(["dim0", "dim1"])
+    reps_m = shape[0] // tile.out_size("dim0")
+    reps_n = shape[1] // tile.out_size("dim1")
+    if reps_m < 1 or reps_n < 1:
+        raise LayoutError(f"shape {list(shape)} is smaller than one {block_m}x{block_n} tensor-memory block")
+    return tile * _id(reps_m, "col", "dim0") * _id(reps_n, "col", "dim1")
+
+
+def _tensor_memory_scales(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """tensorMemoryScalesToLinearLayout: the tcgen05 scale-factor layout (32 lanes, 4 columns, repeated)."""
+    if len(shape) != 2:
+        raise ShapeRankError(f"#{enc.name} is a rank-2 layout but the shape has rank {len(shape)}")
+    split_m, split_n = _int(enc, "CTASplitM", 1), _int(enc, "CTASplitN", 1)
+    if split_m > 1 or split_n > 1:
+        raise LayoutError("tensor-memory scales split over several CTAs are not drawn")
+    tile = (LinearLayout.identity1d(32, "row", "dim0") * LinearLayout.zeros1d(4, "row", "dim0")
+            * LinearLayout.identity1d(4, "col", "dim1") * LinearLayout.identity1d(2, "col", "dim0"))
+    tile = tile * _id(-(-shape[0] // tile.out_size("dim0")), "col", "dim0")
+    tile = tile * _id(-(-shape[1] // tile.out_size("dim1")), "col", "dim1")
+    return tile.not_larger_than({"dim0": shape[0], "dim1": shape[1]}).transpose_outs(["dim0", "dim1"])
 
 
 def _pow2_below(n: int) -> list[int]:
@@ -585,7 +914,7 @@ class ShapeRankError(LayoutError):
     pass
 
 
-def _nvmma_shared(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
+def _nvmma_shared(enc: Encoding, shape: tuple[int, ...], series=None) -> LinearLayout:
     swizzle = _int(enc, "swizzlingByteWidth")
     bits = _int(enc, "elementBitWidth")
     transposed = bool(enc.params.get("transposed", False))
@@ -594,6 +923,8 @@ def _nvmma_shared(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
     rank = len(shape)
     if rank < 2:
         raise ShapeRankError("#nvmma_shared needs a shape of rank 2 or more")
+    cga = _cga_layout(enc, rank)
+    full, shape = shape, _shape_per_cta(shape, cga)
     # getTMABlockShape: every dim at most 256, the contiguous one exactly the swizzle width
     tma = [min(s, 256) for s in shape]
     contig = 0 if transposed else rank - 1
@@ -611,14 +942,14 @@ def _nvmma_shared(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
         for i in dims:
             ll = ll * LinearLayout.identity1d(tma[i], "offset", f"dim{i}")
         ll = ll.not_smaller_than_ordered(_std(rank), list(shape))
-        return combine_with_shape(ll, shape)
+        return combine_with_shape(ll, full, cga=cga)
     collapsed = [1, tma[-1]]
     for s in tma[:-1]:
         collapsed[0] *= s
     if transposed:
         collapsed.reverse()
     vec = 128 // bits
-    per_phase, max_phase = {32: (4, 2), 64: (2, 4), 128: (1, 8)}.get(swizzle, (0, 0))
+    per_phase, max_phase = NVMMA_SWIZZLE_PHASES.get(swizzle, (0, 0))
     if not per_phase:
         raise LayoutError(f"swizzlingByteWidth = {swizzle} is not 0, 32, 64 or 128")
     tile_cols = 8 * max(16, swizzle) // bits
@@ -636,7 +967,16 @@ def _nvmma_shared(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
         order = [rank - 1] + list(range(rank - 1))
         ll = _transpose(ll, order)
     ll = ll.not_smaller_than_ordered(_std(rank), list(shape))
-    return combine_with_shape(ll, shape)
+    return combine_with_shape(ll, full, cga=cga)
+
+
+_BUILDERS = {
+    "blocked": _blocked, "slice": _slice, "nvidia_mma": _nvidia_mma, "dot_op": _dot_op,
+    "swizzled_shared": _swizzled_shared, "nvmma_shared": _nvmma_shared,
+    "amd_mfma": _amd_mfma, "amd_wmma": _amd_wmma, "linear": _linear,
+    "shared_linear": _shared_linear, "padded_shared": _padded_shared, "amd_rotating_shared": _rotating_shared,
+    "tensor_memory_encoding": _tensor_memory, "tensor_memory_scales_encoding": _tensor_memory_scales,
+}
 
 
 def _reshape(ll: LinearLayout, shape: list[int]) -> LinearLayout:
@@ -711,24 +1051,43 @@ def describe(enc: Encoding, shape: tuple[int, ...], *, alias: str = "", elem_bit
     except LayoutError as e:
         use.note = f"Not drawn: {e}."
         return use
-    use.bases = {k: [list(b) for b in v] for k, v in ll.bases.items() if k != "block"}
+    # block bases only where the layout spreads over several CTAs (one CTA: Triton's block = [])
+    use.bases = {k: [list(b) for b in v] for k, v in ll.bases.items() if k != "block" or v}
     if "offset" in ll.bases:
         use.kind = "shared"
         bits = enc.params.get("elementBitWidth") if enc.name == "nvmma_shared" else None
         use.elem_bits = int(bits) if isinstance(bits, int) else (elem_bits or 16)
         use.facts = shared_facts(use, enc)
+    elif "row" in ll.bases:
+        use.kind = "tensor_memory"
+        use.elem_bits = elem_bits or 32
+        use.facts = tmem_facts(use, enc)
     else:
         use.kind = "distributed"
         use.facts = distributed_facts(use)
         tile = getattr(ll, "cta_tile", None)
         if tile:
             use.facts["cta_tile"] = list(tile)
-            use.facts["wraps"] = any(s > t for s, t in zip(shape, tile))
-            use.facts["tile_larger_than_shape"] = any(s < t for s, t in zip(shape, tile))
+            use.facts["wraps"] = any(s > t for s, t in zip(_per_cta_shape(use), tile))
+            use.facts["tile_larger_than_shape"] = any(s < t for s, t in zip(_per_cta_shape(use), tile))
         use.facts["instr_tile"] = instruction_tile(enc)
-        if enc.name in ("nvidia_mma", "dot_op") and tile and use.facts["instr_tile"] and len(tile) == 2:
+        if enc.name in ("nvidia_mma", "dot_op", "amd_mfma", "amd_wmma") and tile and use.facts["instr_tile"] \
+                and len(tile) == 2:
             use.facts["warp_map"] = _warp_map(enc, tile, use.facts["instr_tile"])
     return use
+
+
+def _per_cta_shape(use: LayoutUse) -> list[int]:
+    """The piece of the tensor one CTA holds (the whole shape for single-CTA layouts)."""
+    blocks = use.bases.get("block", [])
+    out = list(use.shape)
+    for d in range(len(out)):
+        span = 0
+        for b in blocks:
+            span |= b[d]
+        if span:
+            out[d] = min(out[d], span & -span)  # the lowest block step along d
+    return out
 
 
 def _warp_map(enc: Encoding, tile: list[int], instr: list[int]) -> list[list[list[int]]]:
@@ -744,29 +1103,157 @@ def _warp_map(enc: Encoding, tile: list[int], instr: list[int]) -> list[list[lis
             for i in range(max(1, tile[0] // instr[0]))]
 
 
-def owner_grid(use: LayoutUse) -> dict[tuple[int, ...], list[tuple[int, int, int]]]:
-    """element -> [(warp, lane, register), ...] (more than one owner = replication)."""
+# A drawing shows at most a window of the tensor; above this many elements, the grids below
+# solve for the window's owners instead of walking every element (4096x4096 would take minutes
+# and gigabytes, 1024x1024x1024 more memory than there is).
+WHOLE_GRID_LIMIT = 1 << 16
+
+
+def _windowed(use: LayoutUse, window: tuple[int, ...] | None) -> bool:
+    total = 1
+    for s in use.shape:
+        total *= s
+    return window is not None and total > WHOLE_GRID_LIMIT
+
+
+def box_preimage(ll: LinearLayout, ins: list[str], box: tuple[int, ...], fixed: dict[str, int] | None = None):
+    """Every input of `ll` (over the in-dims `ins`, others as in `fixed`) landing in [0, box) per out dim.
+
+    A linear layout XORs one basis per set input bit, so the inputs that land
+    in a power-of-two box are an affine subspace: solve for its basis
+    (Gaussian elimination over GF(2) on the out bits above the box) and walk
+    its 2^k points.  The cost follows the box (times any replication), not
+    the tensor.  Yields ({in_dim: value}, out) pairs, in no particular order.
+    """
+    shifts = [max(0, (b - 1).bit_length()) for b in box]
+    lanes = 64  # bits per out dim in the packed "bits above the box" vector
+
+    def above(out) -> int:
+        return sum((o >> sh) << (lanes * i) for i, (o, sh) in enumerate(zip(out, shifts)))
+
+    def xor(a, b):
+        return tuple(x ^ y for x, y in zip(a, b))
+
+    gens = [(d, i, b) for d in ins for i, b in enumerate(ll.bases.get(d, []))]
+    pivots: dict[int, tuple[int, int, tuple[int, ...]]] = {}
+    free: list[tuple[int, tuple[int, ...]]] = []  # (input mask, out) with nothing above the box
+    for n, (_, _, b) in enumerate(gens):
+        h, mask, out = above(b), 1 << n, tuple(b)
+        while h:
+            top = h.bit_length() - 1
+            if top not in pivots:
+                pivots[top] = (h, mask, out)
+                break
+            ph, pm, po = pivots[top]
+            h, mask, out = h ^ ph, mask ^ pm, xor(out, po)
+        else:
+            free.append((mask, out))
+    start = ll.apply(**(fixed or {})) if ll.outs else ()
+    h, mask, out = above(start), 0, tuple(start)
+    while h:  # a particular solution: cancel the fixed inputs' bits above the box
+        top = h.bit_length() - 1
+        if top not in pivots:
+            return
+        ph, pm, po = pivots[top]
+        h, mask, out = h ^ ph, mask ^ pm, xor(out, po)
+    for i in range(1 << len(free)):
+        if i:  # Gray code: one free vector changes per step
+            fm, fo = free[(i & -i).bit_length() - 1]
+            mask, out = mask ^ fm, xor(out, fo)
+        if all(o < b for o, b in zip(out, box)):
+            values = dict.fromkeys(ins, 0)
+            for n, (d, bit, _) in enumerate(gens):
+                if mask >> n & 1:
+                    values[d] |= 1 << bit
+            yield values, out
+
+
+def owner_grid(use: LayoutUse, block: int = 0, window: tuple[int, ...] | None = None,
+               ) -> dict[tuple[int, ...], list[tuple[int, int, int]]]:
+    """element -> [(warp, lane, register), ...] of CTA `block` (more than one owner = replication).
+
+    `window`: the drawing only needs elements below these sizes (one per dim);
+    for a large tensor only those are computed (see box_preimage).
+    """
     ll = _ll_of(use)
     out: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
+    if _windowed(use, window):
+        for v, e in box_preimage(ll, ["warp", "lane", "register"], window, {"block": block}):
+            out.setdefault(e, []).append((v["warp"], v["lane"], v["register"]))
+        for owners in out.values():
+            owners.sort()  # the order of the full walk below: warp, then lane, then register
+        return out
     for w in range(ll.in_size("warp")):
         for ln in range(ll.in_size("lane")):
             for r in range(ll.in_size("register")):
-                out.setdefault(ll.apply(warp=w, lane=ln, register=r), []).append((w, ln, r))
+                out.setdefault(ll.apply(warp=w, lane=ln, register=r, block=block), []).append((w, ln, r))
     return out
 
 
-def elements_of_thread(use: LayoutUse, warp: int, lane: int) -> list[tuple[int, ...]]:
-    """The elements thread (warp, lane) holds, in register order (the hardware view)."""
-    ll = _ll_of(use)
-    return [ll.apply(warp=warp, lane=lane, register=r) for r in range(ll.in_size("register"))]
-
-
-def offset_grid(use: LayoutUse) -> dict[tuple[int, ...], int]:
-    """element -> its offset (in elements) in shared memory; first offset wins if several."""
+def cta_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[tuple[int, ...], int]:
+    """element -> the first CTA (block) holding it, for layouts spread over several CTAs."""
     ll = _ll_of(use)
     out: dict[tuple[int, ...], int] = {}
+    base_in = "offset" if "offset" in ll.bases else None
+    if _windowed(use, window):
+        ins = ["block", "offset"] if base_in else ["block", "warp", "lane", "register"]
+        for v, e in box_preimage(ll, ins, window):
+            out[e] = min(out.get(e, v["block"]), v["block"])
+        return out
+    for blk in range(ll.in_size("block")):
+        if base_in:
+            for off in range(ll.in_size("offset")):
+                out.setdefault(ll.apply(offset=off, block=blk), blk)
+            continue
+        for w in range(ll.in_size("warp")):
+            for ln in range(ll.in_size("lane")):
+                for r in range(ll.in_size("register")):
+                    out.setdefault(ll.apply(warp=w, lane=ln, register=r, block=blk), blk)
+    return out
+
+
+def lanes_per_warp(use: LayoutUse) -> int:
+    """32 on NVIDIA and RDNA (WMMA), 64 on CDNA (MFMA): read from the layout's lane bases."""
+    return 1 << len(use.bases.get("lane", [])) if "lane" in use.bases else 32
+
+
+def elements_of_thread(use: LayoutUse, warp: int, lane: int, limit: int | None = None) -> list[tuple[int, ...]]:
+    """The elements thread (warp, lane) of CTA 0 holds, in register order (the hardware view); the first `limit`."""
+    ll = _ll_of(use)
+    count = ll.in_size("register") if limit is None else min(limit, ll.in_size("register"))
+    return [ll.apply(warp=warp, lane=lane, register=r) for r in range(count)]
+
+
+def offset_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[tuple[int, ...], int]:
+    """element -> its offset (in elements) in CTA 0's shared memory; first offset wins if several.
+
+    A padded layout (#padded_shared) puts `padding` unused elements after every
+    `interval`: the offset shown is where the element really is.
+    """
+    ll = _ll_of(use)
+    padding = [tuple(p) for p in (use.facts or {}).get("padding", [])]
+    out: dict[tuple[int, ...], int] = {}
+    if _windowed(use, window):
+        first: dict[tuple[int, ...], int] = {}
+        for v, e in box_preimage(ll, ["offset"], window, {"block": 0} if "block" in ll.bases else None):
+            first[e] = min(first.get(e, v["offset"]), v["offset"])
+        return {e: padded_offset(off, padding) if padding else off for e, off in first.items()}
     for off in range(ll.in_size("offset")):
-        out.setdefault(ll.apply(offset=off), off)
+        out.setdefault(ll.apply(offset=off), padded_offset(off, padding) if padding else off)
+    return out
+
+
+def tmem_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[tuple[int, ...], tuple[int, int]]:
+    """element -> (TMEM lane, TMEM column) of tensor memory; first wins if several."""
+    ll = _ll_of(use)
+    out: dict[tuple[int, ...], tuple[int, int]] = {}
+    if _windowed(use, window):
+        for v, e in box_preimage(ll, ["row", "col"], window):
+            out[e] = min(out.get(e, (v["row"], v["col"])), (v["row"], v["col"]))
+        return out
+    for row in range(ll.in_size("row")):
+        for col in range(ll.in_size("col")):
+            out.setdefault(ll.apply(row=row, col=col), (row, col))
     return out
 
 
@@ -787,10 +1274,15 @@ def _bits_span(bases: list[list[int]], dim: int) -> int:
 
 
 def distributed_facts(use: LayoutUse) -> dict[str, Any]:
-    """Elements per thread, replication, wrapping and contiguity, in numbers."""
+    """Elements per thread, replication, wrapping and contiguity, in numbers (all read from the bases).
+
+    elements_per_thread is what one thread holds (Triton's getTotalElemsPerThread:
+    the register bases, zero ones included); threads are those of one CTA.
+    """
     regs = use.bases.get("register", [])
     lanes = use.bases.get("lane", [])
     warps = use.bases.get("warp", [])
+    blocks = use.bases.get("block", [])
     total = 1
     for s in use.shape:
         total *= s
@@ -798,7 +1290,7 @@ def distributed_facts(use: LayoutUse) -> dict[str, Any]:
     zero_lanes = sum(1 for b in lanes if not any(b))
     zero_warps = sum(1 for b in warps if not any(b))
     zero_regs = sum(1 for b in regs if not any(b))
-    held = threads * (1 << len(regs))
+    held = threads * (1 << len(regs)) * (1 << len(blocks))
     rank = len(use.shape)
     # contiguity: registers that step along the fastest dim first (a vector load's width)
     fastest = rank - 1
@@ -807,7 +1299,7 @@ def distributed_facts(use: LayoutUse) -> dict[str, Any]:
         c = _bits_span(regs, d)
         if c > contig:
             best_dim, contig = d, c
-    return {
+    facts = {
         "elements": total,
         "threads": threads,
         "elements_per_thread": 1 << len(regs),
@@ -819,6 +1311,13 @@ def distributed_facts(use: LayoutUse) -> dict[str, Any]:
         "contiguous_elements": contig,
         "contiguous_dim": best_dim,
     }
+    if len(lanes) != 5:
+        facts["lanes_per_warp"] = 1 << len(lanes)
+    if blocks:
+        facts["ctas"] = 1 << len(blocks)
+        facts["replicated_ctas"] = 1 << sum(1 for b in blocks if not any(b))
+        facts["shape_per_cta"] = _per_cta_shape(use)
+    return facts
 
 
 def instruction_tile(enc: Encoding) -> list[int] | None:
@@ -827,6 +1326,11 @@ def instruction_tile(enc: Encoding) -> list[int] | None:
     if enc.name == "nvidia_mma":
         instr = p.get("instrShape") or []
         return [int(instr[0]), int(instr[1])] if len(instr) >= 2 else None
+    if enc.name == "amd_mfma":
+        instr = p.get("instrShape") or []
+        return [int(instr[0]), int(instr[1])] if len(instr) >= 2 else None
+    if enc.name == "amd_wmma":
+        return [16, 16]
     if enc.name == "dot_op" and enc.parent is not None and enc.parent.name == "nvidia_mma":
         kw = p.get("kWidth") or 2
         return [16, 8 * kw] if p.get("opIdx") == 0 else [8 * kw, 8]
@@ -834,6 +1338,25 @@ def instruction_tile(enc: Encoding) -> list[int] | None:
         spt, tpw = p.get("sizePerThread") or [], p.get("threadsPerWarp") or []
         return [a * b for a, b in zip(spt, tpw)] or None  # what one warp covers
     return None
+
+
+def tmem_facts(use: LayoutUse, enc: Encoding) -> dict[str, Any]:
+    """Tensor memory: 128 lanes x 512 32-bit columns per SM; which lanes and columns the tile uses."""
+    rows = use.bases.get("row", [])
+    cols = use.bases.get("col", [])
+    unused_rows = sum(1 for i, b in enumerate(rows) if i not in (5, 6) and not any(b))
+    lanes_used = range(1 << (len(rows) - unused_rows))
+    cols_used = range(1 << (len(cols) - sum(1 for b in cols if not any(b))))
+    # [Zeros in TMEM LinearLayouts]: a zero basis at lane 32 or 64 is a copy in another lane group;
+    # any other zero basis marks lanes or columns that hold nothing.
+    copies = 1 << sum(1 for i, b in enumerate(rows) if i in (5, 6) and not any(b))
+    facts: dict[str, Any] = {"elem_bits": use.elem_bits or 32, "tmem_lanes": 1 << len(rows),
+                             "tmem_columns": 1 << len(cols), "lanes_used": len(lanes_used),
+                             "columns_used": len(cols_used), "copies_per_element": copies}
+    for key, name in (("blockM", "block_m"), ("blockN", "block_n"), ("colStride", "col_stride")):
+        if key in enc.params:
+            facts[name] = enc.params[key]
+    return facts
 
 
 def shared_facts(use: LayoutUse, enc: Encoding) -> dict[str, Any]:
@@ -846,9 +1369,19 @@ def shared_facts(use: LayoutUse, enc: Encoding) -> dict[str, Any]:
                      max_phase=enc.params.get("maxPhase"), order=enc.params.get("order"))
     elif enc.name == "nvmma_shared":
         sw = enc.params.get("swizzlingByteWidth")
-        pp, mp = {32: (4, 2), 64: (2, 4), 128: (1, 8)}.get(sw, (1, 1))
+        pp, mp = NVMMA_SWIZZLE_PHASES.get(sw, (1, 1))
         facts.update(vec=128 // bits, per_phase=pp, max_phase=mp, swizzle_bytes=sw,
                      order=[0, 1] if enc.params.get("transposed") else [1, 0])
+    elif enc.name == "amd_rotating_shared":
+        facts.update(vec=enc.params.get("vec"), per_phase=enc.params.get("perPhase"),
+                     max_phase=enc.params.get("maxPhase"), order=enc.params.get("order"), rotating=True)
+    elif enc.name == "padded_shared":
+        pads = padding_of(enc)
+        facts["padding"] = [list(p) for p in pads]
+        extra = sum((_prod(use.shape) - 1) // i * p for i, p in pads)
+        facts["padded_bytes"] = (_prod(use.shape) + extra) * bits // 8
+    if use.bases.get("block"):
+        facts["ctas"] = 1 << len(use.bases["block"])
     if rank == 2:
         use.facts = facts
         facts["row_reads"] = row_read_conflicts(use)
@@ -876,12 +1409,20 @@ def row_read_conflicts(use: LayoutUse) -> dict[str, Any]:
     """
     bits = use.elem_bits or 16
     per16 = max(1, 128 // bits)  # elements in 16 bytes
-    offsets = offset_grid(use)
     order = use.facts.get("order") if use.facts else None
     rows_dim, cols_dim = (0, 1)
     if isinstance(order, list) and len(order) == 2:
         cols_dim, rows_dim = order[0], order[1]
     nrows, ncols = use.shape[rows_dim], use.shape[cols_dim]
+    # A large tensor: swizzles repeat within a few rows and 128 bytes, so a 256 x 256 window
+    # finds the worst read at a bounded cost (the whole tensor would take minutes).
+    window = None
+    if len(use.shape) == 2 and _windowed(use, tuple(use.shape)):
+        nrows, ncols = min(nrows, 256), min(ncols, 256)
+        window = [0, 0]
+        window[rows_dim], window[cols_dim] = nrows, ncols
+        window = tuple(window)
+    offsets = offset_grid(use, window)
     worst, worst_at, checked = 0, None, 0
     for r0 in range(0, nrows - nrows % 8 if nrows >= 8 else 0, 8):
         for c0 in range(0, ncols, per16):
@@ -899,40 +1440,12 @@ def row_read_conflicts(use: LayoutUse) -> dict[str, Any]:
             if ways > worst:
                 worst, worst_at = ways, (r0, c0)
     return {"ways": worst, "at": list(worst_at) if worst_at else None, "reads": checked,
-            "piece_elements": per16}
+            "piece_elements": per16, **({"window": list(window)} if window else {})}
 
 
 # ==========================================================================
 # Layouts of a compiled kernel
 # ==========================================================================
-
-# tensor<16x16xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>   or   !ttg.memdesc<2x16x16xf16, #shared, #smem, mutable>
-_TYPE_RE = re.compile(r"(tensor|memdesc)<((?:\d+x)+)([!\w.]+?)(?:<[^<>]*>)?,\s*")
-_ELEM_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i1": 8, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
-              "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8, "tf32": 32}
-
-
-def _encoding_after(text: str, pos: int) -> tuple[str, int] | None:
-    """The '#...' attribute starting at pos, balanced over <>; (text, end)."""
-    if pos >= len(text) or text[pos] != "#":
-        return None
-    depth, i = 0, pos + 1
-    while i < len(text):
-        ch = text[i]
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            if depth == 0:
-                break
-            depth -= 1
-            if depth == 0:
-                i += 1
-                break
-        elif depth == 0 and ch in ",) \n":
-            break
-        i += 1
-    return text[pos:i], i
-
 
 def layouts_of(analysis) -> list[LayoutUse]:
     """Every encoding the kernel's TTGIR uses, at the shapes it is used with.
@@ -949,19 +1462,15 @@ def layouts_of_ttgir(ttgir: str) -> list[LayoutUse]:
     uses: dict[tuple[str, tuple[int, ...]], dict[str, Any]] = {}
     order: list[tuple[str, tuple[int, ...]]] = []
     body = "\n".join(ln for ln in ttgir.splitlines() if not ln.startswith("#"))
-    for m in _TYPE_RE.finditer(body):
-        kind = m.group(1)
-        shape = tuple(int(x) for x in m.group(2).rstrip("x").split("x"))
-        elem = m.group(3)
-        got = _encoding_after(body, m.end())
-        if not got:
+    # tensor<16x16xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>   !ttg.memdesc<2x16x16xf16, #shared, #smem>
+    for t in find_types(body):
+        if not t.static or t.encoding is None:
             continue
-        text, _ = got
-        key = (text, shape)
+        key = (t.encoding, t.shape)
         if key not in uses:
-            uses[key] = {"kinds": set(), "bits": _ELEM_BITS.get(elem.lstrip("!"))}
+            uses[key] = {"kinds": set(), "bits": t.bits}
             order.append(key)
-        uses[key]["kinds"].add(f"{kind}<{'x'.join(map(str, shape))}x{elem}>")
+        uses[key]["kinds"].add(f"{t.kind}<{'x'.join(map(str, t.shape))}x{t.elem.split('<')[0]}>")
     # Drop a multi-buffered memdesc shape when its last dims are also used alone.
     shapes_by_text: dict[str, set[tuple[int, ...]]] = {}
     for text, shape in order:
@@ -970,18 +1479,21 @@ def layouts_of_ttgir(ttgir: str) -> list[LayoutUse]:
     for text, shape in order:
         if len(shape) > 2 and shape[1:] in shapes_by_text[text]:
             continue
-        alias = text[1:] if re.fullmatch(r"#[A-Za-z_][A-Za-z0-9_]*", text) else ""
-        if alias and alias in aliases and aliases[alias].startswith("#ttg.") and \
-                aliases[alias].split("<")[0].split(".")[-1] in MEMORY_SPACES:
-            continue
+        alias = text[1:] if re.fullmatch(r"#[A-Za-z_][\w$-]*", text) else ""
         try:
-            enc = parse_encoding(text, aliases, source=f"in the TTGIR ({text})")
+            enc = parse_encoding(text, aliases, source=f"in the TTGIR ({text})", known_only=False)
         except InputFileError as e:
             out.append(LayoutUse(alias, text, "?", list(shape), "text", note=f"Not drawn: {e.message}"))
             continue
         if enc.name in MEMORY_SPACES:
             continue
         info = uses[(text, shape)]
+        rank = _rank_hint(enc)
+        if rank and len(shape) > rank:  # memdesc<2x1xi64, #shared> of a rank-1 layout: 2 buffers of 1
+            if shape[-rank:] in shapes_by_text[text]:
+                continue
+            shapes_by_text[text].add(shape[-rank:])
+            shape = shape[-rank:]
         try:
             use = describe(enc, shape, alias=alias or _short_name(enc), elem_bits=info["bits"],
                            used_by=sorted(info["kinds"]))
@@ -1000,9 +1512,32 @@ def _short_name(enc: Encoding) -> str:
     return enc.name
 
 
+MEMORY_LAYOUTS = ("swizzled_shared", "nvmma_shared", "shared_linear", "padded_shared", "amd_rotating_shared",
+                  "tensor_memory_encoding", "tensor_memory_scales_encoding")
+
+
+def text_spec(enc: Encoding, elem: str = "f16") -> dict[str, Any]:
+    """Triton's reading of the attribute text itself (triton_api parses it in a module): any encoding."""
+    spec: dict[str, Any] = {"kind": "text", "text": enc.text, "elem": elem,
+                            "memdesc": enc.name in MEMORY_LAYOUTS}
+    if enc.name.startswith("tensor_memory"):
+        spec["space"] = "#ttng.tensor_memory"
+    return spec
+
+
 def triton_spec(enc: Encoding) -> dict[str, Any]:
-    """A plain-data description from which triton_api builds Triton's own (gluon) layout."""
+    """A plain-data description from which triton_api builds Triton's own (gluon) layout.
+
+    The encodings tritonscope drew first are built as gluon objects from their
+    fields; every other one (and any layout spread over several CTAs) goes to
+    Triton as its attribute text (text_spec).
+    """
     p = enc.params
+    multi = any(k in p for k in ("CGALayout", "CTAsPerCGA")) or (enc.parent is not None and any(
+        k in enc.parent.params for k in ("CGALayout", "CTAsPerCGA")))
+    if multi or enc.name not in ("blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared") or (
+            enc.parent is not None and enc.parent.name not in ("blocked", "nvidia_mma")):
+        return text_spec(enc)
     if enc.name == "blocked":
         return {"kind": "blocked", "spt": p["sizePerThread"], "tpw": p["threadsPerWarp"],
                 "wpc": p["warpsPerCTA"], "order": p["order"]}

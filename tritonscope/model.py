@@ -1,7 +1,10 @@
-"""The data that flows through tritonscope: frozen records, no behaviour.
+"""The data that flows through tritonscope: records, no behaviour.
 
 CLI -> compile (KernelSpec -> Artifact) -> parse (Artifact -> ParsedStage)
 -> annotate (ParsedStage -> Note) -> render.  Nothing here imports Triton.
+Records are frozen except Artifact (built up by the compile).  What each
+stage's language is (title, parser, classifier...) lives in
+tritonscope/dialects, one module per dialect.
 """
 
 from __future__ import annotations
@@ -31,17 +34,99 @@ class Arch:
     max_blocks_per_sm: int
     regs_per_sm: int = 65536
     max_regs_per_thread: int = 255
+    # The reference part's SM count (sm_86: A10, sm_89: L4, sm_120: RTX 5090) and its bench.PEAKS key, if
+    # it has one: explain's waves and roofline use them (explain --gpu picks another part).
+    sms: int = 0
+    reference_gpu: str = ""
+    backend: str = "cuda"   # Triton's backend name (GPUTarget.backend)
+    warp_size: int = 32
+
+    @property
+    def target_arch(self) -> int:
+        """What Triton's GPUTarget calls the arch: the compute capability."""
+        return self.capability
 
 
-ARCHES: dict[str, Arch] = {
+@dataclass(frozen=True)
+class HipArch:
+    """An AMD target (Triton's HIP backend) and the limits that decide whether a config fits.
+
+    Where a field means what it means for NVIDIA it has the same name, so
+    code that only asks "how much shared memory may one block use" reads
+    either record: `max_shared_per_block` is the LDS one workgroup may
+    allocate, `shared_per_sm` the LDS of the unit its waves share (a CU on
+    CDNA, a WGP on RDNA in Triton's default WGP mode).
+
+    Occupancy on AMD is counted in waves per SIMD: each SIMD holds up to
+    `max_waves_per_simd` waves, as many as its VGPR file allows (VGPRs are
+    allocated per wave in granules), and the LDS and the workgroup limit cap
+    how many workgroups a CU/WGP holds.  Figures from AMD's ISA references:
+    "AMD Instinct MI200 (CDNA2) ISA", "AMD Instinct MI300 (CDNA3) ISA",
+    "AMD Instinct CDNA4 ISA", "RDNA3 ISA" and "RDNA4 ISA" (sections on the
+    unified VGPR file, SGPR/VGPR allocation, and the LDS), and the same
+    numbers as LLVM's AMDGPU backend uses for its "; Occupancy:" line
+    (AMDGPUBaseInfo.cpp: getTotalNumVGPRs, getVGPRAllocGranule,
+    getMaxWavesPerEU, getMaxWorkGroupsPerCU), which tests check against.
+    """
+
+    name: str                   # "gfx942"
+    family: str                 # "CDNA3", "RDNA3"
+    gpus: str                   # example parts, for the summary
+    warp_size: int              # 64 on CDNA; 32 on RDNA (Triton compiles wave32 there)
+    max_shared_per_block: int   # LDS per workgroup, bytes (what Triton's HIP launcher checks)
+    shared_per_sm: int          # LDS per CU (CDNA) / WGP (RDNA), bytes
+    simds_per_cu: int           # SIMDs sharing that LDS: 4 in a CDNA CU and in an RDNA WGP
+    max_waves_per_simd: int     # 8 on CDNA2-4, 16 on RDNA3/4
+    vgprs_per_simd: int         # VGPRs per lane in one SIMD's register file (at this wave size)
+    vgpr_granule: int           # VGPRs are allocated per wave in multiples of this
+    max_vgprs_per_wave: int     # 512 on CDNA2+ (256 arch VGPRs + 256 AGPRs, one file); 256 on RDNA
+    unified_agprs: bool         # AGPRs come out of the same file as VGPRs (CDNA2+)
+    sgprs_per_simd: int | None  # 800 on CDNA; None on RDNA, where each wave has a fixed 106 and SGPRs never limit
+    max_workgroups_per_cu: int  # barrier resources: 16 per CU, 32 per WGP (RDNA, WGP mode)
+    capability: None = None     # not a CUDA target
+    backend: str = "hip"
+
+    @property
+    def target_arch(self) -> str:
+        """What Triton's GPUTarget calls the arch: the gfx name."""
+        return self.name
+
+    @property
+    def max_threads_per_sm(self) -> int:
+        return self.max_waves_per_simd * self.simds_per_cu * self.warp_size
+
+
+_CDNA = dict(warp_size=64, simds_per_cu=4, max_waves_per_simd=8, vgprs_per_simd=512, vgpr_granule=8,
+             max_vgprs_per_wave=512, unified_agprs=True, sgprs_per_simd=800, max_workgroups_per_cu=16)
+# RDNA3 Navi31/32 and RDNA4 have the 1.5x VGPR file: 1536 VGPRs per SIMD lane in wave32, granule 24.
+_RDNA = dict(warp_size=32, simds_per_cu=4, max_waves_per_simd=16, vgprs_per_simd=1536, vgpr_granule=24,
+             max_vgprs_per_wave=256, unified_agprs=False, sgprs_per_simd=None, max_workgroups_per_cu=32)
+_KIB = 1024
+
+ARCHES: dict[str, Arch | HipArch] = {
     a.name: a
     for a in (
-        Arch("sm_80", 80, "A100, A30", 166912, 167936, 2048, 32),
-        Arch("sm_86", 86, "RTX 30xx, A10, A40", 101376, 102400, 1536, 16),
-        Arch("sm_89", 89, "L4, L40, RTX 40xx", 101376, 102400, 1536, 24),
-        Arch("sm_90a", 90, "H100, H200", 232448, 233472, 2048, 32),
-        Arch("sm_100a", 100, "B200, GB200", 232448, 233472, 2048, 32),
-        Arch("sm_120", 120, "RTX 50xx, RTX PRO 6000", 101376, 102400, 1536, 32),
+        Arch("sm_80", 80, "A100, A30", 166912, 167936, 2048, 32, sms=108, reference_gpu="A100"),
+        Arch("sm_86", 86, "RTX 30xx, A10, A40", 101376, 102400, 1536, 16, sms=72),
+        Arch("sm_89", 89, "L4, L40, RTX 40xx", 101376, 102400, 1536, 24, sms=58),
+        Arch("sm_90a", 90, "H100, H200", 232448, 233472, 2048, 32, sms=132, reference_gpu="H100"),
+        Arch("sm_100a", 100, "B200, GB200", 232448, 233472, 2048, 32, sms=148, reference_gpu="B200"),
+        Arch("sm_120", 120, "RTX 50xx, RTX PRO 6000", 101376, 102400, 1536, 32, sms=170),
+        # CDNA2/3: 64 KiB of LDS per CU, all of it available to one workgroup.
+        HipArch("gfx90a", "CDNA2", "MI210, MI250X", max_shared_per_block=64 * _KIB, shared_per_sm=64 * _KIB, **_CDNA),
+        HipArch("gfx942", "CDNA3", "MI300X, MI300A, MI325X", max_shared_per_block=64 * _KIB,
+                shared_per_sm=64 * _KIB, **_CDNA),
+        # CDNA4 grew the LDS to 160 KiB per CU.
+        HipArch("gfx950", "CDNA4", "MI350X, MI355X", max_shared_per_block=160 * _KIB, shared_per_sm=160 * _KIB,
+                **_CDNA),
+        # RDNA3/4: 128 KiB of LDS per WGP, at most 64 KiB per workgroup.
+        HipArch("gfx1100", "RDNA3", "RX 7900 XTX, Radeon PRO W7900", max_shared_per_block=64 * _KIB,
+                shared_per_sm=128 * _KIB, **_RDNA),
+        HipArch("gfx1101", "RDNA3", "RX 7800 XT, RX 7700 XT", max_shared_per_block=64 * _KIB,
+                shared_per_sm=128 * _KIB, **_RDNA),
+        HipArch("gfx1200", "RDNA4", "RX 9060 XT", max_shared_per_block=64 * _KIB, shared_per_sm=128 * _KIB, **_RDNA),
+        HipArch("gfx1201", "RDNA4", "RX 9070 XT, Radeon AI PRO R9700", max_shared_per_block=64 * _KIB,
+                shared_per_sm=128 * _KIB, **_RDNA),
     )
 }
 # Triton compiles capability 90 and 100 for the "a" (architecture-specific)
@@ -54,29 +139,9 @@ def arch_for_capability(capability: int) -> Arch | None:
     return next((a for a in ARCHES.values() if a.capability == capability), None)
 
 
-# --------------------------------------------------------------------------
-# Stages
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StageInfo:
-    key: str       # "ttgir"
-    title: str     # "Triton GPU IR"
-    lexer: str     # pygments lexer alias (ours for mlir and sass)
-    ext: str       # file extension for saved stages
-
-
-STAGES: tuple[StageInfo, ...] = (
-    StageInfo("python", "Python source", "python", "py"),
-    StageInfo("ttir", "Triton IR (TTIR)", "mlir", "ttir"),
-    StageInfo("ttgir", "Triton GPU IR (TTGIR)", "mlir", "ttgir"),
-    StageInfo("llir", "LLVM IR", "llvm", "ll"),
-    StageInfo("ptx", "PTX", "ptx", "ptx"),
-    StageInfo("sass", "SASS", "sass", "sass"),
-)
-STAGE_KEYS = tuple(s.key for s in STAGES)
-STAGE_BY_KEY = {s.key: s for s in STAGES}
+def arches_of(backend: str) -> list[str]:
+    """The arch names of one backend ("cuda", "hip"), in table order."""
+    return [a.name for a in ARCHES.values() if a.backend == backend]
 
 
 # --------------------------------------------------------------------------
@@ -117,10 +182,15 @@ class KernelSpec:
 @dataclass(frozen=True)
 class Resources:
     registers: int | None = None          # per thread
-    stack: int | None = None              # bytes per thread
-    local: int | None = None              # bytes per thread of local memory (spills)
-    static_shared: int | None = None      # bytes declared in the cubin
+    stack: int | None = None              # stack frame bytes per thread (cuobjdump STACK): ptxas spills here
+    local: int | None = None              # local memory bytes per thread (cuobjdump LOCAL); see summary.Spills
+    static_shared: int | None = None      # bytes declared in the cubin (AMD: the code object's group segment)
     dynamic_shared: int = 0               # bytes Triton asks for at launch
+    # AMD code objects (registers = arch VGPRs, stack = scratch bytes per work-item, where spills go):
+    agprs: int | None = None              # accumulation VGPRs (CDNA's MFMA accumulators)
+    sgprs: int | None = None              # scalar registers per wave
+    vgpr_spills: int | None = None        # VGPRs the compiler spilled to scratch (code object metadata)
+    sgpr_spills: int | None = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +218,9 @@ class Artifact:
     warnings: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)  # code-generation env vars in effect
     compile_seconds: float = 0.0
+    # Triton's own remarks and warnings with the file:line:col they name, as
+    # remarks.Remark dicts ({"file", "line", "col", "severity", "message", "stage", ...}).
+    remarks: list[dict] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------
@@ -183,7 +256,8 @@ class Note:
     """An annotation on one line of one stage.
 
     `kind` says what the note is about (an op, an encoding, an instruction);
-    each renderer decides how a kind looks.
+    each renderer decides how a kind looks.  `label` and `explanation` are
+    for people; `facts` hold the same numbers for code.
     """
 
     stage: str
@@ -192,3 +266,7 @@ class Note:
     label: str                # short: "cp.async 16B"
     explanation: str          # plain English with the real numbers
     reference: str | None = None  # URL or doc section
+    # What the note says, as data (JSON-safe): {"op": "tt.store", "shape": [16, 16], "masked": False},
+    # {"cls": "async copy", "bytes": 4}, {"encoding": "blocked", "fields": {...}}.  Views and the diff
+    # read these, never the explanation.
+    facts: dict = field(default_factory=dict, hash=False)

@@ -15,10 +15,13 @@ import os
 import re
 
 
-def relativize(text: str, folder: str, replacement: str = ".") -> str:
+def relativize(text: str, folder: str, replacement: str = ".", *, keep_length: bool = False) -> str:
     """Rewrite every absolute path under `folder` as relative to it, in every spelling.
 
     '/home/u/k/matmul.py' with folder '/home/u/k' -> './matmul.py'.
+    `keep_length`: a DWARF `.b8` string keeps its length (and the stage its
+    line count, so line numbers stay those of the compile): the replacement
+    is padded with '/', which names the same folder ('./////////').
     """
     folder = os.path.normpath(folder)
     if not folder or folder == os.sep:
@@ -28,7 +31,7 @@ def relativize(text: str, folder: str, replacement: str = ".") -> str:
             # "/home/u/k/matmul.py" and directory: "/home/u/k", but not "/home/u/kk/..."
             text = re.sub(re.escape(spelling) + r"(?![\w.\-]|\\[0-7]{3})", lambda _m: replacement, text)
     if ".b8" in text:
-        text = _relativize_dwarf_bytes(text, folder, replacement)
+        text = _relativize_dwarf_bytes(text, folder, replacement, keep_length=keep_length)
     return text
 
 
@@ -43,7 +46,7 @@ _B8 = re.compile(r"^\.b8 (\d+)(\s*//.*)?$")
 _UNIT_LENGTH = re.compile(r"^\.b32 (\d+)(\s*// Length of Unit.*)$")
 
 
-def _relativize_dwarf_bytes(text: str, folder: str, replacement: str) -> str:
+def _relativize_dwarf_bytes(text: str, folder: str, replacement: str, *, keep_length: bool = False) -> str:
     """Rewrite the folder inside the NUL-terminated `.b8` strings of a PTX debug section.
 
     Each string is one `.b8 N` line per byte.  A rewritten string is shorter,
@@ -52,6 +55,8 @@ def _relativize_dwarf_bytes(text: str, folder: str, replacement: str) -> str:
     """
     lines = text.split("\n")
     old, new = folder.encode("utf-8"), replacement.encode("utf-8")
+    if keep_length and len(new) <= len(old):
+        new = new + b"/" * (len(old) - len(new))
     out: list[str] = []
     unit_at: int | None = None
     shrink = 0
@@ -109,3 +114,24 @@ def install_folders() -> list[str]:
     found.append(site.getusersitepackages() if hasattr(site, "getusersitepackages") else None)
     # longest first, so a nested folder is rewritten before its parent
     return sorted({os.path.normpath(p) for p in found if p}, key=len, reverse=True)
+
+
+def kernel_files(analysis) -> set[str]:
+    """The kernel's file as the user named it and as the compiled stages name it.
+
+    They differ when Triton's cache served a compile of the same source from
+    another file: the IR then carries that file's path.  The TTIR's `tt.func`
+    location names the file the stages were compiled from.  (Here, not in
+    report.py, so that renderers can ask without importing report.py.)
+    """
+    files = {analysis.artifact.spec.file} if analysis.artifact.spec.file else set()
+    py = analysis.parsed.get("python")
+    if py:
+        files |= {ln.loc.file for ln in py.lines if ln.loc}
+    for key in ("ttir", "ttgir"):
+        stage = analysis.parsed.get(key)
+        func = next((ln for ln in stage.lines if "tt.func" in ln.text and ln.loc), None) if stage else None
+        if func:
+            files.add(func.loc.file)
+            break
+    return files

@@ -2,45 +2,66 @@
 
 JSON holds everything the tool knows (an Analysis); `tritonscope show`
 rebuilds the Analysis from it without importing Triton.
+
+Schema versions:
+  1  artifact, parsed stages, notes, mix, layouts.
+  2  adds "summary" (summary.Summary: fit, occupancy, spills from STACK,
+     LOCAL and STL/LDL, computed once at compile time) and each note's
+     "facts".  A version-1 report is migrated on reading: its summary is
+     recomputed from the stored artifact (so its spills now count the stack
+     frame), and its notes get the facts that annotating its stored stages
+     gives today.  Neither needs Triton.
+     Later additions to version 2 (optional; reports without them still open):
+     "remarks", Triton's own remarks and warnings (remarks.Remark dicts: file,
+     line, col, severity, message, stage), which the notes of kind "remark"
+     pin to stage lines; "passes", the pass table (passes.PassTrace.to_dict())
+     when the report was saved with it (`compile --passes`, `passes --save`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import tempfile
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 from tritonscope.analysis import Analysis
+from tritonscope.artifact_io import artifact_from_dict
 from tritonscope.errors import InputFileError, OutputError
-from tritonscope.model import ArgSpecialization, Artifact, KernelSpec, Line, Note, ParsedStage, Resources, SourceLoc
+from tritonscope.model import Artifact, Line, Note, ParsedStage, Resources, SourceLoc
 
 SCHEMA = "tritonscope.report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 def analysis_to_dict(analysis: Analysis) -> dict[str, Any]:
-    return {
+    artifact = asdict(analysis.artifact)
+    remarks = artifact.pop("remarks", [])
+    out = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
-        "artifact": asdict(analysis.artifact),
+        "artifact": artifact,
         "parsed": {k: [asdict(line) for line in st.lines] for k, st in analysis.parsed.items()},
         "notes": [asdict(n) for n in analysis.notes],
         "mix": analysis.mix,
+        "summary": analysis.summary.to_dict(),
         "layouts": [asdict(x) if hasattr(x, "__dataclass_fields__") else x for x in analysis.layouts],
+        "remarks": remarks,
         # Extra keys (readers ignore them): who wrote the report, and how paths are written.
         "versions": _versions(analysis),
         "paths": "as compiled",
     }
+    if analysis.passes is not None:
+        out["passes"] = analysis.passes
+    return out
 
 
 def _versions(analysis: Analysis) -> dict[str, str]:
     import platform
 
-    from tritonscope import __version__
+    from tritonscope._version import __version__
 
     return {"tritonscope": __version__, "triton": analysis.artifact.triton_version,
             "python": platform.python_version()}
@@ -51,44 +72,150 @@ def analysis_from_dict(data: dict[str, Any], source: str = "report") -> Analysis
         raise InputFileError(f"{source} is not a tritonscope report (no '{SCHEMA}' schema tag).",
                              hint="Save one with `tritonscope compile ... --save report.json`.")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         raise InputFileError(
-            f"{source} uses report schema version {version}; this tritonscope reads version {SCHEMA_VERSION}.",
+            f"{source} uses report schema version {version}; this tritonscope reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}.",
             hint="Re-save the report with this version of tritonscope.")
     try:
-        a = data["artifact"]
-        spec = _build(KernelSpec, a["spec"])
-        if spec.shape is not None:
-            spec = _replace(spec, shape=tuple(spec.shape))
-        if spec.grid is not None:
-            spec = _replace(spec, grid=tuple(spec.grid))
-        artifact = Artifact(
-            spec=spec,
-            triton_version=a["triton_version"],
-            kernel_hash=a["kernel_hash"],
-            stages=dict(a["stages"]),
-            python_first_line=a["python_first_line"],
-            metadata=a["metadata"],
-            resources=_build(Resources, a["resources"]),
-            specialization=[ArgSpecialization(s["name"], s["type"], tuple(s["attrs"]), s.get("value"))
-                            for s in a["specialization"]],
-            warnings=list(a.get("warnings", [])),
-            env=dict(a.get("env", {})),
-            compile_seconds=a.get("compile_seconds", 0.0),
-        )
+        artifact = artifact_from_dict(data["artifact"], data.get("remarks"))
         parsed = {k: ParsedStage(k, tuple(
             Line(ln["number"], ln["text"], ln["raw"], SourceLoc(**ln["loc"]) if ln.get("loc") else None)
             for ln in lines)) for k, lines in data["parsed"].items()}
-        notes = [Note(**n) for n in data["notes"]]
-        return Analysis(artifact, parsed, notes, data["mix"], list(data.get("layouts", [])))
-    except (KeyError, TypeError, ValueError) as e:
+        notes = [_note(n) for n in data["notes"]]
+        _check_types(artifact, parsed, notes, data["mix"])
+        if version == 1:
+            return _migrate_v1(artifact, parsed, notes, data["mix"], list(data.get("layouts", [])))
+        from tritonscope.summary import Summary
+
+        passes = data.get("passes")
+        if passes is not None and not isinstance(passes, dict):
+            raise TypeError("the pass table is not an object")
+        return Analysis(artifact, parsed, notes, data["mix"], list(data.get("layouts", [])),
+                        summary=Summary.from_dict(data["summary"]), passes=passes)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputFileError(f"{source} is a damaged report (schema version {version}): {type(e).__name__}: {e}",
                              hint="Re-save the report with `--save FILE.json`.") from e
+
+
+def _expect(value: Any, types: type | tuple[type, ...], what: str) -> None:
+    """TypeError (-> 'damaged report', exit 7) unless `value` is one of `types` (bool is not an int here)."""
+    if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        raise TypeError(f"{what} is a bool")
+    if not isinstance(value, types):
+        raise TypeError(f"{what} is a {type(value).__name__}")
+
+
+def _check_types(artifact: Artifact, parsed: dict[str, ParsedStage], notes: list[Note], mix: Any) -> None:
+    """The fields every view reads, checked once on reading: a hand-edited report fails here, with
+    exit 7, rather than as a crash in some renderer later (which would say "tritonscope bug", exit 1)."""
+    spec = artifact.spec
+    for name in ("target", "kernel", "file", "arch"):
+        _expect(getattr(spec, name), str, f"spec.{name}")
+    for name in ("num_warps", "num_stages"):
+        _expect(getattr(spec, name), int, f"spec.{name}")
+        if getattr(spec, name) < 1:
+            raise ValueError(f"spec.{name} is {getattr(spec, name)}")
+    for name in ("args", "constexprs", "options"):
+        _expect(getattr(spec, name), dict, f"spec.{name}")
+    for f in fields(Resources):
+        value = getattr(artifact.resources, f.name)
+        if value is not None:
+            _expect(value, int, f"resources.{f.name}")
+            if value < 0:
+                raise ValueError(f"resources.{f.name} is {value}")
+    for sp in artifact.specialization:
+        _expect(sp.name, str, "a specialization's name")
+        _expect(sp.type, str, f"the type of {sp.name}")
+        for attr in sp.attrs:
+            _expect(attr, str, f"an attribute of {sp.name}")
+    _expect(artifact.triton_version, str, "triton_version")
+    _expect(artifact.kernel_hash, str, "kernel_hash")
+    _expect(artifact.python_first_line, int, "python_first_line")
+    _expect(artifact.compile_seconds, (int, float), "compile_seconds")
+    _expect(artifact.metadata, dict, "metadata")
+    for key, text in artifact.stages.items():
+        _expect(text, str, f"stage {key!r}")
+    for w in artifact.warnings:
+        _expect(w, str, "a warning")
+    for key, stage in parsed.items():
+        for ln in stage.lines:
+            _expect(ln.number, int, f"a line number of {key}")
+            _expect(ln.text, str, f"line {ln.number} of {key}")
+            _expect(ln.raw, str, f"line {ln.number} of {key} (raw)")
+            if ln.loc is not None:
+                _expect(ln.loc.file, str, f"the file of line {ln.number} of {key}")
+                _expect(ln.loc.line, int, f"the source line of line {ln.number} of {key}")
+    for n in notes:
+        _expect(n.stage, str, "a note's stage")
+        _expect(n.line, int, "a note's line")
+        for name in ("kind", "label", "explanation"):
+            _expect(getattr(n, name), str, f"a note's {name}")
+    _expect(mix, dict, "mix")
+    for key, counts in mix.items():
+        _expect(counts, dict, f"mix of {key}")
+        for count in counts.values():
+            _expect(count, int, f"a count in the mix of {key}")
+
+
+def _note(data: dict[str, Any]) -> Note:
+    if not isinstance(data, dict):
+        raise TypeError(f"a note is a {type(data).__name__}, not an object")
+    note = _build(Note, data)
+    if "facts" in data and not isinstance(data["facts"], dict):
+        raise TypeError("a note's facts are not an object")
+    return note
+
+
+def _migrate_v1(artifact: Artifact, parsed: dict[str, ParsedStage], notes: list[Note],
+                mix: dict[str, dict[str, int]], layouts: list) -> Analysis:
+    """A version-1 report as version 2: the summary and the notes' facts recomputed from what it stores.
+
+    The summary comes from the stored artifact (Analysis computes it).  Facts
+    come from annotating the stored stages again; each stored note takes the
+    facts of the fresh note with its stage, line, kind and label, so the
+    report's own notes (and their wording) are kept.
+    """
+    analysis = Analysis(artifact, parsed, notes, mix, layouts)
+    if "facts" not in {f.name for f in fields(Note)} or any(getattr(n, "facts", None) for n in notes):
+        return analysis
+    from tritonscope.analysis import analyze
+
+    try:
+        fresh = analyze(artifact).notes
+    except Exception:  # a stage today's parsers reject: keep the report, without facts
+        return analysis
+    facts = {(n.stage, n.line, n.kind, n.label): n.facts for n in fresh if getattr(n, "facts", None)}
+    analysis.notes = [_replace(n, facts=dict(facts[key])) if (key := (n.stage, n.line, n.kind, n.label)) in facts
+                      else n for n in notes]
+    return analysis
+
+
+# The largest report `show` reads (bytes): a big kernel's report is a few MB; reading a JSON file
+# costs about twice its size in memory, so a stray huge file is refused before it is read.
+# TRITONSCOPE_MAX_REPORT_MB raises (or lowers) it.
+MAX_REPORT_BYTES = 256 << 20
+
+
+def max_report_bytes() -> int:
+    value = os.environ.get("TRITONSCOPE_MAX_REPORT_MB", "").strip()
+    try:
+        return int(float(value) * (1 << 20)) if value else MAX_REPORT_BYTES
+    except ValueError:
+        return MAX_REPORT_BYTES
 
 
 def load_analysis(path: str | Path) -> Analysis:
     path = Path(path)
     try:
+        size = path.stat().st_size
+        limit = max_report_bytes()
+        if size > limit:
+            raise InputFileError(
+                f"{path} is {size / (1 << 20):,.0f} MB; reports larger than {limit / (1 << 20):,.0f} MB are "
+                "not read (a kernel's report is a few MB).",
+                hint="Check that this is the report you meant; to read it anyway, set "
+                     "TRITONSCOPE_MAX_REPORT_MB to a larger size.")
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as e:
         from tritonscope.errors import NotFoundError
@@ -96,7 +223,10 @@ def load_analysis(path: str | Path) -> Analysis:
         raise NotFoundError(f"No such report: {path}", hint="Check the path.") from e
     except (OSError, ValueError, UnicodeDecodeError) as e:
         raise InputFileError(f"{path} is not valid JSON: {e}", hint="Give a report saved with --save FILE.json.") from e
-    return analysis_from_dict(data, str(path))
+    from tritonscope.sanitize import visible_data
+
+    # a received report is not ours: any string in it may carry an escape sequence
+    return analysis_from_dict(visible_data(data), str(path))
 
 
 def _build(cls, data: dict[str, Any]):
@@ -121,119 +251,10 @@ FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "mar
 TEXT_WIDTH = 120  # columns of a saved .txt report
 
 
-def report_format(path: str | Path) -> str:
-    """'html' | 'markdown' | 'json' | 'text', from the file's extension."""
-    ext = Path(path).suffix.lower()
-    if ext not in FORMATS:
-        raise OutputError(
-            f"Cannot tell the report format of {str(path)!r}: "
-            + (f"unknown extension {ext!r}." if ext else "it has no extension."),
-            hint="Name the file .html, .md, .json or .txt.")
-    return FORMATS[ext]
-
-
-def check_output_path(path: str | Path, *, force: bool = False) -> Path:
-    """Fail early (before any work) when `path` cannot be written."""
-    path = Path(path)
-    if path.is_dir():
-        raise OutputError(f"Cannot write {path}: it is a folder.", hint="Give a file name.")
-    if path.exists() and not force:
-        raise OutputError(f"{path} already exists; not overwriting it.",
-                          hint="Pass --force to overwrite it, or choose another name.")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise OutputError(f"Cannot write {path}: the folder {parent} does not exist.",
-                          hint="Create the folder first, or choose another path.")
-    if not parent.is_dir():
-        raise OutputError(f"Cannot write {path}: {parent} is not a folder.", hint="Choose another path.")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"Cannot write {path}: no permission to write in {parent}.",
-                          hint="Choose a folder you can write to.")
-    return path
-
-
-def write_atomic(path: str | Path, text: str | bytes, force: bool = False) -> Path:
-    """Write `text` (str or bytes) to `path` all at once, or not at all.
-
-    The text goes to a temporary file in the same folder, which is then
-    renamed over `path`: an error or Ctrl-C part way leaves no half-written
-    file (and leaves an existing file untouched).  Without `force` an
-    existing file is never replaced, even one created while we wrote.
-    """
-    path = check_output_path(path, force=force)
-    parent = path.parent if str(path.parent) else Path(".")
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
-        binary = isinstance(text, bytes)
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-        if force:
-            os.replace(tmp, path)
-        else:
-            _rename_no_clobber(tmp, path)
-        tmp = None
-    except OutputError:
-        raise
-    except OSError as e:
-        raise OutputError(f"Cannot write {path}: {e.strerror or e}.",
-                          hint="Check the path, the free disk space and your permissions.") from e
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-    return path
-
-
-def _rename_no_clobber(tmp: str, path: Path) -> None:
-    """Move tmp to path unless path exists (checked atomically where the filesystem allows)."""
-    try:
-        os.link(tmp, path)  # fails with FileExistsError instead of replacing
-    except FileExistsError:
-        raise OutputError(f"{path} already exists; not overwriting it.",
-                          hint="Pass --force to overwrite it, or choose another name.") from None
-    except OSError:  # a filesystem without hard links
-        if path.exists():
-            raise OutputError(f"{path} already exists; not overwriting it.",
-                              hint="Pass --force to overwrite it, or choose another name.") from None
-        os.replace(tmp, path)
-        return
-    os.unlink(tmp)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def kernel_files(analysis: Analysis) -> set[str]:
-    """The kernel's file as the user named it and as the compiled stages name it.
-
-    They differ when Triton's cache served a compile of the same source from
-    another file: the IR then carries that file's path.  The TTIR's `tt.func`
-    location names the file the stages were compiled from.
-    """
-    files = {analysis.artifact.spec.file} if analysis.artifact.spec.file else set()
-    py = analysis.parsed.get("python")
-    if py:
-        files |= {ln.loc.file for ln in py.lines if ln.loc}
-    for key in ("ttir", "ttgir"):
-        stage = analysis.parsed.get(key)
-        func = next((ln for ln in stage.lines if "tt.func" in ln.text and ln.loc), None) if stage else None
-        if func:
-            files.add(func.loc.file)
-            break
-    return files
-
-
 def kernel_folders(analysis: Analysis) -> list[str]:
     """Absolute folders written as '.' in a report, longest first."""
+    from tritonscope.paths import kernel_files
+
     folders = {os.path.dirname(f) for f in kernel_files(analysis) if os.path.isabs(f)}
     return sorted((f for f in folders if f not in ("", os.sep)), key=len, reverse=True)
 
@@ -245,21 +266,58 @@ def relative_paths(analysis: Analysis) -> Analysis:
     so do locations, the spec and notes.  A report saved this way is already
     relative (its spec.file is './x.py'), so saving it again changes nothing.
     """
-    folders = kernel_folders(analysis)
+    from tritonscope.paths import install_folders
+
+    # the kernel's folders first: a kernel that lives under site-packages is still '.'
+    rewrites = [(f, ".") for f in kernel_folders(analysis)]
+    rewrites += [(f, SITE_PACKAGES) for f in install_folders() if all(f != k for k, _ in rewrites)]
     data = analysis_to_dict(analysis)
-    for folder in folders:
-        data = _map_strings(data, lambda s, folder=folder: _strip_folder(s, folder))
+    data = _map_strings(data, lambda s: _strip_folders(s, rewrites))
+    _dwarf_lines_from_stages(data)
     return analysis_from_dict(data)  # layouts come back as dicts: the drawers take those too
 
 
+def _dwarf_lines_from_stages(data: dict[str, Any]) -> None:
+    """Parsed `.b8` lines as in their rewritten stage text.
+
+    A DWARF string is one `.b8 N` line per byte, so the folder in it spans
+    many parsed lines, which no one-string rewrite sees.  The stage text was
+    rewritten whole with its length kept (paths.relativize keep_length), so
+    its line N is the parsed line N.
+    """
+    stages = data["artifact"]["stages"]
+    for key, lines in data["parsed"].items():
+        text = stages.get(key)
+        if not text or ".b8" not in text:
+            continue
+        fixed = text.split("\n")
+        for ln in lines:
+            n = ln["number"]
+            if not (ln["raw"].startswith(".b8") and 0 < n <= len(fixed) and fixed[n - 1] != ln["raw"]):
+                continue
+            old, new = ln["raw"].split(), fixed[n - 1].split()
+            if len(old) < 2 or len(new) < 2 or new[0] != ".b8":
+                continue  # not a byte line of the rewritten text: leave the line as it was
+            ln["text"] = ln["text"].replace(f".b8 {old[1]}", f".b8 {new[1]}", 1)
+            ln["raw"] = fixed[n - 1]
+
+
+# How a saved report writes Python's package folders (Triton's libdevice in metadata["extern_libs"]).
+SITE_PACKAGES = "<site-packages>"
+
+
 def _strip_folder(text: str, folder: str) -> str:
+    """`text` with `folder` written as '.' (one folder of _strip_folders)."""
+    return _strip_folders(text, [(folder, ".")])
+
+
+def _strip_folders(text: str, rewrites: list[tuple[str, str]]) -> str:
+    """`text` with each folder written as its replacement, in every spelling paths.relativize knows."""
     from tritonscope.paths import relativize
 
-    if folder not in text:
-        return text
-    text = relativize(text, folder)
-    # the folder on its own, e.g. LLVM's !DIFile(directory: "/home/u/k")
-    return re.sub(re.escape(os.path.normpath(folder)) + r"(?![\w.\-])", ".", text)
+    for folder, replacement in rewrites:
+        text = relativize(text, folder, replacement, keep_length=True)
+    return text
 
 
 def _map_strings(obj: Any, fn) -> Any:
@@ -272,8 +330,13 @@ def _map_strings(obj: Any, fn) -> Any:
     return obj
 
 
-def render_report(analysis: Analysis, fmt: str, *, keep_paths: bool = False) -> str:
-    """The text of a report in one format ('html', 'markdown', 'json', 'text')."""
+def render_report(analysis: Analysis, fmt: str, *, keep_paths: bool = False,
+                  hide: frozenset[str] | None = None) -> str:
+    """The text of a report in one format ('html', 'markdown', 'json', 'text').
+
+    `hide`: the noise kinds the views fold (render/noise.py; None = the default,
+    empty = --raw).  JSON always holds every stage's full text.
+    """
     if not keep_paths:
         analysis = relative_paths(analysis)
     if fmt == "json":
@@ -283,38 +346,47 @@ def render_report(analysis: Analysis, fmt: str, *, keep_paths: bool = False) -> 
     if fmt == "html":
         from tritonscope.render.html import render_html
 
-        return render_html(analysis)
+        return render_html(analysis, hide=hide)
+    # The analysis' text is already sanitized (analyze, load_analysis); the .md and .txt files are read
+    # with `cat` too, so they get the same last pass as a terminal (sanitize.visible).
+    from tritonscope.sanitize import visible
+
     if fmt == "markdown":
         from tritonscope.render.markdown import render_markdown
 
-        return render_markdown(analysis)
+        return visible(render_markdown(analysis, hide=hide))
     if fmt == "text":
-        return render_text(analysis)
+        return visible(render_text(analysis, hide=hide))
     raise OutputError(f"Unknown report format {fmt!r}.", hint="Use html, markdown, json or text.")
 
 
-def render_text(analysis: Analysis, width: int = TEXT_WIDTH) -> str:
+def render_text(analysis: Analysis, width: int = TEXT_WIDTH, *, hide: frozenset[str] | None = None) -> str:
     """The terminal's summary and stage views, as plain text."""
     import io
 
-    from rich.console import Console
-
     from tritonscope.render.terminal import stage_panel, summary_panel
+    from tritonscope.sanitize import SafeConsole
 
-    console = Console(file=io.StringIO(), width=width, no_color=True, color_system=None,
+    console = SafeConsole(file=io.StringIO(), width=width, no_color=True, color_system=None,
                       highlight=False, record=True, soft_wrap=False)
     console.print(summary_panel(analysis))
+    if analysis.passes:
+        from tritonscope.render.passes_view import saved_table
+
+        console.print(saved_table(analysis.passes))
     for key in analysis.parsed:
-        console.print(stage_panel(analysis, key))
+        console.print(stage_panel(analysis, key, hide=hide))
     return console.export_text(styles=False)
 
 
-def save_report(analysis: Analysis, path: str | Path, *, force: bool = False, keep_paths: bool = False) -> Path:
+def save_report(analysis: Analysis, path: str | Path, *, force: bool = False, keep_paths: bool = False,
+                hide: frozenset[str] | None = None) -> Path:
     """Write a report; the format follows the extension (.html, .md, .json, .txt).
 
     Paths are written relative to the kernel file's folder unless
     `keep_paths`.  The write is atomic and never overwrites without `force`.
     """
-    fmt = report_format(path)
-    check_output_path(path, force=force)  # before rendering: fail fast
-    return write_atomic(path, render_report(analysis, fmt, keep_paths=keep_paths), force=force)
+    from tritonscope.output import check_path, write_atomic
+
+    fmt = check_path(path, force=force, formats=FORMATS, what="report")  # before rendering: fail fast
+    return write_atomic(path, render_report(analysis, fmt, keep_paths=keep_paths, hide=hide), force=force)

@@ -8,7 +8,7 @@ Two ways to run:
   interpreter is chosen when `@triton.jit` decorates the function
   (TRITON_INTERPRET is read then, and the already-imported triton.language
   cannot be switched back and forth), so an interpreted run happens in a
-  child Python process started with TRITON_INTERPRET=1.
+  child Python process started with TRITON_INTERPRET=1 (child.run_in_child).
 
 Outputs are the arguments named in the launch's "check" dict; they are
 poisoned (NaN, or -1 for integers) before the launch so an element the kernel
@@ -19,15 +19,14 @@ This module imports torch; `compile` paths never import it.
 from __future__ import annotations
 
 import inspect
-import json
 import math
 import os
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tritonscope import triton_api
 from tritonscope.errors import KernelSpecError, NoGPUError, TritonscopeError
 from tritonscope.kernels import DTYPES, Loaded, Request, TensorArg, build_spec, parse_arg_value
 
@@ -113,9 +112,10 @@ def require_gpu(what: str = "This command") -> None:
 
 def versions() -> dict[str, str]:
     import torch
-    import triton
 
-    out = {"triton": triton.__version__, "torch": torch.__version__, "python": sys.version.split()[0]}
+    from tritonscope import triton_api
+
+    out = {"triton": triton_api.triton_version(), "torch": torch.__version__, "python": sys.version.split()[0]}
     if torch.version.cuda:
         out["cuda"] = torch.version.cuda
     return out
@@ -164,6 +164,11 @@ def make_tensor(arg: TensorArg, device: str, generator=None):
         t = torch.randint(0, 2, shape, device=device, generator=generator).bool()
     else:
         t = torch.randint(-8, 8, shape, device=device, dtype=dtype, generator=generator)
+    if arg.offset:  # "fp16[N]+k": a view k elements into its storage, as x[k:] is (unaligned)
+        storage = torch.empty(t.numel() + arg.offset, device=device, dtype=dtype)
+        view = storage[arg.offset:].view(shape)
+        view.copy_(t)
+        t = view
     return t.T if arg.transposed else t
 
 
@@ -291,7 +296,7 @@ def uses_tf32(ptx: str | None) -> bool | None:
 def _fp32_dot_in_source(loaded: Loaded) -> bool:
     """The kernel calls tl.dot and takes fp32 tensors: on a GPU that is TF32 by default."""
     try:
-        src = inspect.getsource(loaded.jit_fn.fn)
+        src = inspect.getsource(triton_api.python_function(loaded.jit_fn))
     except (OSError, TypeError):
         return False
     outputs = set(output_names(loaded))
@@ -315,7 +320,7 @@ def run_on_gpu(loaded: Loaded, *, seed: int | None = None) -> tuple[RunResult, A
     import torch
 
     require_gpu("Running a kernel")
-    set_allocator()
+    triton_api.set_allocator()
     values = make_inputs(loaded, "cuda", seed)
     started = time.perf_counter()
     compiled = launch(loaded, values)
@@ -327,15 +332,6 @@ def run_on_gpu(loaded: Loaded, *, seed: int | None = None) -> tuple[RunResult, A
     result = RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label(), "gpu", device_name(),
                        checks, tf32, tf32_note(tf32, "gpu", loaded), seconds, versions())
     return result, compiled
-
-
-def set_allocator() -> None:
-    """Device-side tensor descriptors (tl.make_tensor_descriptor) need scratch memory."""
-    import torch
-    import triton
-
-    if hasattr(triton, "set_allocator"):
-        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
 
 
 # --------------------------------------------------------------------------
@@ -350,86 +346,19 @@ def run_interpreted(request: Request, *, seed: int | None = 0, timeout: float = 
     With `save_to`, the child also writes {arg name: tensor} (inputs and
     outputs after the run) there with torch.save, e.g. to compare with a GPU.
     """
-    payload = json.dumps({"request": asdict(request), "seed": seed, "save_to": save_to})
-    env = dict(os.environ, TRITON_INTERPRET="1")
-    env.pop("TRITONSCOPE_DEBUG", None)
-    proc = subprocess.run([sys.executable, "-m", "tritonscope.runner"], input=payload, capture_output=True,
-                          text=True, env=env, timeout=timeout)
-    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-    try:
-        answer = json.loads(last)
-    except ValueError:
-        raise TritonscopeError("The interpreter process failed without an answer.",
-                               context=(proc.stderr or proc.stdout).strip()[-2000:],
-                               hint="Rerun with --debug; if it is a tritonscope bug, report the output.") from None
-    if "error" in answer:
-        err = answer["error"]
-        from tritonscope import errors
+    from tritonscope.child import run_in_child
 
-        cls = getattr(errors, err["type"], TritonscopeError)
-        if not (isinstance(cls, type) and issubclass(cls, TritonscopeError)):
-            cls = TritonscopeError
-        raise cls(err["message"], hint=err.get("hint"), context=err.get("context"))
-    return RunResult.from_dict(answer["result"])
-
-
-class _InterpretedParam:
-    """What kernels.kernel_params reads from a JITFunction's parameter."""
-
-    def __init__(self, p: inspect.Parameter):
-        self.name = p.name
-        ann = p.annotation
-        self.is_constexpr = ann is not inspect.Parameter.empty and "constexpr" in str(getattr(ann, "__name__", ann))
-        self._default = p.default
-
-
-class _InterpretedKernel:
-    """An InterpretedFunction seen through the JITFunction attributes build_spec reads."""
-
-    def __init__(self, interpreted):
-        self.interpreted = interpreted
-        self.fn = interpreted.fn
-        self.params = [_InterpretedParam(p) for p in inspect.signature(interpreted.fn).parameters.values()]
-
-
-def _accept_interpreted() -> None:
-    """Under TRITON_INTERPRET=1, @triton.jit gives InterpretedFunctions, which
-    kernels.find_kernel does not recognise as kernels: teach it, in this
-    (child) process only."""
-    from tritonscope import kernels
-
-    original = kernels._jit_function
-
-    def jit_function(obj):
-        seen = 0
-        while obj is not None and seen < 8:
-            if type(obj).__name__ == "InterpretedFunction":
-                return _InterpretedKernel(obj)
-            obj = getattr(obj, "fn", None)
-            seen += 1
-        return None
-
-    kernels._jit_function = lambda obj: original(obj) or jit_function(obj)
-
-
-def _check_interpreter_numpy() -> None:
-    """Triton 3.6's interpreter breaks on numpy >= 2.4 (a TypeError deep inside)."""
-    import numpy
-
-    from tritonscope import triton_api
-
-    np_version = tuple(int(p) for p in numpy.__version__.split(".")[:2])
-    if triton_api.version_tuple() < (3, 7) and np_version >= (2, 4):
-        raise TritonscopeError(
-            f"Triton {triton_api.version()}'s interpreter needs numpy < 2.4; numpy {numpy.__version__} is installed.",
-            hint="pip install 'numpy<2.4' (or a newer Triton).")
+    payload = {"request": asdict(request), "seed": seed, "save_to": save_to}
+    answer = run_in_child("tritonscope.runner:_interpret_worker", payload, what="The interpreter process",
+                          env=dict(os.environ, TRITON_INTERPRET="1"), timeout=timeout)
+    return RunResult.from_dict(answer)
 
 
 def _interpret_worker(payload: dict) -> dict:
+    """In the child process (TRITON_INTERPRET=1): run, check, and return the RunResult as a dict."""
     import torch
 
-    _accept_interpreted()
-    _check_interpreter_numpy()
+    triton_api.check_interpreter_numpy()
     req = Request(**payload["request"])
     loaded = build_spec(req, "sm_90a")
     values = make_inputs(loaded, "cpu", payload.get("seed"))
@@ -449,22 +378,3 @@ def _interpret_worker(payload: dict) -> dict:
     return RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label().replace(f" {loaded.spec.arch}", ""),
                      "interpreter", "CPU (Triton interpreter)", checks, None,
                      tf32_note(None, "interpreter", loaded), seconds, versions()).to_dict()
-
-
-def main() -> None:
-    payload = json.loads(sys.stdin.read())
-    try:
-        answer = {"result": _interpret_worker(payload)}
-    except TritonscopeError as e:
-        answer = {"error": {"type": type(e).__name__, "message": e.message, "hint": e.hint, "context": e.context}}
-    except Exception as e:  # report, don't crash without an answer
-        import traceback
-
-        answer = {"error": {"type": "TritonscopeError", "message": f"unexpected {type(e).__name__}: {e}",
-                            "context": traceback.format_exc()[-2000:],
-                            "hint": "This is a tritonscope bug. Report the context above."}}
-    sys.stdout.write("\n" + json.dumps(answer) + "\n")
-
-
-if __name__ == "__main__":
-    main()

@@ -56,3 +56,39 @@ class SafeConsole(Console):
                 yield segment
             else:
                 yield Segment(visible(segment.text), segment.style, segment.control)
+
+
+def visible_data(obj):
+    """`obj` (JSON-like data, or dataclasses of it) with every string passed through `visible`.
+
+    Used where text enters the tool (a compile's artifact, a reopened report),
+    so the views measure the widths of what they will really print.  Returns
+    the very same object when there was nothing to change, so the common case
+    allocates nothing.
+    """
+    if isinstance(obj, str):
+        return visible(obj)
+    if isinstance(obj, dict):
+        pairs = [(k, v, visible_data(k), visible_data(v)) for k, v in obj.items()]
+        if all(k is nk and v is nv for k, v, nk, nv in pairs):
+            return obj
+        return {nk: nv for _, _, nk, nv in pairs}
+    if isinstance(obj, (list, tuple)):
+        items = [visible_data(v) for v in obj]
+        if all(a is b for a, b in zip(items, obj)):
+            return obj
+        return type(obj)(items) if not hasattr(obj, "_fields") else type(obj)(*items)
+    fields = getattr(obj, "__dataclass_fields__", None)
+    if fields:
+        from dataclasses import replace
+
+        changes = {}
+        for name, f in fields.items():
+            if not f.init:
+                continue
+            value = getattr(obj, name)
+            new = visible_data(value)
+            if new is not value:
+                changes[name] = new
+        return replace(obj, **changes) if changes else obj
+    return obj

@@ -1,10 +1,10 @@
 """Compile a grid of configs in parallel worker processes: one row per config.
 
 A sweep is a list of `Request`s (kernels.Request: picklable, strings and
-ints only).  Each is compiled in a worker process (spawn context: Triton
-and its LLVM are not fork-safe), and reduced to a `SweepRow` of plain
+ints only).  Each is compiled in a worker process (forked on Linux, spawned
+elsewhere: see `_run_pool`), and reduced to a `SweepRow` of plain
 values: shared memory, registers, spills, the PTX instruction mix, whether
-it fits the arch (compile.fit_problems / compile.occupancy), or the error
+it fits the arch (summary.summarize: fit, occupancy, spills), or the error
 that stopped it.  A failing config is a row; the sweep goes on.
 
 Rows are cached on disk by everything that decides the compile (the spec,
@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tritonscope.errors import OutputError, TritonscopeError, UsageError
+from tritonscope.errors import TritonscopeError, UsageError
 
-ROW_FORMAT = 1   # bump when SweepRow changes: old cached rows are then ignored
+ROW_FORMAT = 2   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL)
 
 
 @dataclass
@@ -51,13 +51,16 @@ class SweepRow:
     shared: int | None = None         # dynamic shared memory, bytes
     shared_limit: int | None = None   # the arch's max per block
     registers: int | None = None
-    spills: int | None = None         # local memory bytes per thread
+    spills: int | None = None         # spill bytes per thread: stack frame + local (summary.Spills.bytes)
+    spill_stores: int | None = None   # STL instructions in the SASS
+    spill_loads: int | None = None    # LDL instructions in the SASS
     fits: bool | None = None
     problems: list[str] = field(default_factory=list)
     blocks_per_sm: int | None = None
     occupancy: float | None = None
     limited_by: str | None = None
-    mix: dict[str, int] = field(default_factory=dict)   # PTX instruction classes
+    mix: dict[str, int] = field(default_factory=dict)   # instruction classes of the machine stage (PTX; AMDGCN)
+    waves_per_simd: int | None = None                  # AMD targets: occupancy in waves per SIMD
     kernel_hash: str | None = None
     compile_seconds: float = 0.0
     cached: bool = False
@@ -118,18 +121,6 @@ def _ints(values: list[str] | None, what: str) -> list[int] | None:
         raise UsageError(f"{what} takes integers, got {','.join(values)}.", hint=f"For example: {what} 2,4,8") from None
 
 
-def autotune_configs(obj) -> list[dict[str, Any]] | None:
-    """The configs of a @triton.autotune kernel as {constexprs, num_warps, num_stages}, else None."""
-    configs = getattr(obj, "configs", None)
-    if configs is None or type(obj).__name__ != "Autotuner":
-        return None
-    out = []
-    for cfg in configs:
-        out.append({"constexprs": {k: v for k, v in (getattr(cfg, "kwargs", None) or {}).items()},
-                    "num_warps": getattr(cfg, "num_warps", None), "num_stages": getattr(cfg, "num_stages", None)})
-    return out
-
-
 def build_grid(base, *, constexprs: dict[str, list[str]], num_warps: list[int] | None,
                num_stages: list[int] | None, arches: list[str] | None, dtypes: list[str] | None,
                autotune: list[dict[str, Any]] | None = None) -> list:
@@ -179,10 +170,10 @@ def _req_label(req) -> str:
 
 def compile_row(index: int, req, default_arch: str) -> SweepRow:
     """Compile one config and reduce it to a row; errors become the row's error."""
-    from tritonscope.compile import compile_artifact, fit_problems, occupancy
-    from tritonscope.diff import coarse_mix
+    from tritonscope.compile import compile_artifact
+    from tritonscope.dialects import class_counts, machine_stage
     from tritonscope.kernels import build_spec
-    from tritonscope.model import ARCHES
+    from tritonscope.summary import summarize
 
     row = _row_shell(index, req)
     try:
@@ -200,16 +191,19 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
         row.error, row.error_kind = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}", \
             type(e).__name__
         return row
-    res = artifact.resources
-    problems = fit_problems(artifact)
+    summary = summarize(artifact)
+    problems = list(summary.fit.problems) if summary.fit else []
     row.ok = True
-    row.shared, row.shared_limit = res.dynamic_shared, ARCHES[spec.arch].max_shared_per_block
-    row.registers, row.spills = res.registers, res.local
+    row.shared, row.shared_limit = summary.shared.dynamic, summary.shared.limit_per_block
+    row.registers, row.spills = summary.registers, summary.spills.bytes
+    row.spill_stores, row.spill_loads = summary.spills.stores, summary.spills.loads
     row.fits, row.problems = not problems, problems
-    if not problems:
-        occ = occupancy(artifact)
-        row.blocks_per_sm, row.occupancy, row.limited_by = occ["blocks_per_sm"], occ["occupancy"], occ["limited_by"]
-    row.mix = coarse_mix(artifact.stages.get("ptx", ""))
+    if summary.occupancy:
+        occ = summary.occupancy
+        row.blocks_per_sm, row.occupancy, row.limited_by = occ.blocks_per_sm, occ.fraction, occ.limited_by
+        row.waves_per_simd = occ.waves_per_simd
+    mix_stage = machine_stage(artifact.stages) or "ptx"   # PTX on CUDA, AMDGCN on AMD
+    row.mix = class_counts(mix_stage, artifact.stages.get(mix_stage, ""))
     row.kernel_hash = artifact.kernel_hash
     row.compile_seconds = round(artifact.compile_seconds, 4)
     return row
@@ -238,7 +232,7 @@ def _row_cache_key(req, default_arch: str) -> str | None:
         data = {
             "format": ROW_FORMAT, "request": asdict(req), "default_arch": default_arch,
             "file": str(path), "kernel": kernel, "source": hashlib.sha256(path.read_bytes()).hexdigest(),
-            "triton": triton_api.version(), "env": triton_api.codegen_env(),
+            "triton": triton_api.triton_version(), "env": triton_api.codegen_env(),
         }
     except Exception:
         return None
@@ -246,7 +240,7 @@ def _row_cache_key(req, default_arch: str) -> str | None:
 
 
 def _cache_path(key: str) -> Path:
-    from tritonscope.compile import cache_dir
+    from tritonscope.env import cache_dir
 
     return cache_dir() / "sweep" / f"{key}.json"
 
@@ -266,14 +260,9 @@ def _cached_row(key: str | None, index: int) -> SweepRow | None:
 def _store_row(key: str | None, row: SweepRow) -> None:
     if not key or not row.ok:   # failures are retried: the cause may be transient
         return
-    try:
-        path = _cache_path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(asdict(row)))
-        os.replace(tmp, path)
-    except OSError:
-        pass   # the cache is an optimisation only
+    from tritonscope.output import write_cache
+
+    write_cache(_cache_path(key), json.dumps(asdict(row)))   # the cache is an optimisation only
 
 
 # --------------------------------------------------------------------------
@@ -290,12 +279,19 @@ def default_jobs() -> int:
 
 def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use_cache: bool = True,
               on_row: Callable[[SweepRow], None] | None = None, kernel: str = "", target: str = "",
-              from_autotune: bool = False) -> SweepResult:
+              from_autotune: bool = False, scheduler: str | None = None) -> SweepResult:
     """Compile every request; rows come back in grid order.
+
+    `scheduler`: run the configs on a Dask cluster instead of local worker
+    processes: "tcp://HOST:PORT" (a running scheduler) or "local" (a
+    LocalCluster of `jobs` worker processes on this machine); see _run_dask.
+    Cached rows are served here either way, and new rows are cached here.
 
     Ctrl-C cancels what has not started, stops the workers, and returns what
     finished with `interrupted=True` (the caller decides the exit code).
     """
+    if scheduler is not None:
+        check_scheduler(scheduler)
     started = time.perf_counter()
     result = SweepResult(kernel=kernel, target=target, rows=[], requested=len(requests), from_autotune=from_autotune)
     keys = [(_row_cache_key(r, default_arch) if use_cache else None) for r in requests]
@@ -311,7 +307,9 @@ def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use
     jobs = max(1, min(jobs or default_jobs(), len(todo))) if todo else 0
     result.workers = jobs
     try:
-        if jobs == 1:
+        if scheduler is not None and todo:
+            result.workers = _run_dask(requests, todo, keys, default_arch, scheduler, jobs, result, on_row)
+        elif jobs == 1:
             for i in todo:
                 row = compile_row(i, requests[i], default_arch)
                 _store_row(keys[i], row)
@@ -373,6 +371,177 @@ def _stop(pool: cf.ProcessPoolExecutor) -> None:
             proc.join(timeout=5)
         except Exception:
             pass
+
+
+# --------------------------------------------------------------------------
+# Running on a Dask cluster (the `dask` extra: pip install 'tritonscope[dask]')
+# --------------------------------------------------------------------------
+
+DASK_HINT = "Install the optional extra: pip install 'tritonscope[dask]' (it brings distributed)."
+
+
+def check_scheduler(scheduler: str) -> str:
+    """'local' or a tcp://HOST:PORT address, checked (and `distributed` importable) before any work."""
+    text = scheduler.strip()
+    # tcp://10.0.0.5:8786   tls://sched.example:8786   local
+    if text != "local" and not re.fullmatch(r"(tcp|tls|ucx|inproc)://[^\s/]+(:\d+)?/?", text):
+        raise UsageError(f"--scheduler {scheduler!r} is not a Dask scheduler address.",
+                         hint="Give tcp://HOST:PORT (a running `dask scheduler`), or local for a cluster on this machine.")
+    _distributed()
+    return text
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise UsageError("--scheduler needs Dask's `distributed` package, which is not installed.",
+                         hint=DASK_HINT) from None
+    return distributed
+
+
+def _run_dask(requests, todo, keys, default_arch, scheduler, jobs, result, on_row) -> int:
+    """One task per config on a Dask cluster; each returns its SweepRow, gathered as they finish.
+
+    No scheduling of our own: `distributed.Client.submit` and `as_completed`.
+    Workers need tritonscope and the same Triton; a different Triton or
+    tritonscope on any worker stops the sweep before it starts (rows would
+    not be comparable, and the row cache here keys on this machine's Triton).
+    The kernel file's bytes go with each task: a worker that has the file at
+    the same path with the same content compiles it there (its imports work),
+    any other compiles a copy (see _dask_row).  Returns the number of workers.
+    """
+    import uuid
+
+    distributed = _distributed()
+    client = _dask_client(distributed, scheduler, jobs)
+    shipped = {}
+    try:
+        workers = _check_workers(client)
+        for i in todo:
+            shipped.setdefault(requests[i].target, _kernel_shipment(requests[i].target))
+        run = uuid.uuid4().hex[:8]
+        futures = {client.submit(_dask_row, i, requests[i], default_arch, shipped[requests[i].target],
+                                 key=f"tritonscope-row-{run}-{i}", pure=False, retries=0): i for i in todo}
+        try:
+            for fut in distributed.as_completed(futures):
+                i = futures[fut]
+                try:
+                    row = fut.result()
+                except Exception as e:  # the worker died (KilledWorker) or the task could not run there
+                    row = _row_shell(i, requests[i])
+                    row.error = f"the Dask task failed on its worker: {type(e).__name__}: {e}"
+                    row.error_kind = "WorkerCrash"
+                _store_row(keys[i], row)
+                result.rows.append(row)
+                if on_row:
+                    on_row(row)
+        except KeyboardInterrupt:
+            client.cancel(list(futures))
+            raise
+    finally:
+        _close_dask(client)
+    return workers
+
+
+def _dask_client(distributed, scheduler: str, jobs: int):
+    import logging
+
+    try:
+        if scheduler == "local":
+            # processes, one thread each: a compile holds triton_api's lock, so threads would take turns
+            cluster = distributed.LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                                               dashboard_address=":0", silence_logs=logging.ERROR)
+            try:  # connect by address, as to a remote scheduler: one code path for both
+                client = distributed.Client(cluster.scheduler_address, timeout=10)
+            except BaseException:
+                cluster.close()
+                raise
+            client._tritonscope_cluster = cluster
+            return client
+        return distributed.Client(scheduler, timeout=10)
+    except (OSError, TimeoutError) as e:
+        raise UsageError(f"Cannot reach the Dask scheduler at {scheduler}: {e}",
+                         hint="Start one with `dask scheduler` (and workers with `dask worker ADDRESS`), "
+                              "check the address, or use --scheduler local.") from None
+
+
+def _close_dask(client) -> None:
+    cluster = getattr(client, "_tritonscope_cluster", None)
+    try:
+        client.close()
+    finally:
+        if cluster is not None:  # a LocalCluster we started
+            cluster.close()
+
+
+def _check_workers(client) -> int:
+    """The number of workers, once each runs the same Triton and tritonscope as this machine."""
+    mine = _versions()
+    theirs = client.run(_versions)
+    if not theirs:
+        raise UsageError("The Dask cluster has no workers.", hint="Start some with `dask worker SCHEDULER_ADDRESS`.")
+    odd = {w: v for w, v in theirs.items() if v != mine}
+    if odd:
+        worker, versions = next(iter(odd.items()))
+        raise UsageError(
+            f"{len(odd)} Dask worker(s) run other versions than this machine (e.g. {worker}: "
+            f"Triton {versions['triton']}, tritonscope {versions['tritonscope']}; here: Triton {mine['triton']}, "
+            f"tritonscope {mine['tritonscope']}).",
+            hint="Install the same Triton and tritonscope on every worker: rows from another compiler "
+                 "would not be comparable.")
+    return len(theirs)
+
+
+def _versions() -> dict[str, str]:
+    from tritonscope import triton_api
+    from tritonscope._version import __version__
+
+    return {"triton": triton_api.triton_version(), "tritonscope": __version__}
+
+
+def _kernel_shipment(target: str) -> dict[str, Any] | None:
+    """{path, sha256, source} of a target's kernel file, sent with its tasks (None for a sample)."""
+    from tritonscope.kernels import SAMPLES_DIR, resolve_target
+
+    path, _ = resolve_target(target)
+    if path.parent == SAMPLES_DIR:  # workers have their own samples (same tritonscope)
+        return None
+    data = path.read_bytes()
+    return {"path": str(path), "sha256": hashlib.sha256(data).hexdigest(), "source": data.decode("utf-8")}
+
+
+def _dask_row(index: int, req, default_arch: str, shipment: dict[str, Any] | None) -> SweepRow:
+    """On a Dask worker: compile_row, from the user's file when this worker has the same one, else from a copy."""
+    from tritonscope import triton_api
+
+    triton_api.quiet_known_warnings()
+    if shipment is not None:
+        path = Path(shipment["path"])
+        try:
+            same = hashlib.sha256(path.read_bytes()).hexdigest() == shipment["sha256"]
+        except OSError:
+            same = False
+        if not same:  # another machine, or another version of the file there: a copy of ours
+            import tempfile
+
+            from tritonscope.output import write_cache
+
+            path = Path(tempfile.gettempdir()) / "tritonscope-dask" / shipment["sha256"][:16] / path.name
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_cache(path, shipment["source"])
+        # the absolute path: the worker's folder is not the client's
+        kernel = _kernel_name(req.target)
+        req = replace(req, target=f"{path}:{kernel}" if kernel else str(path))
+    return compile_row(index, req, default_arch)
+
+
+def _kernel_name(target: str) -> str:
+    """'k.py:add' -> 'add'; 'k.py' -> '' (as kernels.resolve_target reads a target)."""
+    if ":" in target and not re.match(r"^[A-Za-z]:[\\/]", target):
+        return target.rpartition(":")[2]
+    return ""
 
 
 # --------------------------------------------------------------------------
@@ -464,7 +633,7 @@ def csv_text(result: SweepResult, rows: list[SweepRow] | None = None) -> str:
     cx_names = list(dict.fromkeys(n for r in rows for n in r.constexprs))
     mix_names = list(dict.fromkeys(n for r in rows for n in r.mix))
     head = ["config", *cx_names, "num_warps", "num_stages", "arch", "dtype", "ok", "fits", "shared_bytes",
-            "shared_limit", "registers", "spill_bytes", "blocks_per_sm", "occupancy", "limited_by",
+            "shared_limit", "registers", "spill_bytes", "spill_stores", "spill_loads", "blocks_per_sm", "occupancy", "limited_by",
             *[f"mix:{m}" for m in mix_names], "problems", "error", "compile_seconds", "cached", "kernel_hash"]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -472,7 +641,8 @@ def csv_text(result: SweepResult, rows: list[SweepRow] | None = None) -> str:
     for r in rows:
         w.writerow([r.config, *[r.constexprs.get(n, "") for n in cx_names], r.num_warps, r.num_stages, r.arch,
                     r.dtype or "", r.ok, "" if r.fits is None else r.fits, _blank(r.shared), _blank(r.shared_limit),
-                    _blank(r.registers), _blank(r.spills), _blank(r.blocks_per_sm),
+                    _blank(r.registers), _blank(r.spills), _blank(r.spill_stores), _blank(r.spill_loads),
+                    _blank(r.blocks_per_sm),
                     "" if r.occupancy is None else f"{r.occupancy:.4f}", r.limited_by or "",
                     *[r.mix.get(m, 0) if r.ok else "" for m in mix_names], "; ".join(r.problems), r.error or "",
                     r.compile_seconds, r.cached, r.kernel_hash or ""])
@@ -483,35 +653,32 @@ def _blank(v) -> Any:
     return "" if v is None else v
 
 
+SAVE_FORMATS = {".csv": "csv", ".json": "json"}
+
+
+def check_save_path(path: str, *, force: bool = False) -> str:
+    """'csv' or 'json' for a --save path that can be written (checked before the sweep starts)."""
+    from tritonscope.output import check_path
+
+    return check_path(path, force=force, formats=SAVE_FORMATS, what="sweep")
+
+
 def save_sweep(result: SweepResult, path: str, *, rows: list[SweepRow] | None = None, force: bool = False) -> Path:
-    """Write .csv or .json atomically (temp file + os.replace); never clobber without force."""
-    out = Path(path)
-    ext = out.suffix.lower()
-    if ext not in (".csv", ".json"):
-        raise UsageError(f"Cannot save a sweep as {out.name}: use a .csv or .json file name.",
-                         hint="For example: --save sweep.csv")
-    if out.exists() and not force:
-        raise OutputError(f"{out} exists; not overwriting it.", hint="Pass --force to overwrite, or pick another name.")
-    if ext == ".csv":
+    """Write the rows as .csv or .json through the one writer (atomic; never clobbers without force)."""
+    from tritonscope.output import write_atomic
+
+    if check_save_path(path, force=force) == "csv":
         text = csv_text(result, rows)
     else:
         data = result.to_dict()
         if rows is not None:
             data["rows"] = [asdict(r) for r in rows]
         text = json.dumps(data, indent=1) + "\n"
-    from tritonscope.report import write_atomic
-
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(f"Cannot write {out}: {e.strerror or e}", hint="Check the directory and its permissions.") from e
-    return write_atomic(out, text, force=force)
-    return out
+    return write_atomic(path, text, force=force)
 
 
 def iter_mix_columns(rows: Iterable[SweepRow]) -> list[str]:
     """The mix classes worth a column (present in any row), in a stable order."""
-    from tritonscope.diff import MIX_ORDER
+    from tritonscope.dialects import order_classes
 
-    present = {m for r in rows for m in r.mix}
-    return [m for m in MIX_ORDER if m in present] + sorted(present - set(MIX_ORDER))
+    return order_classes(m for r in rows for m in r.mix)

@@ -1,4 +1,10 @@
-"""The one module that touches Triton's internals, with every version shim.
+"""Everything tritonscope knows about Triton's internals and version quirks.
+
+Other modules use Triton only through here (and through its public API where
+kernels run: `kernel[grid](...)` in runner.py, `triton.testing.do_bench` in
+bench.py): the JIT entry point, the binder's specialization, kernel objects
+(JITFunction, InterpretedFunction, Autotuner, their parameters), metadata,
+the bundled NVIDIA tools, gluon layouts, the version.
 
 Supported: Triton 3.6 to the newest 3.x.  Everything here imports triton
 lazily so that `tritonscope --help` and `show report.json` never pay for it.
@@ -18,7 +24,7 @@ import os
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # Environment variables that change code generation: recorded in artifacts.
@@ -34,19 +40,168 @@ CODEGEN_ENV = (
 _lock = threading.Lock()
 
 
-def version() -> str:
-    import triton
+def triton_version() -> str:
+    """The installed Triton's version, '3.9.0' (read from package metadata: no import)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return triton.__version__
+    try:
+        return version("triton")
+    except PackageNotFoundError:  # a source checkout on sys.path
+        import triton
+
+        return triton.__version__
 
 
-def version_tuple() -> tuple[int, int]:
-    major, minor = version().split(".")[:2]
+def triton_series() -> tuple[int, int] | None:
+    """(major, minor) of the installed Triton, e.g. (3, 9); None when Triton is not installed."""
+    try:
+        major, minor = triton_version().split(".")[:2]
+    except Exception:
+        return None
     return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
 
 
 def codegen_env() -> dict[str, str]:
     return {k: os.environ[k] for k in CODEGEN_ENV if k in os.environ}
+
+
+# --------------------------------------------------------------------------
+# What a compile result depends on (result_cache.py): the build, read without
+# importing Triton, and what Triton itself says changes its cache key
+# --------------------------------------------------------------------------
+
+# The folders of the triton package whose files make a build: the ones
+# triton_key() hashes (compiler, backends, language, libtriton), plus runtime
+# (the JIT and its binder) and the tools bundled in backends/*/bin and lib.
+_BUILD_FOLDERS = ("compiler", "backends", "language", "runtime", "_C")
+_BUILD_SKIPPED = ("__pycache__", "include")  # CUDA headers only build the launcher
+
+
+def triton_build() -> dict[str, str] | None:
+    """{'version', 'path', 'stamp'} of the installed Triton, without importing it; None if absent.
+
+    `stamp` digests the path, size and mtime of every file in the folders
+    Triton's own cache key hashes (libtriton.so included).  Triton hashes
+    their *contents* in every process that enters its JIT (`triton_key()`,
+    about 0.45 s here, most of it the 400 MB libtriton); a reinstall,
+    upgrade or rebuild changes sizes or mtimes, which is what tells builds
+    apart at a cost of about a hundred stat calls.
+    """
+    import hashlib
+    import importlib.util
+    import re
+
+    try:
+        found = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        return None
+    if found is None or not found.origin:
+        return None
+    root = os.path.dirname(os.path.realpath(found.origin))
+    digest = hashlib.sha256()
+    try:
+        init = open(found.origin, "rb").read()
+    except OSError:
+        return None
+    digest.update(init)
+    for folder in _BUILD_FOLDERS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            dirnames[:] = sorted(d for d in dirnames if d not in _BUILD_SKIPPED)
+            for name in sorted(filenames):
+                path = os.path.join(dirpath, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                digest.update(f"{os.path.relpath(path, root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    # __version__ = '3.9.0'
+    m = re.search(rb"""^__version__\s*=\s*['"]([^'"]+)['"]""", init, re.MULTILINE)
+    version = m.group(1).decode() if m else triton_version()
+    return {"version": version, "path": root, "stamp": digest.hexdigest()}
+
+
+def cache_invalidating_env_names() -> list[str]:
+    """The environment variables Triton says change its cache key (3.6 and 3.9 alike).
+
+    `get_cache_invalidating_env_vars()` answers only with the ones that are
+    set, so each candidate is set for the length of one call: the names
+    knobs.py declares, the code-generation ones we know, and any set variable
+    that looks like a compiler knob.  Imports Triton: call it once per build
+    and keep the answer (result_cache.py does).
+    """
+    import re
+
+    from triton import knobs
+    from triton._C.libtriton import get_cache_invalidating_env_vars
+
+    try:
+        with open(knobs.__file__, encoding="utf-8") as f:
+            declared = f.read()
+    except OSError:
+        declared = ""
+    # env_bool("TRITON_DEFAULT_FP_FUSION", True)
+    candidates = set(re.findall(r"""["']([A-Z][A-Z0-9_]{3,})["']""", declared)) | set(CODEGEN_ENV)
+    candidates |= {k for k in os.environ if k.startswith(KNOB_PREFIXES)}
+    with _lock:
+        unset = [k for k in candidates if k not in os.environ]
+        try:
+            for k in unset:
+                os.environ[k] = "1"
+            names = set(get_cache_invalidating_env_vars())
+        finally:
+            for k in unset:
+                os.environ.pop(k, None)
+    return sorted(names)
+
+
+# Prefixes of the variables Triton, MLIR, LLVM and ptxas read: result_cache.py
+# keys on every set variable that starts with one (a superset of Triton's list).
+KNOB_PREFIXES = ("TRITON_", "MLIR_", "LLVM_", "NVPTX", "PTXAS", "AMDGCN_", "DISABLE_", "ALLOW_", "USE_IR_",
+                 "ENABLE_", "AMD_", "HIP_", "ROCM_")
+
+
+def jit_dependency_files(jit_fn) -> list[str]:
+    """Source files of the @triton.jit functions `jit_fn` calls, directly or not, itself included.
+
+    Triton's JIT folds called kernels (and the globals they read) into its
+    cache key; this follows the same names (`helper(x)`, `module.helper(x)`)
+    through each function's globals, to name the files a result depends on.
+    """
+    seen: set[int] = set()
+    files: set[str] = set()
+
+    def names_of(code) -> set[str]:
+        out = set(code.co_names)
+        for const in code.co_consts:
+            if hasattr(const, "co_names"):
+                out |= names_of(const)
+        return out
+
+    def visit(fn) -> None:
+        if fn is None or id(fn) in seen:
+            return
+        seen.add(id(fn))
+        py = getattr(fn, "fn", None)
+        code = getattr(py, "__code__", None)
+        if code is None:
+            return
+        files.add(code.co_filename)
+        scope = getattr(py, "__globals__", {})
+        names = names_of(code)
+        for name in names:
+            value = scope.get(name)
+            if value is None:
+                continue
+            if type(value).__name__ == "module":
+                for attr in names:
+                    member = getattr(value, attr, None)
+                    if type(member).__name__ == "JITFunction":
+                        visit(member)
+            elif type(value).__name__ == "JITFunction":
+                visit(value)
+
+    visit(jit_fn)
+    return sorted(files)
 
 
 def quiet_known_warnings() -> None:
@@ -69,14 +224,24 @@ class StandInTensor:
     """What Triton's specializer reads from a tensor: a dtype and data_ptr().
 
     A 16-byte-aligned address gives tt.divisibility = 16, as any tensor from
-    PyTorch's caching allocator does.
+    PyTorch's caching allocator does.  `offset` (elements) moves the address
+    the way a view with a storage offset does (x[2:]), so Triton's own
+    specializer sees an unaligned pointer and drops the hint.
     """
 
-    def __init__(self, dtype_name: str, address: int = 0x10000):
+    def __init__(self, dtype_name: str, address: int = 0x10000, offset: int = 0, numel: int | None = None):
         import triton.language as tl
 
         self.dtype = getattr(tl, dtype_name)
-        self._address = address
+        elem = max(1, self.dtype.primitive_bitwidth // 8)
+        self._address = address + offset * elem
+        if numel is not None:
+            # The AMD backend asks a tensor for the bytes behind it (HIPBackend.is_within_2gb: a
+            # torch tensor's untyped_storage().size(), or `ptr_range()`): under 2 GiB it may use
+            # buffer loads with 32-bit offsets (tt.pointer_range = 32).  Only a tensor of known
+            # shape answers; a bare pointer, like a tensor of unknown size, does not.
+            storage = (offset + numel) * elem
+            self.ptr_range = lambda: storage
 
     def data_ptr(self) -> int:
         return self._address
@@ -135,14 +300,17 @@ class _BlockTorch:
 
 
 @contextlib.contextmanager
-def _torch_hidden():
+def _torch_hidden(target=None):
     """Triton 3.6's specializer tries `import torch` to check isinstance(Tensor).
 
     Compiling never needs torch (stand-ins are not tensors), and importing it
     costs over a second, so block the import unless torch is already loaded.
     (3.9 only looks in sys.modules, so blocking the import is harmless there.)
+    One exception: Triton 3.6's HIP backend imports torch unconditionally to
+    specialize a pointer (HIPBackend.is_within_2gb), as a real AMD launch,
+    which always has torch, does; for that target torch is let through.
     """
-    if "torch" in sys.modules:
+    if "torch" in sys.modules or (target is not None and target.backend == "hip" and _hip_specializer_imports_torch()):
         yield
         return
     blocker = _BlockTorch()
@@ -175,38 +343,204 @@ class Compiled:
     asm: dict[str, Any]          # source, ttir, ttgir, llir, ptx, cubin
     metadata: dict[str, Any]
     kernel_hash: str
+    # Triton's remarks and warnings (remarks.Remark dicts), as this compile printed them.
+    remarks: list[dict] = field(default_factory=list)
+    # True when Triton's cache answered: it then prints no remarks at all, so
+    # `remarks` is empty whatever the kernel (the caller keeps its own copy).
+    cache_hit: bool | None = None
 
 
-def compile_kernel(jit_fn, args: list[Any], constexprs: dict[str, Any], *, capability: int,
+@contextlib.contextmanager
+def _diagnosed(out: dict):
+    """Collect a compile's remarks and whether Triton's cache answered, into `out`.
+
+    Hold `_lock` around it: remarks.collect_remarks points file descriptor 2
+    at a file, and the compilation listener is process-wide.
+
+    MLIR_ENABLE_DIAGNOSTICS is one of the variables Triton puts in its cache
+    key, yet it changes no byte of the kernel: it only makes MLIR print.  A
+    real launch runs without it, so for the length of this compile the
+    variable is left out of the key Triton computes (`_launch_env_vars`).  The
+    kernel then has the launch's hash and metadata, and shares the launch's
+    cache entry (a hit prints no remarks: the caller keeps its own copy).
+    """
+    from triton import knobs
+
+    from tritonscope.remarks import collect_remarks
+
+    previous = getattr(knobs.compilation, "listener", None)
+    hits: list[bool] = []
+
+    def listener(**kw):
+        hits.append(bool(kw.get("cache_hit")))
+        if previous is not None:
+            previous(**kw)
+
+    knobs.compilation.listener = listener
+    try:
+        with _launch_env_vars(), collect_remarks() as remarks:
+            yield out
+    finally:
+        knobs.compilation.listener = previous
+        out["remarks"] = [r.to_dict() for r in remarks]
+        out["cache_hit"] = all(hits) if hits else None
+
+
+# Variables that make Triton print but change nothing it generates.
+_PRINT_ONLY_ENV = ("MLIR_ENABLE_DIAGNOSTICS",)
+
+
+@contextlib.contextmanager
+def _launch_env_vars():
+    """Compute Triton's cache key from the variables a real launch would have.
+
+    Triton 3.6 and 3.9 read `get_cache_invalidating_env_vars` through the
+    names imported into `triton.compiler.compiler` and `triton.runtime.jit`;
+    both are wrapped for the block to drop `_PRINT_ONLY_ENV`.
+    """
+    import importlib
+
+    modules = [importlib.import_module(m) for m in ("triton.compiler.compiler", "triton.runtime.jit")]
+    saved = [(m, m.get_cache_invalidating_env_vars) for m in modules if hasattr(m, "get_cache_invalidating_env_vars")]
+
+    def wrap(original):
+        def env_vars():
+            found = dict(original())
+            for name in _PRINT_ONLY_ENV:
+                found.pop(name, None)
+            return found
+        return env_vars
+
+    for m, original in saved:
+        m.get_cache_invalidating_env_vars = wrap(original)
+    try:
+        yield
+    finally:
+        for m, original in saved:
+            m.get_cache_invalidating_env_vars = original
+
+
+def gpu_target(capability: int | None = None, target: tuple[str, Any, int] | None = None):
+    """Triton's GPUTarget: ("hip", "gfx942", 64) as given, else CUDA's (capability, 32 threads per warp)."""
+    from triton.backends.compiler import GPUTarget
+
+    if target is not None:
+        return GPUTarget(*target)
+    return GPUTarget("cuda", capability, 32)
+
+
+def has_backend(name: str) -> bool:
+    """Whether the installed Triton holds a backend ("nvidia", "amd")."""
+    return name in installed_backends()
+
+
+def installed_backends() -> tuple[str, ...]:
+    """The backends of the installed Triton, found as Triton finds them (a folder of triton/backends
+    with a compiler.py), without importing triton: `samples` and `--help` stay fast."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("triton")
+    except (ImportError, ValueError):
+        return ()
+    if spec is None or not spec.submodule_search_locations:
+        return ()
+    found = []
+    for root in spec.submodule_search_locations:
+        folder = Path(root) / "backends"
+        if folder.is_dir():
+            found += [d.name for d in sorted(folder.iterdir()) if (d / "compiler.py").is_file()]
+    return tuple(dict.fromkeys(found))
+
+
+def _hip_specializer_imports_torch() -> bool:
+    """Whether the HIP backend's pointer specialization imports torch even for an object with ptr_range()."""
+    global _HIP_NEEDS_TORCH
+    if _HIP_NEEDS_TORCH is None:
+        try:
+            from triton.backends.amd.compiler import HIPBackend
+        except Exception:
+            _HIP_NEEDS_TORCH = False
+            return False
+
+        class _Probe:
+            def ptr_range(self):
+                return 0
+
+        blocker = _BlockTorch()
+        sys.meta_path.insert(0, blocker)
+        saved = getattr(HIPBackend, "_torch_available", None)
+        try:
+            HIPBackend.is_within_2gb(_Probe())
+            _HIP_NEEDS_TORCH = False
+        except ImportError:
+            _HIP_NEEDS_TORCH = True
+        except Exception:
+            _HIP_NEEDS_TORCH = False
+        finally:
+            sys.meta_path.remove(blocker)
+            HIPBackend._torch_available = saved
+    return _HIP_NEEDS_TORCH
+
+
+_HIP_NEEDS_TORCH: bool | None = None
+
+
+@contextlib.contextmanager
+def _hip_torch_probe_kept():
+    """The HIP backend caches on its class whether torch imports (is_within_2gb); torch is hidden
+    while we compile (the stand-ins answer through ptr_range()), so put that cache back afterwards."""
+    try:
+        from triton.backends.amd.compiler import HIPBackend
+    except Exception:
+        yield
+        return
+    saved = getattr(HIPBackend, "_torch_available", None)
+    try:
+        yield
+    finally:
+        HIPBackend._torch_available = saved
+
+
+def compile_kernel(jit_fn, args: list[Any], constexprs: dict[str, Any], *, capability: int | None = None,
                    num_warps: int, num_stages: int, options: dict[str, Any] | None = None,
-                   fresh: bool = False) -> Compiled:
-    """Compile through Triton's JIT path for `capability`, with no GPU.
+                   fresh: bool = False, remarks: bool = True, target: tuple[str, Any, int] | None = None) -> Compiled:
+    """Compile through Triton's JIT path for `capability` (or `target`, e.g. ("hip", "gfx942", 64)), with no GPU.
+
+    The stand-in driver reports the target, so that target's own backend
+    specializes the arguments (the HIP backend adds tt.pointer_range = 32 for
+    tensors under 2 GiB) and runs its own pipeline (AMDGCN and an hsaco on
+    HIP).
 
     `fresh` bypasses Triton's on-disk cache (TRITON_ALWAYS_COMPILE) for this
-    one compile.
+    one compile.  `remarks` collects Triton's remarks and warnings into
+    Compiled.remarks (off in the `passes` child, which reads its stderr whole).
     """
-    from triton.backends.compiler import GPUTarget
     from triton.runtime import driver
 
     quiet_known_warnings()
-    target = GPUTarget("cuda", capability, 32)
-    with _lock, _torch_hidden(), _env("TRITON_ALWAYS_COMPILE", "1" if fresh else None):
+    target = gpu_target(capability, target)
+    seen: dict[str, Any] = {}
+    with _lock, _torch_hidden(target), _hip_torch_probe_kept(), _env("TRITON_ALWAYS_COMPILE", "1" if fresh else None), \
+            (_diagnosed(seen) if remarks else contextlib.nullcontext()):
         previous = getattr(driver, "_active", None)
         driver.set_active(_stand_in_driver(target))
         try:
             jit_fn.device_caches.clear()  # never reuse another arch's binder
             kernel = jit_fn.warmup(*args, grid=(1,), num_warps=num_warps, num_stages=num_stages,
                                    **(options or {}), **constexprs)
+            if hasattr(kernel, "result"):  # async compile mode: the remarks come while it finishes
+                kernel = kernel.result()
         finally:
             jit_fn.device_caches.clear()
             # reset_active() would build the default driver, which raises
             # on a machine with no GPU: put back exactly what was there.
             driver._active = previous
-    if hasattr(kernel, "result"):  # async compile mode
-        kernel = kernel.result()
     meta = kernel.metadata
     meta_dict = meta._asdict() if hasattr(meta, "_asdict") else dict(vars(meta))
-    return Compiled(asm=dict(kernel.asm), metadata=_json_safe(meta_dict), kernel_hash=str(meta_dict.get("hash", "")))
+    return Compiled(asm=dict(kernel.asm), metadata=_json_safe(meta_dict), kernel_hash=str(meta_dict.get("hash", "")),
+                    remarks=seen.get("remarks", []), cache_hit=seen.get("cache_hit"))
 
 
 def _json_safe(value):
@@ -219,20 +553,134 @@ def _json_safe(value):
     return str(value)
 
 
-def specialization_of(jit_fn, args: list[Any], constexprs: dict[str, Any], capability: int):
-    """[(name, type, attrs, value)] as Triton's binder sees this launch."""
-    from triton.backends.compiler import GPUTarget
+def specialization_of(jit_fn, args: list[Any], constexprs: dict[str, Any], capability: int | None = None,
+                      target: tuple[str, Any, int] | None = None):
+    """[(name, type, [attrs])] as Triton's binder sees this launch, e.g. ('x_ptr', '*fp16', ['tt.divisibility=16']).
+
+    The target's backend decodes its own codes (parse_attr): "D" is divisible
+    by 16 on every backend; the HIP backend's "S" is tt.pointer_range=32.
+    """
     from triton.compiler import make_backend
     from triton.runtime.jit import create_function_from_signature
 
-    backend = make_backend(GPUTarget("cuda", capability, 32))
+    gpu = gpu_target(capability, target)
+    backend = make_backend(gpu)
     binder = create_function_from_signature(jit_fn.signature, jit_fn.params, backend)
-    with _torch_hidden():
+    with _torch_hidden(gpu), _hip_torch_probe_kept():
         _, specialization, _ = binder(*args, **constexprs)
     out = []
     for param, (ty, attr) in zip(jit_fn.params, specialization):
-        out.append((param.name, str(ty), "" if attr is None else str(attr)))
+        out.append((param.name, str(ty), _attrs(backend, "" if attr is None else str(attr))))
     return out
+
+
+def _attrs(backend, attr: str) -> list[str]:
+    """A specialization code as attributes: "D" -> ['tt.divisibility=16'] (the backend's own parse_attr)."""
+    if not attr:
+        return []
+    try:
+        parsed = backend.parse_attr(attr)
+    except Exception:
+        parsed = None
+    if not parsed:
+        return [attr]  # a code this backend does not decode: shown as is
+    return [f"{name}={value}" for name, value in parsed]
+
+
+# --------------------------------------------------------------------------
+# Kernel objects: what @triton.jit, @triton.autotune and the interpreter give
+# --------------------------------------------------------------------------
+
+
+def jit_function(obj):
+    """The JITFunction behind `obj` (Autotuner and Heuristics wrap it in .fn), else None.
+
+    Under TRITON_INTERPRET=1 @triton.jit gives an InterpretedFunction; it
+    comes back wrapped as an `InterpretedKernel` with the same attributes.
+    """
+    seen = 0
+    while obj is not None and seen < 8:
+        if type(obj).__name__ == "JITFunction" and hasattr(obj, "params"):
+            return obj
+        if type(obj).__name__ == "InterpretedFunction":
+            return InterpretedKernel(obj)
+        obj = getattr(obj, "fn", None)
+        seen += 1
+    return None
+
+
+def python_function(jit_fn):
+    """The plain Python function a JITFunction compiles (for its source and line numbers)."""
+    return jit_fn.fn
+
+
+def kernel_params(jit_fn) -> list[tuple[str, bool, Any]]:
+    """[(name, is_constexpr, default)] in signature order."""
+    import inspect
+
+    out = []
+    for p in jit_fn.params:
+        default = p._default if hasattr(p, "_default") else getattr(p, "default", inspect.Parameter.empty)
+        out.append((p.name, bool(p.is_constexpr), default))
+    return out
+
+
+class _InterpretedParam:
+    """What kernel_params reads from a JITFunction's parameter."""
+
+    def __init__(self, p):
+        import inspect
+
+        self.name = p.name
+        ann = p.annotation
+        self.is_constexpr = ann is not inspect.Parameter.empty and "constexpr" in str(getattr(ann, "__name__", ann))
+        self._default = p.default
+
+
+class InterpretedKernel:
+    """An InterpretedFunction seen through the JITFunction attributes tritonscope reads."""
+
+    def __init__(self, interpreted):
+        import inspect
+
+        self.interpreted = interpreted
+        self.fn = interpreted.fn
+        self.params = [_InterpretedParam(p) for p in inspect.signature(interpreted.fn).parameters.values()]
+
+
+def autotune_configs(obj) -> list[dict[str, Any]] | None:
+    """The configs of a @triton.autotune kernel as {constexprs, num_warps, num_stages}, else None."""
+    configs = getattr(obj, "configs", None)
+    if configs is None or type(obj).__name__ != "Autotuner":
+        return None
+    out = []
+    for cfg in configs:
+        out.append({"constexprs": {k: v for k, v in (getattr(cfg, "kwargs", None) or {}).items()},
+                    "num_warps": getattr(cfg, "num_warps", None), "num_stages": getattr(cfg, "num_stages", None)})
+    return out
+
+
+def set_allocator() -> None:
+    """Device-side tensor descriptors (tl.make_tensor_descriptor) need scratch memory (3.4+)."""
+    import torch
+    import triton
+
+    if hasattr(triton, "set_allocator"):
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+
+
+def check_interpreter_numpy() -> None:
+    """Triton 3.6's interpreter breaks on numpy >= 2.4 (a TypeError deep inside)."""
+    import numpy
+
+    from tritonscope.errors import TritonscopeError
+
+    np_version = tuple(int(p) for p in numpy.__version__.split(".")[:2])
+    series = triton_series()
+    if series is not None and series < (3, 7) and np_version >= (2, 4):
+        raise TritonscopeError(
+            f"Triton {triton_version()}'s interpreter needs numpy < 2.4; numpy {numpy.__version__} is installed.",
+            hint="pip install 'numpy<2.4' (or a newer Triton).")
 
 
 def is_out_of_resources(exc: BaseException) -> bool:
@@ -313,60 +761,10 @@ def local_gpu_capability() -> int | None:
 # Layouts from Triton itself (the cross-check for layouts.py)
 #
 # Triton's gluon builder converts a layout to its linear layout.  It runs in a
-# child process: in 3.6 converting a shared layout aborts the process, and a
-# bad layout can kill it, so a crash must not take tritonscope down with it.
+# child process (child.run_in_child): in 3.6 converting a shared layout aborts
+# the process, and a bad layout can kill it, so a crash must not take
+# tritonscope down with it.
 # ==========================================================================
-
-_LAYOUT_CHILD = r'''
-import json, sys
-specs = json.load(sys.stdin)
-import triton
-from triton._C.libtriton import ir, gluon_ir
-import triton.experimental.gluon.language._layouts as L
-
-major, minor = (int(x) for x in triton.__version__.split(".")[:2])
-shared_ok = (major, minor) >= (3, 9)
-ctx = ir.context()
-ir.load_dialects(ctx)
-builder = gluon_ir.GluonOpBuilder(ctx)
-
-def build(s, rank):
-    k = s["kind"]
-    if k == "blocked":
-        return L.BlockedLayout(s["spt"], s["tpw"], s["wpc"], s["order"])
-    if k == "slice":
-        return L.SliceLayout(s["dim"], build(s["parent"], rank + 1))
-    if k == "mma":
-        return L.NVMMADistributedLayout(s["version"], s["wpc"], s["instr"])
-    if k == "dot_op":
-        return L.DotOperandLayout(s["op"], build(s["parent"], rank), s["k_width"])
-    if k == "swizzled":
-        return L.SwizzledSharedLayout(s["vec"], s["per_phase"], s["max_phase"], s["order"])
-    if k == "nvmma_shared":
-        return L.NVMMASharedLayout(s["swizzle"], s["bits"], rank, s["transposed"])
-    raise ValueError("unknown layout kind " + k)
-
-out = []
-for item in specs:
-    spec, shape = item["spec"], item["shape"]
-    if spec["kind"] in ("swizzled", "nvmma_shared") and not shared_ok:
-        out.append({"skipped": "Triton %s cannot convert shared layouts (it aborts the process); 3.9 can" % triton.__version__})
-        continue
-    try:
-        ll = builder.to_linear_layout(build(spec, len(shape))._to_ir(builder), list(shape))
-    except Exception as e:
-        out.append({"error": "%s: %s" % (type(e).__name__, e)})
-        continue
-    if hasattr(ll, "offset_bases"):
-        out.append({"bases": {"offset": ll.offset_bases}, "block": ll.block_bases})
-    else:
-        out.append({"bases": {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases},
-                    "block": ll.block_bases})
-sys.stdout.write("\n@@TRITONSCOPE@@" + json.dumps(out) + "\n")
-sys.stdout.flush()
-import os
-os._exit(0)  # skip interpreter teardown (nanobind leak reports)
-'''
 
 
 def linear_layouts_from_triton(items: list[dict[str, Any]], *, timeout: float = 120) -> list[dict[str, Any]]:
@@ -376,26 +774,526 @@ def linear_layouts_from_triton(items: list[dict[str, Any]], *, timeout: float = 
     All items run in one child process; if it dies, each item is retried
     alone so that one crashing layout only loses its own answer.
     """
-    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tritonscope-layouts-") as tmp:
+        # attribute-text specs are parsed from files written here: a child that aborts cannot leave them behind
+        items = [{**it, "spec": {**it["spec"], "dir": tmp}} if it["spec"].get("kind") == "text" else it
+                 for it in items]
+        return _linear_layouts_batches(items, timeout)
+
+
+def _linear_layouts_batches(items: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
+    from tritonscope.child import ChildDiedError, run_in_child
 
     def run(batch):
-        proc = subprocess.run([sys.executable, "-c", _LAYOUT_CHILD], input=json.dumps(batch),
-                              capture_output=True, text=True, timeout=timeout)
-        marker = proc.stdout.rfind("@@TRITONSCOPE@@")
-        if marker < 0:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            raise RuntimeError(f"Triton's layout conversion died (exit {proc.returncode}): " + " | ".join(tail))
-        return json.loads(proc.stdout[marker + len("@@TRITONSCOPE@@"):])
+        return run_in_child("tritonscope.triton_api:_linear_layouts_child", batch,
+                            what="Triton's layout conversion", timeout=timeout)
 
     try:
         return run(items)
-    except RuntimeError:
+    except ChildDiedError:
         if len(items) == 1:
             raise
     results = []
     for item in items:
         try:
             results.append(run([item])[0])
-        except RuntimeError as e:
-            results.append({"error": str(e)})
+        except ChildDiedError as e:
+            tail = " | ".join((e.context or "").strip().splitlines()[-3:])
+            results.append({"error": f"{e.message} {tail}".strip()})
     return results
+
+
+def _linear_layouts_child(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """In the child process: the linear layout of each spec, or why not."""
+    import triton.experimental.gluon.language._layouts as L
+    from triton._C.libtriton import gluon_ir, ir
+
+    shared_ok = (triton_series() or (0, 0)) >= (3, 9)
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    builder = gluon_ir.GluonOpBuilder(ctx)
+
+    def build(s, rank):
+        k = s["kind"]
+        if k == "blocked":
+            return L.BlockedLayout(s["spt"], s["tpw"], s["wpc"], s["order"])
+        if k == "slice":
+            return L.SliceLayout(s["dim"], build(s["parent"], rank + 1))
+        if k == "mma":
+            return L.NVMMADistributedLayout(s["version"], s["wpc"], s["instr"])
+        if k == "dot_op":
+            return L.DotOperandLayout(s["op"], build(s["parent"], rank), s["k_width"])
+        if k == "swizzled":
+            return L.SwizzledSharedLayout(s["vec"], s["per_phase"], s["max_phase"], s["order"])
+        if k == "nvmma_shared":
+            return L.NVMMASharedLayout(s["swizzle"], s["bits"], rank, s["transposed"])
+        raise ValueError("unknown layout kind " + k)
+
+    out: list[dict[str, Any]] = []
+    for item in specs:
+        spec, shape = item["spec"], item["shape"]
+        if spec["kind"] == "text":
+            out.append(_layout_from_text(builder, ctx, spec, shape, shared_ok))
+            continue
+        if spec["kind"] in ("swizzled", "nvmma_shared") and not shared_ok:
+            out.append({"skipped": f"Triton {triton_version()} cannot convert shared layouts "
+                                   "(it aborts the process); 3.9 can"})
+            continue
+        try:
+            ll = builder.to_linear_layout(build(spec, len(shape))._to_ir(builder), list(shape))
+        except Exception as e:
+            out.append({"error": f"{type(e).__name__}: {e}"})
+            continue
+        if hasattr(ll, "offset_bases"):
+            out.append({"bases": {"offset": ll.offset_bases}, "block": ll.block_bases})
+        else:
+            out.append({"bases": {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases},
+                        "block": ll.block_bases})
+    return out
+
+
+def _layout_from_text(builder, ctx, spec: dict[str, Any], shape: list[int], shared_ok: bool) -> dict[str, Any]:
+    """Triton's own reading of an attribute string: parse it in a one-function module, convert.
+
+    The attribute goes through Triton's MLIR parser and verifier (so a string
+    Triton would reject says so), then through its gluon layout object, whose
+    conversion is the one tritonscope's layouts must equal.  Tensor layouts
+    also report getTotalElemsPerThread.  Padded shared layouts have no linear
+    layout in Triton (the conversion aborts the process): their offset bases
+    and padding, as Triton parsed them, are compared instead.
+    """
+    import os
+    import tempfile
+
+    from triton._C.libtriton import ir
+
+    memdesc = spec.get("memdesc", False)
+    if memdesc and not shared_ok:
+        return {"skipped": f"Triton {triton_version()} cannot convert memory layouts (it aborts the process); 3.9 can"}
+    if not shared_ok and "ctaLayout" in spec["text"]:
+        return {"skipped": f"Triton {triton_version()} parses a WMMA ctaLayout but aborts converting it"}
+    dims = "x".join(str(s) for s in shape)
+    elem = spec.get("elem", "f16")
+    space = spec.get("space", "#ttg.shared_memory")
+    typ = f"!ttg.memdesc<{dims}x{elem}, #enc, {space}>" if memdesc else f"tensor<{dims}x{elem}, #enc>"
+    text = (f"#enc = {spec['text']}\n"
+            f'module attributes {{"ttg.num-warps" = 4 : i32, "ttg.num-ctas" = 1 : i32, '
+            f'"ttg.threads-per-warp" = 32 : i32}} {{\n'
+            f"  tt.func @f(%a: {typ}) {{ tt.return }}\n}}\n")
+    fd, path = tempfile.mkstemp(suffix=".mlir", prefix="tritonscope-layout-", dir=spec.get("dir"))
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        try:
+            module = ir.parse_mlir_module(path, ctx)
+        except Exception as e:
+            return {"rejected": f"Triton does not parse it: {type(e).__name__}: {e}"}
+    finally:
+        os.unlink(path)
+    arg = module.get_function("f").args(0)
+    try:
+        layout = builder.get_gluon_layout_from_memdesc(arg) if memdesc else builder.get_gluon_layout_from_tensor(arg)
+    except Exception as e:
+        return {"error": f"no gluon layout: {type(e).__name__}: {e}"}
+    kind = type(layout).__name__
+    if kind == "PaddedSharedLayout":
+        return {"bases": {"offset": [list(b) for b in layout.offset_bases]},
+                "padding": [list(p) for p in layout.interval_padding_pairs], "kind": kind}
+    try:
+        ll = builder.to_linear_layout(layout._to_ir(builder), list(shape))
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {e}"}
+    res: dict[str, Any] = {"kind": kind}
+    if hasattr(ll, "offset_bases"):
+        res["bases"] = {"offset": ll.offset_bases, "block": ll.block_bases}
+    elif hasattr(ll, "rows"):
+        res["bases"] = {"row": ll.rows, "col": ll.cols}
+    else:
+        res["bases"] = {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases,
+                        "block": ll.block_bases}
+        if hasattr(builder, "get_total_elems_per_thread"):
+            res["elems_per_thread"] = builder.get_total_elems_per_thread(arg.get_type())
+    return res
+
+
+# ==========================================================================
+# Recompiling a kernel that already compiled (sources.py / `open --recompile`)
+#
+# A cache entry keeps `<name>.source`: the TTIR that `make_ir` produced from
+# the Python function with the launch's specialization (divisibility,
+# constexprs folded in), before any pass.  Running the backend's stages on it
+# from "ttir" on is what `triton.compile` does after `make_ir`, so the result
+# is the kernel that launch would give on another target.  (`triton.compile`
+# of an IR *file* would skip the TTIR passes: it treats the file as already
+# optimised.)  Without `.source`, the optimised `.ttir` is used: its passes
+# run again, which leaves it as it is for the kernels we have checked.
+# ==========================================================================
+
+
+def compile_from_ttir(ttir_text: str, *, capability: int, num_warps: int, num_stages: int,
+                      options: dict[str, Any] | None = None) -> Compiled:
+    """Run Triton's CUDA pipeline (ttir passes onwards) on TTIR text for `capability`; no GPU needed."""
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    from triton import __version__ as version
+    from triton._C.libtriton import ir
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+
+    quiet_known_warnings()
+    target = GPUTarget("cuda", capability, 32)
+    backend = make_backend(target)
+    opts = backend.parse_options({"num_warps": num_warps, "num_stages": num_stages, **(options or {})})
+    import inspect
+
+    language_args: tuple = ()
+    if len(inspect.signature(backend.add_stages).parameters) >= 3:  # add_stages(stages, options, language)
+        from triton.backends.compiler import Language
+
+        language_args = (Language.TRITON,)
+    seen: dict[str, Any] = {}
+    with _lock, tempfile.TemporaryDirectory(prefix="tritonscope-ir-") as tmp, _diagnosed(seen):
+        path = Path(tmp) / "kernel.ttir"
+        path.write_text(ttir_text)
+        context = ir.context()
+        ir.load_dialects(context)
+        backend.load_dialects(context)
+        module = ir.parse_mlir_module(str(path), context)
+        module.context = context
+        stages: dict[str, Any] = {}
+        backend.add_stages(stages, opts, *language_args)
+        key = hashlib.sha256(f"{ttir_text}-{capability}-{sorted(opts.__dict__.items(), key=str)}".encode()).hexdigest()
+        metadata: dict[str, Any] = {"hash": key, "target": target, **opts.__dict__, "triton_version": version}
+        asm: dict[str, Any] = {}
+        for ext, step in stages.items():
+            module = step(module, metadata)
+            asm[ext] = module if isinstance(module, (str, bytes)) else str(module)
+    metadata["target"] = {"backend": target.backend, "arch": target.arch, "warp_size": target.warp_size}
+    return Compiled(asm=asm, metadata=_json_safe(metadata), kernel_hash=key, remarks=seen.get("remarks", []),
+                    cache_hit=False)
+
+
+def compile_ast(jit_fn, signature: dict[str, str], constants: dict[tuple, Any], attrs: dict[tuple, Any], *,
+                capability: int, num_warps: int, num_stages: int, options: dict[str, Any] | None = None) -> Compiled:
+    """triton.compile(ASTSource(...)) for `capability` with a recorded specialization (what a launch compiles)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    quiet_known_warnings()
+    constants = {k: (_dtype_of(v) if isinstance(v, str) and signature.get(_name_at(jit_fn, k)) == "constexpr"
+                     and _is_dtype_name(v) else v) for k, v in constants.items()}
+    src = ASTSource(fn=jit_fn, signature=signature, constexprs=constants, attrs=attrs)
+    target = GPUTarget("cuda", capability, 32)
+    seen: dict[str, Any] = {}
+    with _lock, _diagnosed(seen):
+        kernel = triton.compile(src, target=target,
+                                options={"num_warps": num_warps, "num_stages": num_stages, **(options or {})})
+    meta = kernel.metadata
+    meta_dict = meta._asdict() if hasattr(meta, "_asdict") else dict(vars(meta))
+    return Compiled(asm=dict(kernel.asm), metadata=_json_safe(meta_dict), kernel_hash=str(meta_dict.get("hash", "")),
+                    remarks=seen.get("remarks", []), cache_hit=seen.get("cache_hit"))
+
+
+def _name_at(jit_fn, path: tuple) -> str:
+    try:
+        return jit_fn.arg_names[path[0]]
+    except Exception:
+        return ""
+
+
+def _is_dtype_name(text: str) -> bool:
+    import triton.language as tl
+
+    return isinstance(getattr(tl, text, None), tl.dtype)
+
+
+def _dtype_of(text: str):
+    import triton.language as tl
+
+    return getattr(tl, text)
+
+
+def cached_stage_file(kernel_hash: str, name: str, ext: str) -> bytes | None:
+    """A file Triton's own cache holds for a compile (`<cache>/<base32 hash>/<name>.<ext>`), else None.
+
+    The folder name is cache.py's `_base32(hash)`; used by `compile --emit`
+    for the cubin, which the Artifact does not keep.
+    """
+    import base64
+    from pathlib import Path
+
+    try:
+        from triton import knobs
+
+        folder = base64.b32encode(bytes.fromhex(kernel_hash)).decode().rstrip("=")
+        return (Path(knobs.cache.dir) / folder / f"{name}.{ext}").read_bytes()
+    except Exception:
+        return None
+
+
+# ==========================================================================
+# The code-generation environment of a compile (a capture records it, a
+# recompile replays it).
+#
+# Triton puts the environment variables that change its output *and are
+# set* into its cache key and into every kernel's metadata JSON
+# (`get_cache_invalidating_env_vars()`, 3.6 and 3.9 alike; bools come back
+# spelled 'true'/'false').  The tool paths are not among them, yet they
+# change the text: torch's Inductor sets TRITON_PTXAS_PATH to torch's own
+# ptxas inside the program (CUDA 13: PTX `.version 9.0`), so the same TTIR
+# recompiled with Triton's bundled ptxas (12.8) says `.version 8.7`.  The
+# knobs below are named by (group, attribute) and their variable names are
+# read from triton.knobs; a value is recorded, never a file's contents.
+# ==========================================================================
+
+CODEGEN_KNOBS = (
+    ("nvidia", "ptxas"), ("nvidia", "ptxas_blackwell"), ("nvidia", "ptxas_options"),
+    ("nvidia", "disable_ptxas_opt"), ("nvidia", "mock_ptx_version"), ("nvidia", "libdevice_path"),
+    ("nvidia", "cuobjdump"), ("nvidia", "nvdisasm"),
+    ("language", "fp32_default"), ("language", "default_fp_fusion"), ("language", "force_disable_fp_fusion"),
+    ("compilation", "disable_line_info"), ("compilation", "use_ir_loc"), ("compilation", "enable_asan"),
+    ("compilation", "front_end_debugging"),
+)
+# The tool knobs (a path each): attribute -> variable, for a Triton whose knobs we cannot read.
+TOOL_KNOBS = {"ptxas": "TRITON_PTXAS_PATH", "ptxas_blackwell": "TRITON_PTXAS_BLACKWELL_PATH",
+              "cuobjdump": "TRITON_CUOBJDUMP_PATH", "nvdisasm": "TRITON_NVDISASM_PATH"}
+
+
+def codegen_knob_keys() -> dict[str, str]:
+    """{'TRITON_PTXAS_PATH': 'knobs.nvidia.ptxas', ...}: every variable of CODEGEN_KNOBS, named by Triton."""
+    out: dict[str, str] = {}
+    try:
+        from triton import knobs
+    except Exception:
+        knobs = None
+    for group, attr in CODEGEN_KNOBS:
+        obj = getattr(knobs, group, None) if knobs is not None else None
+        key = getattr(type(obj).__dict__.get(attr), "key", None) if obj is not None else None
+        if isinstance(key, str):
+            out[key] = f"knobs.{group}.{attr}"
+    for attr, key in TOOL_KNOBS.items():
+        out.setdefault(key, f"knobs.nvidia.{attr}")
+    for key in CODEGEN_ENV:
+        out.setdefault(key, "environment")
+    return out
+
+
+def tool_knob_keys() -> set[str]:
+    """The variables that hold a tool's path (TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH, ...)."""
+    return {k for k, where in codegen_knob_keys().items() if where.startswith("knobs.nvidia.")
+            and where.rsplit(".", 1)[1] in TOOL_KNOBS}
+
+
+def cache_invalidating_env() -> dict[str, str]:
+    """The variables Triton puts in its cache key that are set now, as Triton spells them."""
+    try:
+        from triton._C.libtriton import get_cache_invalidating_env_vars
+
+        return {str(k): str(v) for k, v in get_cache_invalidating_env_vars().items()}
+    except Exception:
+        return {}
+
+
+def codegen_environment(capability: int | None = None) -> dict[str, Any]:
+    """What a compile in this process runs with: {'vars': {NAME: value}, 'tools': {...}, 'complete': True}.
+
+    `vars` holds every cache-invalidating variable that is set and every
+    knob of CODEGEN_KNOBS that is set (in os.environ, or on triton.knobs
+    from Python); `complete` says that a variable not listed was unset, so
+    a replay clears it.  `tools` (with a capability) is the ptxas a compile
+    for that arch uses (compile_tools).
+    """
+    found = cache_invalidating_env()
+    for key in found:
+        if key in os.environ:  # the spelling the program used ('1', not Triton's 'true')
+            found[key] = os.environ[key]
+    try:
+        from triton import knobs
+    except Exception:
+        knobs = None
+    for group, attr in CODEGEN_KNOBS:
+        obj = getattr(knobs, group, None) if knobs is not None else None
+        key = getattr(type(obj).__dict__.get(attr), "key", None) if obj is not None else None
+        if not isinstance(key, str):
+            continue
+        if key in os.environ:
+            found[key] = os.environ[key]
+        elif attr in getattr(obj, "__dict__", {}) and obj.__dict__[attr] is not None:  # set from Python only
+            found[key] = str(obj.__dict__[attr])
+    for key in CODEGEN_ENV:
+        if key in os.environ:
+            found.setdefault(key, os.environ[key])
+    out: dict[str, Any] = {"vars": dict(sorted(found.items())), "complete": True}
+    if capability:
+        out["tools"] = compile_tools(capability)
+    return out
+
+
+def compile_tools(capability: int) -> dict[str, dict[str, Any]]:
+    """The ptxas a compile for `capability` uses here (Triton's own choice, get_ptxas):
+
+    {'ptxas': {'knob': 'TRITON_PTXAS_PATH', 'path': ..., 'version': '12.8', 'ptx_isa': '8.7', 'bundled': True}}
+    ({} when Triton or the tool cannot be found).  3.6 uses `ptxas-blackwell`
+    from sm_100 on, 3.9 from sm_90 on: the knob named is the one that applies.
+    """
+    try:
+        from triton import knobs
+        from triton.backends.nvidia import compiler as nv
+
+        tool = nv.get_ptxas(capability)
+    except Exception:
+        return {}
+    descriptors = type(knobs.nvidia).__dict__
+    candidates = []
+    for attr in ("ptxas", "ptxas_blackwell"):
+        try:
+            if getattr(knobs.nvidia, attr).path == tool.path:
+                candidates.append(attr)
+        except Exception:
+            continue
+    chosen = [a for a in candidates if os.environ.get(getattr(descriptors.get(a), "key", ""))] or candidates or ["ptxas"]
+    descriptor = descriptors.get(chosen[0])
+    info: dict[str, Any] = {"knob": getattr(descriptor, "key", TOOL_KNOBS[chosen[0]]), "path": tool.path,
+                            "version": str(tool.version),
+                            "bundled": os.path.realpath(tool.path) == os.path.realpath(
+                                getattr(descriptor, "default_path", "") or "")}
+    try:
+        isa = int(nv.ptx_get_version(str(tool.version)))
+        info["ptx_isa"] = f"{isa // 10}.{isa % 10}"
+    except Exception:
+        pass
+    return {"ptxas": info}
+
+
+def replay_environment(recorded: dict[str, str], *, complete: bool, cache_vars_known: bool,
+                       base: dict[str, str] | None = None) -> tuple[dict[str, str], dict[str, str], set[str]]:
+    """(environment, missing tools, names that matter) for compiling again as a recorded compile did.
+
+    The environment is `base` (default os.environ) with the recorded values
+    set; with `complete` every other code-generation variable is cleared,
+    and with `cache_vars_known` (Triton's metadata lists them) every other
+    cache-invalidating one.  A recorded tool path that is not an executable
+    file here is left out (Triton then uses its bundled tool) and returned in
+    `missing`, so the caller can say so.
+    """
+    env = dict(os.environ if base is None else base)
+    knob_keys = codegen_knob_keys()
+    current_cache = set(cache_invalidating_env())
+    names = set(knob_keys) | current_cache | set(recorded)
+    if complete or cache_vars_known:
+        for key in current_cache - set(recorded):
+            env.pop(key, None)
+    if complete:
+        for key in set(knob_keys) - set(recorded):
+            env.pop(key, None)
+    tools = tool_knob_keys()
+    missing: dict[str, str] = {}
+    for key, value in recorded.items():
+        if key in tools and not (os.path.isfile(value) and os.access(value, os.X_OK)):
+            missing[key] = value
+            env.pop(key, None)
+            continue
+        if key in env and _same_setting(env[key], str(value)):  # '1' here, Triton's 'true' in the metadata
+            continue
+        env[key] = str(value)
+    return env, missing, names
+
+
+def _same_setting(a: str, b: str) -> bool:
+    """Two spellings of one value, as Triton's getenv_bool reads them ('1' and 'true')."""
+    truthy, falsy = {"1", "true", "on", "yes", "y"}, {"0", "false", "off", "no", "n"}
+    a, b = a.strip().lower(), b.strip().lower()
+    return a == b or (a in truthy and b in truthy) or (a in falsy and b in falsy)
+
+
+# ==========================================================================
+# Triton's own shared-memory bank-conflict count (explain's cross-check)
+#
+# Gluon's `bank_conflicts(register_type, shared_type)` counts the excess
+# wavefronts of the ld.shared/st.shared Triton would emit for a register
+# layout and a shared layout.  It only runs inside a gluon kernel being
+# compiled, so the child compiles a one-line probe kernel per pair (no GPU:
+# the compile stops nowhere near PTX) and reads what it printed.
+# ==========================================================================
+
+
+def bank_conflicts_from_triton(items: list[dict[str, Any]], *, timeout: float = 120) -> list[int | None] | None:
+    """Triton's count for [{"register", "shared", "shape", "elem", "num_warps", "capability"}]; None when this
+    Triton has no gluon bank_conflicts or its process died."""
+    from tritonscope.child import ChildDiedError, run_in_child
+
+    if (triton_series() or (0, 0)) < (3, 9):  # 3.6's gluon cannot read shared layouts back (it aborts)
+        return None
+    try:
+        # the count is printed while the probe compiles: a cache hit would print nothing
+        return run_in_child("tritonscope.triton_api:_bank_conflicts_child", items,
+                            what="Triton's bank-conflict count", timeout=timeout,
+                            env={**os.environ, "TRITON_ALWAYS_COMPILE": "1"})
+    except ChildDiedError:
+        return None
+
+
+def _bank_conflicts_child(items: list[dict[str, Any]]) -> list[int | None]:
+    """In the child: gluon's bank_conflicts for each item (None where Triton refuses the pair)."""
+    import contextlib
+    import io
+    import re
+    import tempfile
+
+    import triton
+    import triton.experimental.gluon as gluon
+    import triton.experimental.gluon.language as ttgl
+    from triton._C.libtriton import gluon_ir, ir
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    quiet_known_warnings()
+    globals()["_ttgl"] = ttgl  # the probe's global name (this process only)
+
+    @gluon.jit
+    def _probe(reg_type: _ttgl.constexpr, shared_type: _ttgl.constexpr):  # noqa: F821
+        c: _ttgl.constexpr = _ttgl.bank_conflicts(reg_type, shared_type)  # noqa: F821
+        _ttgl.static_print("@@BANKS", c)  # noqa: F821
+
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    builder = gluon_ir.GluonOpBuilder(ctx)
+    dtypes = {"f16": ttgl.float16, "bf16": ttgl.bfloat16, "f32": ttgl.float32, "i8": ttgl.int8,
+              "i32": ttgl.int32, "i16": ttgl.int16, "f64": ttgl.float64, "f8E4M3FN": ttgl.float8e4nv,
+              "f8E5M2": ttgl.float8e5}
+    out: list[int | None] = []
+    for item in items:
+        dims = "x".join(str(d) for d in item["shape"])
+        elem = item["elem"]
+        text = (f"#d = {item['register']}\n#s = {item['shared']}\n"
+                f'module attributes {{"ttg.num-warps" = {item["num_warps"]} : i32, "ttg.num-ctas" = 1 : i32, '
+                f'"ttg.threads-per-warp" = 32 : i32}} {{\n'
+                f"  tt.func @f(%a: tensor<{dims}x{elem}, #d>, %b: !ttg.memdesc<{dims}x{elem}, #s, "
+                f"#ttg.shared_memory>) {{ tt.return }}\n}}\n")
+        try:
+            with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+                f.write(text)
+                f.flush()
+                module = ir.parse_mlir_module(f.name, ctx)
+            fn = module.get_function("f")
+            reg = builder.get_gluon_layout_from_tensor(fn.args(0))
+            shared = builder.get_gluon_layout_from_memdesc(fn.args(1))
+            dtype = dtypes[elem]
+            reg_ty = ttgl.distributed_type(dtype, list(item["shape"]), reg)
+            shared_ty = ttgl.shared_memory_descriptor_type(dtype, list(item["shape"]), shared, list(item["shape"]))
+            src = GluonASTSource(_probe, signature={"reg_type": "constexpr", "shared_type": "constexpr"},
+                                 constexprs={(0,): reg_ty, (1,): shared_ty})
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                triton.compile(src, target=GPUTarget("cuda", int(item.get("capability", 90)), 32),
+                               options={"num_warps": int(item["num_warps"])})
+            m = re.search(r"@@BANKS\s+(-?\d+)", printed.getvalue())
+            out.append(int(m.group(1)) if m else None)
+        except Exception:
+            out.append(None)
+    return out

@@ -1,4 +1,4 @@
-"""Options shared by every command that compiles a kernel, and the steps they share."""
+"""Options shared by the commands, and the steps they share."""
 
 from __future__ import annotations
 
@@ -6,22 +6,50 @@ from typing import List, Optional
 
 import typer
 
+from tritonscope.env import Env
 from tritonscope.errors import UsageError
 
 TARGET_HELP = "A built-in sample (see `tritonscope samples`) or path/to/file.py:kernel_name."
 
 ConstexprOpt = typer.Option(None, "-c", "--constexpr", metavar="NAME=VALUE",
                             help="Set a constexpr (repeatable), e.g. -c BLOCK=32.")
-BlockOpt = typer.Option(None, "--block", help="Samples' shorthand for their tile size constexpr(s).")
+BlockOpt = typer.Option(None, "--block", metavar="N",
+                        help="Samples' shorthand for their tile size constexpr(s): one value, e.g. --block 16.")
+BlocksOpt = typer.Option(None, "--blocks", metavar="N1,N2,...",
+                         help="--block as an axis: one config per value, e.g. --blocks 32,64,128.")
+
+
+def block_axis(block: Optional[int], blocks: Optional[str]) -> Optional[list[int]]:
+    """--block N or --blocks N1,N2,... -> the values (None when neither); both, or a bad value: UsageError."""
+    if block is not None and blocks is not None:
+        raise UsageError("Give --block N or --blocks N1,N2,..., not both.",
+                         hint="--block is one value; --blocks makes an axis of several.")
+    if block is not None:
+        return [block]
+    if blocks is None:
+        return None
+    values = [v.strip() for v in blocks.split(",") if v.strip()]
+    if not values or not all(v.isdigit() and int(v) > 0 for v in values):
+        raise UsageError(f"--blocks {blocks!r}: give positive whole numbers, comma-separated.",
+                         hint="For example: --blocks 32,64,128")
+    return [int(v) for v in values]
 ArgOpt = typer.Option(None, "--arg", metavar="NAME=VALUE",
                       help="Describe a runtime argument (repeatable): a tensor as DTYPE[dims] "
-                           "(fp16[32,32], .T for a transposed view) or *DTYPE, a scalar as a number.")
+                           "(fp16[32,32], .T for a transposed view, +N for a view N elements into its "
+                           "storage: unaligned) or *DTYPE, a scalar as a number.")
 WarpsOpt = typer.Option(None, "--num-warps", "-w", help="Warps per program (default: the sample's, else 4).")
 StagesOpt = typer.Option(None, "--num-stages", "-s", help="Software-pipelining stages (default: the sample's, else 3).")
-ArchOpt = typer.Option(None, "--arch", help="Target GPU: sm_80, sm_86, sm_89, sm_90a, sm_100a, sm_120 "
-                                            "(default: the local GPU's, else sm_90a).")
-ShapeOpt = typer.Option(None, "--shape", help="Problem shape for a sample, e.g. 1024x1024x1024 (M x N x K).")
-DtypeOpt = typer.Option(None, "--dtype", help="Input dtype for a sample: fp16, bf16, fp32, fp8e4nv, ...")
+def _arch_help() -> str:
+    from tritonscope.model import arches_of
+
+    return (f"Target GPU: NVIDIA {', '.join(arches_of('cuda'))}; AMD {', '.join(arches_of('hip'))} (through "
+            f"Triton's HIP backend; `tritonscope samples` says which this Triton has). Default: the local GPU's, "
+            f"else sm_90a.")
+
+
+ArchOpt = typer.Option(None, "--arch", metavar="ARCH", help=_arch_help())
+ShapeOpt = typer.Option(None, "--shape", metavar="SHAPE", help="Problem shape for a sample, e.g. 1024x1024x1024 (M x N x K).")
+DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype for a sample: fp16, bf16, fp32, fp8e4nv, ...")
 
 
 def default_arch() -> str:
@@ -34,45 +62,112 @@ def default_arch() -> str:
     return arch.name if arch else DEFAULT_ARCH
 
 
+MaxnregOpt = typer.Option(None, "--maxnreg", help="Limit registers per thread, as a launch's maxnreg= does "
+                                                   "(ptxas then spills what does not fit).")
+NumCtasOpt = typer.Option(None, "--num-ctas", help="Thread-block cluster size, as a launch's num_ctas= (sm_90+).")
+FpFusionOpt = typer.Option(None, "--fp-fusion/--no-fp-fusion",
+                           help="Fuse a*b+c into FMA, as a launch's enable_fp_fusion= "
+                                "(default: Triton's, TRITON_DEFAULT_FP_FUSION).")
+
+
 def make_request(target: str, constexpr: Optional[List[str]], block: Optional[int], arg: Optional[List[str]],
                  num_warps: Optional[int], num_stages: Optional[int], arch: Optional[str],
-                 shape: Optional[str], dtype: Optional[str]):
-    from tritonscope.kernels import Request, parse_assignments
+                 shape: Optional[str], dtype: Optional[str], *, maxnreg: Optional[int] = None,
+                 num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None):
+    from tritonscope.kernels import Request, check_launch_options, check_request, parse_assignments
 
-    return Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
-                   args=parse_assignments(arg, "argument"), num_warps=num_warps, num_stages=num_stages,
-                   arch=arch, shape=shape, dtype=dtype)
+    options = check_launch_options({"maxnreg": maxnreg, "num_ctas": num_ctas, "enable_fp_fusion": fp_fusion})
+    # every value checked here, before any file is loaded or Triton is entered
+    return check_request(Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
+                                 args=parse_assignments(arg, "argument"), num_warps=num_warps,
+                                 num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, options=options))
 
 
-def compile_request(request, *, progress: bool = True):
-    """Request -> Artifact, with a spinner on stderr while Triton works."""
-    from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import build_spec
-    from tritonscope.render.console import make_console
+def compile_request(request, env: Env, *, progress: bool = True, cache: bool = True,
+                    timeout: Optional[float] = None):
+    """Request -> Artifact, with a spinner on stderr while Triton works.
+
+    A repeat comes from tritonscope's result cache (result_cache.py), which
+    is checked before Triton is imported; `cache=False` (--no-cache) skips
+    that look-up and compiles, and the fresh result replaces the kept one.
+    """
+    from tritonscope import result_cache
+    from tritonscope.kernels import canonical_arch
 
     # only look for a local GPU when the user named no arch (build_spec validates theirs)
-    loaded = build_spec(request, default_arch() if not request.arch else "sm_90a")
-    err = make_console(stderr=True)
+    default = default_arch() if not request.arch else "sm_90a"
+    arch = canonical_arch(request.arch) if request.arch else default
+    use_cache = result_cache.enabled()
+    if cache and use_cache:
+        kept = result_cache.lookup(request, arch)
+        if kept is not None:
+            return kept
+
+    from tritonscope.compile import compile_artifact
+    from tritonscope.kernels import build_spec
+
+    loaded = build_spec(request, default)
+    if timeout is not None:  # --timeout: compile in a child process that is stopped when time is up
+        from tritonscope.compile import compile_with_timeout
+
+        def run():
+            return compile_with_timeout(request, default, timeout,
+                                        label=f"{loaded.spec.kernel} ({loaded.spec.label()})")
+    else:
+        def run():
+            return compile_artifact(loaded)
+    err = env.console(stderr=True)
     if progress and err.is_terminal:
         with err.status(f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
-            return compile_artifact(loaded)
-    return compile_artifact(loaded)
+            artifact = run()
+    else:
+        artifact = run()
+    if use_cache:
+        result_cache.store(request, arch, loaded, artifact)
+    return artifact
+
+
+def analysis_of(artifact):
+    """analyze(artifact), read from the result cache when compile_request found the artifact there.
+
+    An analysis made here goes into the artifact's entry (when it has one),
+    so the next repeat skips parsing and annotating too.
+    """
+    from tritonscope import result_cache
+    from tritonscope.analysis import analyze
+    from tritonscope.report import analysis_from_dict, analysis_to_dict
+
+    kept = result_cache.kept_analysis(artifact)
+    if kept is not None:
+        try:
+            return analysis_from_dict(kept, "tritonscope's result cache")
+        except Exception:  # a damaged entry: analyze afresh (and keep that)
+            pass
+    analysis = analyze(artifact)
+    if result_cache.has_entry(artifact):
+        result_cache.keep_analysis(artifact, analysis_to_dict(analysis))
+    return analysis
 
 
 def parse_stage_list(text: Optional[str], default: tuple[str, ...]) -> tuple[str, ...]:
+    from tritonscope.dialects import every_stage_key
     from tritonscope.errors import close_matches
-    from tritonscope.model import STAGE_KEYS
 
-    if not text or text == "all":
+    if text is None or text.strip().lower() == "all":
         return default
-    if text == "none":
+    if text.strip().lower() == "none":
         return ()
+    known = every_stage_key()
+    keys = [k.strip().lower() for k in text.split(",") if k.strip()]
+    if not keys:  # --stage '' is a mistake, not "all"
+        raise UsageError(f"--stage {text!r} names no stage.",
+                         hint=f"Stages: {', '.join(known)} (comma-separated), all, or none.")
     out = []
-    for key in (k.strip().lower() for k in text.split(",") if k.strip()):
+    for key in keys:
         key = {"llvm": "llir", "source": "python", "py": "python", "ll": "llir"}.get(key, key)
-        if key not in STAGE_KEYS:
-            raise UsageError(f"Unknown stage {key!r}.{close_matches(key, STAGE_KEYS)}",
-                             hint=f"Stages: {', '.join(STAGE_KEYS)} (comma-separated), all, or none.")
+        if key not in known:
+            raise UsageError(f"Unknown stage {key!r}.{close_matches(key, known)}",
+                             hint=f"Stages: {', '.join(known)} (comma-separated), all, or none.")
         out.append(key)
     return tuple(out)
 
@@ -82,22 +177,52 @@ VIEWS = ("stages", "side-by-side", "walkthrough", "mix")
 # that scrolling past, and highlighting it costs more than the compile.
 DEFAULT_MAX_LINES = 300
 
-ViewOpt = typer.Option("stages", "--view",
+ViewOpt = typer.Option("stages", "--view", metavar="VIEW",
                        help="stages (each stage, annotated) | side-by-side (2-3 stages aligned by Python line, "
                             "default ttgir,ptx) | walkthrough (the story of the compile, generated) | "
                             "mix (instruction counts per class).")
-StageOpt = typer.Option(None, "--stage", "--stages",
+StageOpt = typer.Option(None, "--stage", "--stages", metavar="STAGES",
                         help="Stages to show, comma-separated: python,ttir,ttgir,llir,ptx,sass "
-                             "(default all; 'none' for the summary only).")
+                             "(AMD targets: amdgcn in place of ptx,sass; default all; 'none' for the "
+                             "summary only).")
 LineOpt = typer.Option(None, "--line", help="Show Python line N and what it became in every stage.")
 JsonOpt = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema).")
-WidthOpt = typer.Option(None, "--width", help="Render for this many columns.")
+WidthOpt = typer.Option(None, "--width", metavar="COLUMNS", min=20,
+                        help="Render for this many columns (at least 20; default: the terminal's).")
 ColorOpt = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured).")
 PagerOpt = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER (shows every line).")
 ForceOpt = typer.Option(False, "--force", help="Overwrite an existing --save file.")
+TimeoutOpt = typer.Option(None, "--timeout", metavar="SECONDS", min=1,
+                          help="Stop the compile after SECONDS (it runs in a child process; exit 11, nothing "
+                               "written). Also lifts the runaway guard (see README).")
+NoCacheOpt = typer.Option(False, "--no-cache",
+                          help="Compile even when tritonscope's result cache holds this exact compile "
+                               "(the fresh result replaces the kept one).")
 MaxLinesOpt = typer.Option(None, "--max-lines", min=0,
                            help="Show at most N lines of each stage in the stages view "
                                 "(default 300, or all with --pager; 0 = all).")
+
+
+def check_report_path(path: str, force: bool) -> str:
+    """A report's format ('html', 'markdown', 'json', 'text') from --save, checked before any work."""
+    from tritonscope.output import check_path
+    from tritonscope.report import FORMATS
+
+    return check_path(path, force=force, formats=FORMATS, what="report")
+
+
+RawOpt = typer.Option(False, "--raw",
+                      help="Show every stage line exactly as the compiler wrote it: no debug sections, "
+                           "directives or comments folded (the stages and side-by-side views, and --save reports).")
+KeepOpt = typer.Option(None, "--keep", metavar="KINDS",
+                       help="Fold noise but keep these kinds, comma-separated: debug, header, directive, comment.")
+
+
+def noise_filter(raw: bool, keep: Optional[str]) -> frozenset:
+    """The noise kinds the views fold, from --raw / --keep (checked before any work)."""
+    from tritonscope.render.noise import hide_set
+
+    return hide_set(raw, keep)
 
 
 def check_view(view: str) -> str:
@@ -109,34 +234,42 @@ def check_view(view: str) -> str:
     return view
 
 
-def print_analysis(analysis, *, stage: Optional[str], view: str, line: Optional[int], layouts: bool,
-                   width: Optional[int], color: Optional[bool], pager: bool, max_lines: Optional[int]) -> None:
-    """Print an Analysis with the view options `compile` and `show` share."""
-    from tritonscope.model import STAGE_KEYS
+def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line: Optional[int], layouts: bool,
+                   max_lines: Optional[int], hide: Optional[frozenset] = None) -> None:
+    """Print an Analysis with the view options `compile` and `show` share (width, color, pager from `env`).
+
+    `hide`: the noise kinds the stage views fold (see noise_filter; None = all of them).
+    """
+    from tritonscope.dialects import machine_stage
     from tritonscope.render import views
-    from tritonscope.render.console import make_console, paged
     from tritonscope.render.terminal import stage_panel, summary_panel
 
     view = check_view(view)
-    stages = parse_stage_list(stage, STAGE_KEYS)
-    console = make_console(width=width, color=color)
-    with paged(console, pager):
+    # By default, every stage this compile has (its backend's pipeline: PTX and SASS, or AMDGCN).
+    stages = parse_stage_list(stage, tuple(analysis.parsed))
+    console = env.console()
+    with env.paged(console):
         console.print(summary_panel(analysis))
+        if analysis.passes and line is None:  # the pass table a --passes compile or a report carries
+            from tritonscope.render.passes_view import saved_table
+
+            console.print(saved_table(analysis.passes))
         if line is not None:
-            shown = tuple(k for k in (stages if stage else views.PIPELINE) if k != "python")
+            shown = tuple(k for k in stages if k != "python") if stage else None
             console.print(views.line_view(analysis, line, shown))
         elif view == "side-by-side":
-            shown = tuple(k for k in (stages if stage else ("ttgir", "ptx")) if k != "python")
-            console.print(views.side_by_side(analysis, shown, console.width))
+            default = ("ttgir", machine_stage(analysis.parsed) or "ptx")
+            shown = tuple(k for k in (stages if stage else default) if k != "python")
+            console.print(views.side_by_side(analysis, shown, console.width, hide=hide))
         elif view == "walkthrough":
             console.print(views.walkthrough(analysis))
         elif view == "mix":
             console.print(views.mix_view(analysis))
         else:
-            limit = max_lines if max_lines is not None else (0 if pager else DEFAULT_MAX_LINES)
+            limit = max_lines if max_lines is not None else (0 if env.pager else DEFAULT_MAX_LINES)
             for key in stages:
                 if key in analysis.parsed:
-                    console.print(stage_panel(analysis, key, width=console.width, max_lines=limit))
+                    console.print(stage_panel(analysis, key, width=console.width, max_lines=limit, hide=hide))
         if layouts:
             from tritonscope.render.layout_view import layout_panels
 

@@ -8,23 +8,25 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 
 
-@app.command("bench")
-@handle_errors
 def bench_cmd(
+    ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
     constexpr: Optional[List[str]] = typer.Option(
-        None, "-c", "--constexpr", metavar="NAME=V[,V...]",
+        None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
         help="Set a constexpr (repeatable); a comma-separated list sweeps it, e.g. -c BLOCK_SIZE=32,64,128."),
-    block: Optional[str] = typer.Option(None, "--block", help="Samples' tile-size shorthand; a list sweeps: 32,64."),
+    block: Optional[int] = c.BlockOpt,
+    blocks: Optional[str] = c.BlocksOpt,
     arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", help="Warps per program; a list sweeps: 4,8."),
-    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", help="Pipelining stages; a list sweeps: 2,3,4."),
+    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
+                                            help="Warps per program; a list sweeps: 4,8."),
+    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
+                                             help="Pipelining stages; a list sweeps: 2,3,4."),
     shape: Optional[List[str]] = typer.Option(
-        None, "--shape", help="Problem shape, repeatable: --shape 1024x1024x1024 --shape 4096x4096x4096."),
+        None, "--shape", metavar="SHAPE",
+        help="Problem shape, repeatable: --shape 1024x1024x1024 --shape 4096x4096x4096."),
     dtype: Optional[str] = c.DtypeOpt,
     warmup: int = typer.Option(25, "--warmup", help="do_bench warm-up time in ms."),
     rep: int = typer.Option(100, "--rep", help="do_bench repetition time in ms (the median is reported)."),
@@ -33,8 +35,8 @@ def bench_cmd(
                                                             "or the figures (.json)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     as_json: bool = typer.Option(False, "--json", help="Print every figure as JSON."),
-    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
 ):
     """Time a kernel on the local GPU: TFLOP/s, bandwidth, torch, peak, correctness.
 
@@ -61,10 +63,11 @@ def bench_cmd(
     """
     from tritonscope import runner
     from tritonscope.bench import bench_configs
+    from tritonscope.env import env_of
     from tritonscope.kernels import build_spec, parse_assignments
-    from tritonscope.render.console import make_console
 
-    if save:
+    env = env_of(ctx).with_display(width=width, color=color)
+    if save:  # fail before any timing when the file cannot be written
         _check_save(save, force)
     runner.require_gpu("`tritonscope bench`")
     arch = c.default_arch()
@@ -73,7 +76,10 @@ def bench_cmd(
     axes: list[tuple[str, list[str]]] = []
     for name, value in parse_assignments(constexpr, "constexpr").items():
         axes.append((f"c:{name}", [v.strip() for v in value.split(",") if v.strip()]))
-    for key, text in (("block", block), ("w", num_warps), ("s", num_stages)):
+    block_values = c.block_axis(block, blocks)
+    if block_values:
+        axes.append(("block", [str(v) for v in block_values]))
+    for key, text in (("w", num_warps), ("s", num_stages)):
         if text:
             axes.append((key, [v.strip() for v in text.split(",") if v.strip()]))
     axes.append(("shape", list(shape) if shape else [None]))
@@ -86,7 +92,7 @@ def bench_cmd(
                                  _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype)
         loadeds.append(build_spec(request, arch))
 
-    err = make_console(stderr=True)
+    err = env.console(stderr=True)
 
     def progress(i, total, spec):
         if err.is_terminal and not as_json:
@@ -98,11 +104,10 @@ def bench_cmd(
     else:
         from tritonscope.render.bench_view import bench_view
 
-        console = make_console(width=width, color=color)
-        console.print(bench_view(report))
+        env.console().print(bench_view(report))
     if save:
         _save(report, save, force)
-    if any(r.status in ("wrong", "failed") for r in report.rows):
+    if any(r.status in ("wrong", "failed", "measurement error") for r in report.rows):
         raise typer.Exit(1)
 
 
@@ -117,31 +122,28 @@ def _int(text, option):
         raise UsageError(f"{option} {text!r} is not a whole number.", hint=f"For example: {option} 4,8") from None
 
 
-def _check_save(path: str, force: bool) -> None:
-    from pathlib import Path
+SAVE_FORMATS = {".png": "png", ".svg": "svg", ".json": "json"}
 
-    from tritonscope.errors import OutputError, UsageError
 
-    p = Path(path)
-    if p.suffix.lower() not in (".png", ".svg", ".json"):
-        raise UsageError(f"--save {path}: unknown format {p.suffix or '(none)'}.", hint="Use a .png, .svg or .json file.")
-    if p.exists() and not force:
-        raise OutputError(f"{path} already exists.", hint="Pass --force to overwrite it, or pick another name.")
-    if p.suffix.lower() != ".json":
+def _check_save(path: str, force: bool) -> str:
+    from tritonscope.errors import UsageError
+    from tritonscope.output import check_path
+
+    fmt = check_path(path, force=force, formats=SAVE_FORMATS, what="bench output")
+    if fmt != "json":
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             raise UsageError("Saving a plot needs matplotlib, which is not installed.",
                              hint="pip install 'tritonscope[plot]', or save the figures with --save out.json.") from None
+    return fmt
 
 
 def _save(report, path: str, force: bool) -> None:
-    """Write the report (.json) or its plot (.png/.svg) all at once, or not at all."""
-    from pathlib import Path
+    """Write the figures (.json) or their plot (.png/.svg), rendered to bytes first, through the one writer."""
+    from tritonscope.output import write_atomic
 
-    from tritonscope.report import write_atomic
-
-    fmt = Path(path).suffix.lower().lstrip(".")
+    fmt = _check_save(path, force)
     if fmt == "json":
         data: str | bytes = json.dumps(report.to_dict(), indent=1)
     else:

@@ -7,13 +7,11 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 
 
-@app.command("compile")
-@handle_errors
 def compile_cmd(
+    ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
     constexpr: Optional[List[str]] = c.ConstexprOpt,
     block: Optional[int] = c.BlockOpt,
@@ -23,17 +21,31 @@ def compile_cmd(
     arch: Optional[str] = c.ArchOpt,
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = c.DtypeOpt,
+    maxnreg: Optional[int] = c.MaxnregOpt,
+    num_ctas: Optional[int] = c.NumCtasOpt,
+    fp_fusion: Optional[bool] = c.FpFusionOpt,
     stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
     line: Optional[int] = c.LineOpt,
     layouts: bool = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses."),
+    passes: bool = typer.Option(False, "--passes",
+                                help="Also record what each compiler pass did (one compile with Triton's per-pass "
+                                     "dumps, in a private cache): the pass table is shown and goes into --save "
+                                     "reports (see `tritonscope passes`)."),
     as_json: bool = c.JsonOpt,
     width: Optional[int] = c.WidthOpt,
     color: Optional[bool] = c.ColorOpt,
     pager: bool = c.PagerOpt,
     max_lines: Optional[int] = c.MaxLinesOpt,
+    raw: bool = c.RawOpt,
+    keep: Optional[str] = c.KeepOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
+    emit: Optional[str] = typer.Option(None, "--emit", metavar="DIR",
+                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass, "
+                                            "kernel.cubin, kernel.json), never filtered."),
     force: bool = c.ForceOpt,
+    timeout: Optional[float] = c.TimeoutOpt,
+    no_cache: bool = c.NoCacheOpt,
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
 ):
     """Compile a kernel for a config and show every stage, annotated.
@@ -52,23 +64,47 @@ def compile_cmd(
 
       tritonscope compile matmul --block 16 --view mix
 
+      tritonscope compile matmul --block 16 --stage ptx --raw
+
+      tritonscope compile matmul --block 16 --emit out/ --stage none
+
+      tritonscope compile matmul --block 16 --passes --stage none --save report.html
+
       tritonscope compile kernels.py:add_kernel --arg x_ptr='*fp32' --arg y_ptr='*fp32' --arg out_ptr='*fp32' --arg n=4096 -c BLOCK=1024
     """
-    from tritonscope.analysis import analyze
-    from tritonscope.compile import fit_problems
+    from tritonscope.env import env_of
     from tritonscope.errors import OutOfResourcesError
-    from tritonscope.model import STAGE_KEYS
+    from tritonscope.dialects import stage_keys
 
+    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     view = c.check_view(view)
-    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
-    c.parse_stage_list(stage, STAGE_KEYS)  # a bad --stage fails before the compile
+    hide = c.noise_filter(raw, keep)
+    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+    c.parse_stage_list(stage, stage_keys())  # a bad --stage fails before the compile
     if save:  # fail before compiling when the report cannot be written
-        from tritonscope.report import check_output_path, report_format
+        c.check_report_path(save, force)
+    if emit:
+        from tritonscope.sources import check_emit_dir
 
-        report_format(save)
-        check_output_path(save, force=force)
-    artifact = c.compile_request(request, progress=not as_json)
-    analysis = analyze(artifact)
+        check_emit_dir(emit)
+    trace = None
+    if passes:  # one compile in a child gives the stages and the pass table
+        from tritonscope.commands.passes import trace_request
+
+        with trace_request(request, env, progress=not as_json) as trace:
+            artifact = trace.artifact
+    else:
+        artifact = c.compile_request(request, env, progress=not as_json, cache=not no_cache, timeout=timeout)
+    if emit:
+        from tritonscope import triton_api
+        from tritonscope.sources import emit_files
+
+        cubin = triton_api.cached_stage_file(artifact.kernel_hash, artifact.spec.kernel, "cubin")
+        emit_files(artifact, emit, cubin=cubin, force=force)
+    analysis = c.analysis_of(artifact)
+    if trace is not None:
+        analysis.passes = trace.to_dict()
 
     if layouts:
         from tritonscope.layouts import layouts_of
@@ -79,13 +115,13 @@ def compile_cmd(
 
         typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
     else:
-        c.print_analysis(analysis, stage=stage, view=view, line=line, layouts=layouts, width=width, color=color,
-                         pager=pager, max_lines=max_lines)
+        c.print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
+                         hide=hide)
     if save:
         from tritonscope.report import save_report
 
-        save_report(analysis, save, force=force, keep_paths=keep_paths)
-    problems = fit_problems(artifact)
+        save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
+    problems = analysis.summary.fit.problems if analysis.summary.fit else ()
     if problems:
         raise OutOfResourcesError(
             f"{artifact.spec.kernel} ({artifact.spec.label()}) will not launch: " + "; ".join(problems) + ".",

@@ -9,11 +9,12 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 from tritonscope.errors import UsageError
+from tritonscope.output import check_path, write_atomic
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape")
+SAVE_FORMATS = {".json": "json", ".txt": "text", ".html": "html"}
 
 
 def parse_side(items: Optional[List[str]], which: str) -> dict:
@@ -48,9 +49,8 @@ def _is_report(target: str) -> bool:
     return target.lower().endswith(".json")
 
 
-@app.command("diff")
-@handle_errors
 def diff_cmd(
+    ctx: typer.Context,
     targets: List[str] = typer.Argument(..., metavar="TARGET [TARGET_B]",
                                         help="A kernel (sample or file.py:kernel) diffed against itself with --a/--b, "
                                              "or two sides: saved .json reports and/or kernels."),
@@ -72,12 +72,16 @@ def diff_cmd(
     max_lines: int = typer.Option(60, "--max-lines", help="Diff lines shown per stage (0: all)."),
     context: int = typer.Option(2, "--context", "-U", help="Unchanged lines around each change."),
     force_different: bool = typer.Option(False, "--force-different", help="Diff two different kernels anyway."),
+    passes: bool = typer.Option(False, "--passes",
+                                help="Also name the first compiler pass that treats A and B differently beyond the "
+                                     "config's own numbers (both sides compile once with Triton's per-pass dumps; "
+                                     "the rule is below)."),
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the diff: .json, .txt or .html (by extension)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
-    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off."),
-    pager: bool = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
+    pager: bool = c.PagerOpt,
 ):
     """Diff two configs of one kernel: resources, instruction mix, encodings, every stage.
 
@@ -85,6 +89,15 @@ def diff_cmd(
     NAME is a constexpr or num_warps, num_stages, arch, dtype, shape), or a
     saved JSON report. Options like --arch apply to both sides. Stage diffs
     ignore noise: SSA/register/label numbering, locations, paths, debug info.
+
+    --passes compiles both sides with per-pass dumps (in parallel) and names
+    the first pass that does something different to them.  Each dump is read
+    with what a config changes set aside (numbers: shapes, constants,
+    attributes; SSA and symbol names; layout parameters and alias numbers;
+    runs of one repeated item); a pass's effect is the set of distinct lines
+    it adds and removes, and the first pass (paired by name, in order) whose
+    effects differ, or that only one side runs and that changes its IR, is
+    where A and B diverge.
 
     Exit status: 0 (also when A and B are the same config: it says so),
     2 bad usage or different kernels without --force-different, 7 bad report.
@@ -98,16 +111,21 @@ def diff_cmd(
       tritonscope diff matmul --a arch=sm_80 --b arch=sm_90 --stage none
 
       tritonscope diff old.json new.json
+
+      tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90a --passes --stage none
     """
     from tritonscope.diff import diff_analyses, spec_key
-    from tritonscope.model import STAGE_KEYS
-    from tritonscope.render.console import make_console, paged
+    from tritonscope.env import env_of
+    from tritonscope.dialects import every_stage_key
+
+    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     if len(targets) > 2:
         raise UsageError(f"diff takes one or two targets, got {len(targets)}.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")
-    stages = c.parse_stage_list(stage, STAGE_KEYS)
-    if save:
-        _check_diff_path(save, force)
+    # every backend's stages: a side without one shows it as missing (sm_90a has no AMDGCN, gfx942 no PTX)
+    stages = c.parse_stage_list(stage, every_stage_key())
+    if save:  # fail before compiling anything when --save cannot be honoured
+        check_path(save, force=force, formats=SAVE_FORMATS, what="diff")
     side_a, side_b = parse_side(a, "a"), parse_side(b, "b")
     pair = targets if len(targets) == 2 else [targets[0], targets[0]]
     if len(targets) == 1 and _is_report(targets[0]):
@@ -125,6 +143,9 @@ def diff_cmd(
         else:
             loaded.append(("kernel", side_request(replace(base, target=target), side)))
 
+    if passes and [k for k, _ in loaded] != ["kernel", "kernel"]:
+        raise UsageError("--passes compiles both sides with Triton's per-pass dumps: give two kernel configs.",
+                         hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --passes")
     analyses = []
     specs = []
     for kind, what in loaded:
@@ -153,13 +174,30 @@ def diff_cmd(
         if as_json:
             typer.echo(json.dumps({"identical_configs": True, "config": specs[0].label()}))
         else:
-            typer.echo(msg)
+            from tritonscope.sanitize import visible
+
+            typer.echo(visible(msg))
             typer.echo("hint: give the sides different values, e.g. --a BLOCK=16 --b BLOCK=32", err=True)
         return
 
     from tritonscope.analysis import analyze
 
-    err = make_console(stderr=True)
+    err = env.console(stderr=True)
+    divergence = None
+    if passes:  # one compile per side, with dumps; its artifact is the side's analysis too
+        from tritonscope.passes import first_divergence, trace_both
+
+        requests = [what for _, what in loaded]
+        default = c.default_arch() if not all(r.arch for r in requests) else "sm_90a"
+        if err.is_terminal and not as_json:
+            with err.status("compiling A and B with every pass dumped..."):
+                ta, tb = trace_both(requests[0], requests[1], default)
+        else:
+            ta, tb = trace_both(requests[0], requests[1], default)
+        with ta, tb:
+            divergence = first_divergence(ta, tb)
+            analyses = [analyze(ta.artifact), analyze(tb.artifact)]
+        loaded = [("done", None), ("done", None)]
     for i, (kind, _) in enumerate(loaded):
         if kind == "kernel":
             from tritonscope.compile import compile_artifact
@@ -171,54 +209,54 @@ def diff_cmd(
             else:
                 analyses[i] = analyze(compile_artifact(ld))
 
-    d = diff_analyses(analyses[0], analyses[1], stages=STAGE_KEYS, context=context, force_different=force_different)
+    d = diff_analyses(analyses[0], analyses[1], stages=every_stage_key(), context=context,
+                      force_different=force_different)
     if as_json:
-        typer.echo(json.dumps(d.to_dict(), indent=1))
+        typer.echo(json.dumps(_diff_dict(d, divergence), indent=1))
     else:
-        console = make_console(width=width, color=color)
-        with paged(console, pager):
-            _print_diff(console, d, stages, max_lines)
+        console = env.console()
+        with env.paged(console):
+            _print_diff(console, d, stages, max_lines, divergence)
     if save:
-        _save_diff(d, stages, max_lines, save, force=force)
+        _save_diff(d, stages, max_lines, save, force=force, divergence=divergence)
 
 
-def _print_diff(console, d, stages, max_lines) -> None:
+def _diff_dict(d, divergence) -> dict:
+    out = d.to_dict()
+    if divergence is not None:
+        div, from_start = divergence
+        out["passes"] = {"divergence": div.to_dict() if div else None, "from_start": from_start}
+    return out
+
+
+def _print_diff(console, d, stages, max_lines, divergence=None) -> None:
     from tritonscope.render.diff_view import diff_summary, stage_diff_panel
 
     console.print(diff_summary(d))
+    if divergence is not None:
+        from tritonscope.render.passes_view import divergence_view
+
+        console.print(divergence_view(*divergence, d.a_label, d.b_label))
     for s in d.stages:
         if s.key in stages and not s.identical:
             console.print(stage_diff_panel(s, max_lines=max_lines))
 
 
-def _save_diff(d, stages, max_lines, path: str, *, force: bool) -> Path:
-    """Write .json / .txt / .html (stages side by side) atomically; never overwrite without --force."""
+def _save_diff(d, stages, max_lines, path: str, *, force: bool, divergence=None) -> Path:
+    """Write .json / .txt / .html (stages side by side) through the one writer."""
     import io
 
-    from rich.console import Console
+    from tritonscope.sanitize import SafeConsole
 
-    from tritonscope.report import write_atomic
-
-    ext = _check_diff_path(path, force)
-    if ext == ".json":
-        text = json.dumps(d.to_dict(), indent=1) + "\n"
-    elif ext == ".html":
+    fmt = check_path(path, force=force, formats=SAVE_FORMATS, what="diff")
+    if fmt == "json":
+        text = json.dumps(_diff_dict(d, divergence), indent=1) + "\n"
+    elif fmt == "html":
         from tritonscope.render.html import render_html_diff
 
         text = render_html_diff(d)
     else:
-        console = Console(width=120, file=io.StringIO(), color_system=None, force_terminal=False)
-        _print_diff(console, d, stages, max_lines)
+        console = SafeConsole(width=120, file=io.StringIO(), color_system=None, force_terminal=False)
+        _print_diff(console, d, stages, max_lines, divergence)
         text = console.file.getvalue()
     return write_atomic(path, text, force=force)
-
-
-def _check_diff_path(path: str, force: bool) -> str:
-    """Fail before compiling anything when --save cannot be honoured."""
-    from tritonscope.report import check_output_path
-
-    ext = Path(path).suffix.lower()
-    if ext not in (".json", ".txt", ".html"):
-        raise UsageError(f"Cannot save a diff as {Path(path).name}: use .json, .txt or .html.")
-    check_output_path(path, force=force)
-    return ext

@@ -6,15 +6,16 @@ from typing import Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
+from tritonscope.commands import _common as c
 
 
-@app.command("layout")
-@handle_errors
 def layout_cmd(
+    ctx: typer.Context,
     encoding: str = typer.Argument(..., metavar="LAYOUT",
                                    help="A layout attribute as Triton prints it, e.g. '#ttg.blocked<{...}>'."),
-    shape: str = typer.Option(..., "--shape", help="Tensor shape, e.g. 16x16 (one size per layout dimension)."),
+    shape: str = typer.Option(..., "--shape", metavar="SHAPE",
+                              help="Tensor shape, e.g. 16x16 (one size per layout dimension; a large one "
+                                   "is drawn as a window, which the drawing says)."),
     hardware: bool = typer.Option(False, "--hardware", help="Also list, for each thread, the elements it holds."),
     cell: Optional[int] = typer.Option(None, "--cell", min=1, max=16,
                                        help="Cell width in characters (1-2: warp only, 3-5: thread, "
@@ -22,9 +23,10 @@ def layout_cmd(
     elem_bits: int = typer.Option(16, "--elem-bits", help="Element width for shared-memory banks "
                                                            "(#swizzled_shared; #nvmma_shared carries its own)."),
     svg: Optional[str] = typer.Option(None, "--svg", help="Also write the drawing as SVG to this file."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing --svg file."),
     as_json: bool = typer.Option(False, "--json", help="Print the layout record (bases, facts) as JSON."),
-    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
 ):
     """Draw who owns each element of a layout (or where it lands in shared memory).
 
@@ -40,21 +42,20 @@ def layout_cmd(
     """
     import json
 
-    from tritonscope.errors import OutputError
+    from tritonscope.env import env_of
     from tritonscope.layouts import describe, parse_encoding, parse_shape
-    from tritonscope.render.console import make_console
+    from tritonscope.output import check_path, write_atomic
     from tritonscope.render.layout_view import layout_panel, layout_svg
 
+    env = env_of(ctx).with_display(width=width, color=color)
+    if svg:  # fail before drawing when the file cannot be written
+        check_path(svg, force=force, formats={".svg": "svg"}, what="drawing")
     enc = parse_encoding(encoding, source="string")
     use = describe(enc, parse_shape(shape), elem_bits=elem_bits)
     if as_json:
         typer.echo(json.dumps(use.to_dict(), indent=1))
     else:
-        console = make_console(width=width, color=color)
+        console = env.console()
         console.print(layout_panel(use, width=console.width, cell=cell, hardware=hardware))
     if svg:
-        try:
-            with open(svg, "w") as f:
-                f.write(layout_svg(use))
-        except OSError as e:
-            raise OutputError(f"Cannot write {svg}: {e.strerror or e}.", hint="Choose a writable path.") from e
+        write_atomic(svg, layout_svg(use), force=force)

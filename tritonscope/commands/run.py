@@ -7,13 +7,11 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 
 
-@app.command("run")
-@handle_errors
 def run_cmd(
+    ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
     constexpr: Optional[List[str]] = c.ConstexprOpt,
     block: Optional[int] = c.BlockOpt,
@@ -27,6 +25,8 @@ def run_cmd(
                                         "no GPU needed, but slow: use a small --shape."),
     seed: int = typer.Option(0, "--seed", help="Seed for the random inputs."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
 ):
     """Run a kernel on random inputs and compare its outputs with torch.
 
@@ -46,12 +46,13 @@ def run_cmd(
     from rich.table import Table
 
     from tritonscope import runner
+    from tritonscope.env import env_of
     from tritonscope.kernels import build_spec
-    from tritonscope.render.console import make_console
 
+    env = env_of(ctx).with_display(width=width, color=color)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype)
-    console = make_console()
-    err = make_console(stderr=True)
+    console = env.console()
+    err = env.console(stderr=True)
     if interpret:
         if err.is_terminal and not as_json:
             with err.status(f"running {target} in Triton's interpreter on the CPU..."):

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+from typing import Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
+from tritonscope.commands import _common as c
 
 
-@app.command("samples")
-@handle_errors
 def samples_cmd(
+    ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
 ):
     """List the built-in sample kernels.
 
@@ -22,8 +24,8 @@ def samples_cmd(
 
     from rich.table import Table
 
+    from tritonscope.env import env_of
     from tritonscope.kernels import list_samples
-    from tritonscope.render.console import make_console
 
     rows = []
     for s in list_samples():
@@ -37,7 +39,28 @@ def samples_cmd(
         table.add_column(col)
     for r in rows:
         table.add_row(r["name"], r["kernel"], r["defaults"], r["description"])
-    make_console().print(table)
+    console = env_of(ctx).with_display(width=width, color=color).console()
+    console.print(table)
+    console.print(targets_table())
+
+
+def targets_table():
+    """Every --arch tritonscope knows, and whether the installed Triton has the backend to compile it."""
+    from rich.table import Table
+
+    from tritonscope import triton_api
+    from tritonscope.model import ARCHES
+
+    have = triton_api.installed_backends()
+    version = triton_api.triton_version() if have else "not installed"
+    table = Table(title=f"--arch targets (Triton {version}: backends {', '.join(have) or 'none'})")
+    for col in ("arch", "vendor", "GPUs", "shared / LDS per block", "compiles here"):
+        table.add_column(col)
+    for a in ARCHES.values():
+        backend = "nvidia" if a.backend == "cuda" else "amd"
+        vendor = "NVIDIA" if a.backend == "cuda" else f"AMD {a.family}"
+        table.add_row(a.name, vendor, a.gpus, f"{a.max_shared_per_block:,}", "yes" if backend in have else "no")
+    return table
 
 
 def _defaults(tree, kernel: str) -> str:

@@ -12,13 +12,11 @@ from typing import Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 
 
-@app.command("show")
-@handle_errors
 def show_cmd(
+    ctx: typer.Context,
     report: str = typer.Argument(..., help="A report saved with --save FILE.json."),
     stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
@@ -29,6 +27,8 @@ def show_cmd(
     color: Optional[bool] = c.ColorOpt,
     pager: bool = c.PagerOpt,
     max_lines: Optional[int] = c.MaxLinesOpt,
+    raw: bool = c.RawOpt,
+    keep: Optional[str] = c.KeepOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Save it again as .html, .md, .json or .txt (by extension)."),
     force: bool = c.ForceOpt,
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep the report's file paths as they are in --save."),
@@ -45,12 +45,14 @@ def show_cmd(
 
       tritonscope show r.json --save r.html
     """
+    from tritonscope.env import env_of
     from tritonscope.errors import UsageError
-    from tritonscope.report import analysis_to_dict, check_output_path, load_analysis, report_format
+    from tritonscope.report import analysis_to_dict, load_analysis
 
+    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
+    hide = c.noise_filter(raw, keep)
     if save:  # fail before any work
-        report_format(save)
-        check_output_path(save, force=force)
+        c.check_report_path(save, force)
     analysis = load_analysis(report)
     if layouts and not analysis.layouts:
         raise UsageError(f"{report} was saved without layouts.",
@@ -58,9 +60,9 @@ def show_cmd(
     if as_json:
         typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
     else:
-        c.print_analysis(analysis, stage=stage, view=view, line=line, layouts=layouts, width=width, color=color,
-                         pager=pager, max_lines=max_lines)
+        c.print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
+                         hide=hide)
     if save:
         from tritonscope.report import save_report
 
-        save_report(analysis, save, force=force, keep_paths=keep_paths)
+        save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)

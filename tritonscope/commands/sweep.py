@@ -8,17 +8,17 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.cli import app, handle_errors
 from tritonscope.commands import _common as c
 from tritonscope.errors import ExitCode
 
 
-@app.command("sweep")
-@handle_errors
 def sweep_cmd(
+    ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
     constexpr: Optional[List[str]] = typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
                                                   help="A constexpr axis (repeatable), e.g. -c BLOCK=16,32,64."),
+    block: Optional[int] = c.BlockOpt,
+    blocks: Optional[str] = c.BlocksOpt,
     arg: Optional[List[str]] = c.ArgOpt,
     num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
                                             help="Warps axis, e.g. 2,4,8."),
@@ -28,7 +28,11 @@ def sweep_cmd(
                                        help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE[,DTYPE...]", help="Input dtype axis for a sample."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: every core)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
+                                            help="Run the configs on a Dask cluster: a running scheduler's "
+                                                 "address, or local (a cluster of --jobs processes here). "
+                                                 "Needs the dask extra: pip install 'tritonscope[dask]'."),
     sort: Optional[str] = typer.Option(None, "--sort",
                                        help="Sort by config, shared, registers, spills, occupancy, time, "
                                             "num_warps, num_stages or a constexpr; prefix - for descending."),
@@ -39,8 +43,8 @@ def sweep_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the rows as .csv or .json."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
-    width: Optional[int] = typer.Option(None, "--width", help="Render for this many columns."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force color on or off."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
 ):
     """Compile a grid of configs in parallel and tabulate what each needs and whether it fits.
 
@@ -57,11 +61,19 @@ def sweep_cmd(
       tritonscope sweep matmul_masked -c BLOCK_SIZE=64,128,256 --arch sm_90
 
       tritonscope sweep matmul_autotuned --sort -occupancy --where fits --save sweep.csv
+
+      tritonscope sweep matmul -c BLOCK=16,32,64 --arch sm_80,sm_90 --scheduler tcp://10.0.0.5:8786
     """
     from tritonscope import sweep as sw
+    from tritonscope import triton_api
+    from tritonscope.env import env_of
     from tritonscope.kernels import build_spec, canonical_arch, canonical_dtype
-    from tritonscope.render.console import make_console
 
+    env = env_of(ctx).with_display(width=width, color=color)
+    if save:  # fail before the sweep starts when the rows cannot be written
+        sw.check_save_path(save, force=force)
+    if scheduler is not None:  # a bad address, or no `distributed`: exit 2 before any work
+        scheduler = sw.check_scheduler(scheduler)
     axes = sw.parse_constexpr_axes(constexpr)
     warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
     stages = sw._ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
@@ -70,15 +82,19 @@ def sweep_cmd(
     default_arch = c.default_arch()
 
     # Check the kernel once here (and find autotune configs) before any worker starts.
-    base = c.make_request(target, None, None, arg, None, None, arches[0] if arches else None, shape,
-                          dtypes[0] if dtypes else None)
+    block_values = c.block_axis(block, blocks)
+    base = c.make_request(target, None, block_values[0] if block_values else None, arg, None, None,
+                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None)
     first = {k: v[0] for k, v in axes.items()}
     loaded = build_spec(sw_replace(base, constexprs=first), default_arch)
-    auto = sw.autotune_configs(loaded.obj)
-    requests = sw.build_grid(sw_replace(base, arch=arches[0] if arches else None), constexprs=axes, num_warps=warps,
-                             num_stages=stages, arches=arches, dtypes=dtypes, autotune=auto)
+    auto = triton_api.autotune_configs(loaded.obj)
+    bases = [sw_replace(base, arch=arches[0] if arches else None)]
+    if block_values:  # --block(s): the tile constexprs it sets become part of each config
+        bases = _block_bases(bases[0], block_values, loaded, axes)
+    requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
+                                                        arches=arches, dtypes=dtypes, autotune=auto)]
 
-    err = make_console(stderr=True)
+    err = env.console(stderr=True)
     done = [0]
     status = None
     if err.is_terminal and not as_json:
@@ -92,7 +108,8 @@ def sweep_cmd(
 
     try:
         result = sw.run_sweep(requests, default_arch=default_arch, jobs=jobs, use_cache=not no_cache,
-                              on_row=progress, kernel=loaded.spec.kernel, target=target, from_autotune=bool(auto))
+                              on_row=progress, kernel=loaded.spec.kernel, target=target, from_autotune=bool(auto),
+                              scheduler=scheduler)
     finally:
         if status is not None:
             status.stop()
@@ -107,8 +124,7 @@ def sweep_cmd(
     else:
         from tritonscope.render.diff_view import sweep_table
 
-        console = make_console(width=width, color=color)
-        console.print(sweep_table(result, rows))
+        env.console().print(sweep_table(result, rows))
     if save:
         path = sw.save_sweep(result, save, rows=rows, force=force)
         if not as_json:
@@ -117,6 +133,19 @@ def sweep_cmd(
         print(f"\ninterrupted: {result.finished} of {result.requested} configs finished (shown above).",
               file=sys.stderr)
         raise typer.Exit(int(ExitCode.INTERRUPTED))
+
+
+def _block_bases(base, values: list[int], loaded, axes: dict) -> list:
+    """One base request per --blocks value, with the constexprs --block sets written out (labels show them)."""
+    from tritonscope.errors import UsageError
+    from tritonscope.kernels import names_set_by_block
+
+    names = names_set_by_block(loaded.example, list(loaded.spec.constexprs))
+    clash = [n for n in names if n in axes]
+    if clash:
+        raise UsageError(f"--block sets {', '.join(clash)}, which -c sets too.", hint="Give one of them.")
+    return [sw_replace(base, block=None, constexprs={**(base.constexprs or {}), **{n: str(v) for n in names}})
+            for v in values]
 
 
 def sw_replace(req, **changes):

@@ -22,7 +22,7 @@ def plot_bytes(report, fmt: str) -> bytes:
 
     rows = report.rows
     names = [f"{short_config(r, report)}\n{'x'.join(map(str, r.shape or ()))}" for r in rows]
-    values = [(_throughput(r.kernel)[0] or 0.0) for r in rows]
+    values = [(_throughput(r.kernel)[0] or 0.0) if r.status == "ok" else 0.0 for r in rows]  # no bar for a wrong row
     unit = next((_throughput(r.kernel)[1] for r in rows if r.kernel), "TFLOP/s")
     torch_values = [(_throughput(r.torch)[0] or 0.0) for r in rows]
     x = range(len(rows))

@@ -48,32 +48,62 @@ def _mix(mix: dict[str, int], n: int = 3) -> str:
     return ", ".join(f"{v} {k}" for k, v in top)
 
 
+STATUS_STYLE = {"ok": "green", "wrong": "bold red", "failed": "red", "out of resources": "yellow",
+                "measurement error": "bold red"}
+
+
 def bench_table(report) -> Table:
+    """One row per config; each column holds one unit (the torch figures have columns of their own)."""
     t = Table(title=None, box=None, pad_edge=False, header_style="bold")
-    cols = ["config", "shape", "ms", "TFLOP/s", "GB/s", "% peak", "torch TFLOP/s", "x torch", "rel err",
+    torch_rows = [r.torch for r in report.rows if r.torch]
+    torch_cols = (["torch ms"] if torch_rows else []) \
+        + (["torch TFLOP/s"] if any(tt.tflops is not None for tt in torch_rows) else []) \
+        + (["torch GB/s"] if any(tt.tflops is None and tt.gbs is not None for tt in torch_rows) else [])
+    cols = ["config", "shape", "ms", "TFLOP/s", "GB/s", "% peak", *torch_cols, "x torch", "rel err",
             "regs", "shared", "instruction mix (SASS)", "status"]
+    # spill bytes per thread (stack frame + local; summary.Spills), only when a row spills
+    spills = any(getattr(r, "spills", None) for r in report.rows)
+    if spills:
+        cols.insert(cols.index("shared"), "spill B")
     for col in cols:
         t.add_column(col, justify="left" if col in ("config", "shape", "instruction mix (SASS)", "status") else "right",
                      overflow="fold")
     for r in report.rows:
         k, tt = r.kernel, r.torch
-        status = r.status if not r.problem else f"{r.status}: {r.problem}"
-        style = {"ok": "green", "wrong": "bold red", "failed": "red", "out of resources": "yellow"}.get(r.status, "")
-        t.add_row(
+        why = r.problem or getattr(r, "withheld", None)
+        status = r.status if not why else f"{r.status}: {why}"
+        style = STATUS_STYLE.get(r.status, "")
+        torch_cells = {
+            "torch ms": f"{tt.ms:.4f}" if tt else "",
+            "torch TFLOP/s": f"{tt.tflops:.1f}" if tt and tt.tflops is not None else "",
+            "torch GB/s": f"{tt.gbs:.0f}" if tt and tt.tflops is None and tt.gbs is not None else "",
+        }
+        cells = [
             short_config(r, report), _shape(r),
             f"{k.ms:.4f}" if k else "",
             f"{k.tflops:.1f}" if k and k.tflops is not None else "",
             f"{k.gbs:.0f}" if k and k.gbs is not None else "",
-            f"{r.peak_fraction:.1%}" if r.peak_fraction is not None else "",
-            f"{tt.tflops:.1f}" if tt and tt.tflops is not None else ("" if not tt else f"{tt.ms:.4f} ms"),
+            f"{r.peak_fraction:.1%}" if r.peak_fraction is not None and r.peak_fraction <= 1.0 else "",
+            *(torch_cells[c] for c in torch_cols),
             f"{r.ratio:.2f}x" if r.ratio is not None else "",
             f"{r.check['rel_error']:.1e}" if r.check else "",
             str(r.registers) if r.registers is not None else "",
             f"{r.shared:,}" if r.shared is not None else "",
             _mix(r.mix),
             Text(status, style=style),
-        )
+        ]
+        if spills:
+            cells.insert(cols.index("spill B"), _spill(r))
+        t.add_row(*cells)
     return t
+
+
+def _spill(row) -> str:
+    """'3,960 (2,981 STL, 3,814 LDL)': the bytes, and the instructions that move them."""
+    if row.spills is None:
+        return ""
+    ops = getattr(row, "spill_stores", None), getattr(row, "spill_loads", None)
+    return f"{row.spills:,}" + (f" ({ops[0]:,} STL, {ops[1]:,} LDL)" if row.spills and None not in ops else "")
 
 
 def bar_chart(report) -> Group:
@@ -81,7 +111,8 @@ def bar_chart(report) -> Group:
     bars: list[tuple[str, float, str, str]] = []
     seen_torch = set()
     for r in report.rows:
-        value, unit = _throughput(r.kernel)
+        # only a right result with a possible figure gets a bar
+        value, unit = _throughput(r.kernel) if r.status == "ok" else (None, "")
         name = f"{short_config(r, report)} {_shape(r)}".strip()
         if value is None:
             bars.append((name, 0.0, "", r.status))

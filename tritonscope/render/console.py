@@ -10,9 +10,15 @@ from rich.console import Console
 
 
 def make_console(*, width: int | None = None, color: bool | None = None, stderr: bool = False) -> Console:
-    """A console that honours NO_COLOR, --no-color and a fixed --width."""
+    """A console that honours NO_COLOR, --no-color and a fixed --width.
+
+    It is a SafeConsole: whatever a renderer prints, no control character
+    from kernel or compiler text reaches the terminal (sanitize.py).
+    """
+    from tritonscope.sanitize import SafeConsole
+
     no_color = color is False or ("NO_COLOR" in os.environ and color is not True)
-    return Console(
+    return SafeConsole(
         width=width,
         no_color=no_color,
         color_system=None if no_color else "auto",

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tritonscope.diff import ConfigDiff, StageDiff
-from tritonscope.model import STAGE_BY_KEY
+from tritonscope.dialects import dialect
 from tritonscope.sweep import SweepResult, SweepRow, iter_mix_columns
 
 # --------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def diff_summary(d: ConfigDiff) -> Panel:
     st.add_column(style="bold")
     st.add_column()
     for s in d.stages:
-        st.add_row(STAGE_BY_KEY[s.key].title if s.key in STAGE_BY_KEY else s.key, _stage_count(s))
+        st.add_row(dialect(s.key).title, _stage_count(s))
     parts += [Text(""), Text("stages (noise-normalized)", style="bold"), st]
     return Panel(Group(*parts), title=f"tritonscope diff · {d.kernel}", box=box.ROUNDED, expand=False)
 
@@ -88,7 +88,7 @@ def _stage_count(s: StageDiff) -> Text:
 
 def stage_diff_panel(s: StageDiff, *, max_lines: int = 60) -> Panel:
     """A unified diff of one stage; notes from either side shown after ';;'."""
-    title = STAGE_BY_KEY[s.key].title if s.key in STAGE_BY_KEY else s.key
+    title = dialect(s.key).title
     if s.missing or s.identical:
         return Panel(_stage_count(s), title=title, box=box.SIMPLE_HEAD, title_align="left")
     out = Text()
@@ -112,9 +112,12 @@ def stage_diff_panel(s: StageDiff, *, max_lines: int = 60) -> Panel:
 # sweep
 # --------------------------------------------------------------------------
 
-_MIX_SHORT = {"async copy": "cp.async", "tma copy": "tma", "ldmatrix": "ldmatrix", "mma": "mma", "wgmma": "wgmma",
-              "barrier": "bar", "global load": "ld.g", "global store": "st.g", "shared load": "ld.s",
-              "shared store": "st.s"}
+_MIX_SHORT = {"async copy": "cp.async", "async commit": "commit", "async wait": "wait", "tma copy": "tma",
+              "ldmatrix": "ldmatrix", "stmatrix": "stmatrix", "mma": "mma", "wgmma": "wgmma", "wgmma sync": "wg.sync",
+              "barrier": "bar", "mbarrier": "mbar", "global load": "ld.g", "global store": "st.g",
+              "shared load": "ld.s", "shared store": "st.s", "scratch store": "spill.st", "scratch load": "spill.ld",
+              "tcgen05 mma": "tcgen05", "tmem load": "ld.tmem", "tmem store": "st.tmem", "tmem alloc": "tmem.alloc",
+              "tcgen05 sync": "tc.sync"}
 
 
 def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
@@ -129,7 +132,8 @@ def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
     t.add_column("spill", justify="right", no_wrap=True)
     t.add_column("fits", overflow="fold", min_width=22 if any(r.ok and not r.fits for r in rows) else None)
     t.add_column("blocks", justify="right", no_wrap=True)
-    t.add_column("PTX mix", overflow="fold", ratio=1)
+    t.add_column("mix" if any(r.arch and r.arch.startswith("gfx") for r in rows) else "PTX mix", overflow="fold",
+                 ratio=1)
     t.add_column("s", justify="right", no_wrap=True)
     for r in rows:
         if not r.ok:
@@ -138,6 +142,8 @@ def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
             continue
         fits = Text("yes", style="green") if r.fits else Text("NO: " + _misfit(r), style="bold red")
         occ = f"{r.blocks_per_sm}/SM {r.limited_by}" if r.blocks_per_sm is not None else "-"
+        if r.waves_per_simd is not None:  # AMD: waves per SIMD
+            occ = f"{r.waves_per_simd} waves/SIMD {r.limited_by}"
         t.add_row(labels[r.index], str(r.shared), _n(r.registers), _n(r.spills), fits, occ,
                   " ".join(f"{_MIX_SHORT.get(m, m)}:{r.mix[m]}" for m in mix_cols if r.mix.get(m)),
                   "cache" if r.cached else f"{r.compile_seconds:.2f}")

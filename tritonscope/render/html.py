@@ -9,6 +9,14 @@ Side-by-side panes, one per stage; every line that comes from a Python line
 carries `data-py`, and clicking a line highlights every line from the same
 Python line in every pane.  Notes are margin labels, with their explanation
 on hover and in the selection bar.
+
+Reading comfort (issue 16): lines never wrap by default (a pane scrolls
+sideways, its line numbers and notes sticky); a bar of checkboxes shows or
+hides panes, wraps lines, squeezes PTX/SASS column padding, and unfolds each
+kind of noise (render/noise.py: every line is in the page, noise lines carry
+class `z z-KIND` and stay hidden until their kind is ticked, so numbers and
+links are those of the real stage); each pane has narrower / wider / focus.
+All of it is CSS classes toggled by the one script: no inline handlers.
 """
 
 from __future__ import annotations
@@ -20,7 +28,9 @@ import re
 from typing import Any
 
 from tritonscope.analysis import Analysis
-from tritonscope.model import ARCHES, STAGE_BY_KEY, Line, Note
+from tritonscope.dialects import dialect
+from tritonscope.model import Line, Note
+from tritonscope.render.summary_text import summary_rows
 
 
 def _e(text: Any) -> str:
@@ -29,47 +39,9 @@ def _e(text: Any) -> str:
 
 
 # --------------------------------------------------------------------------
-# Summary rows, shared with the Markdown report
+# The instruction mix table, shared with the Markdown report
+# (the summary rows are render/summary_text.py's, shared by all three reports)
 # --------------------------------------------------------------------------
-
-
-def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
-    """(label, value) pairs: what was compiled, for what, and what it costs."""
-    from tritonscope.compile import fit_problems, occupancy  # pure arithmetic; no Triton import
-
-    a = analysis.artifact
-    spec = a.spec
-    arch = ARCHES.get(spec.arch)
-    res = a.resources
-    rows = [("kernel", f"{spec.kernel}  ({spec.target})"),
-            ("target", f"{spec.arch} ({arch.gpus})" if arch else spec.arch),
-            ("config", ", ".join([*(f"{k}={v}" for k, v in spec.constexprs.items()),
-                                  f"num_warps={spec.num_warps}", f"num_stages={spec.num_stages}"]))]
-    if spec.options:
-        rows.append(("options", ", ".join(f"{k}={v}" for k, v in spec.options.items())))
-    if spec.shape:
-        rows.append(("problem", "x".join(map(str, spec.shape)) + (f"  {spec.dtype}" if spec.dtype else "")
-                     + (f"  grid={tuple(spec.grid)}" if spec.grid else "")))
-    rows.append(("arguments", ", ".join(
-        f"{s.name}: {s.type}" + (f" {{{', '.join(s.attrs)}}}" if s.attrs else "")
-        + (f" = {s.value}" if s.type == "constexpr" else "") for s in a.specialization)))
-    rows.append(("triton", a.triton_version + (f"  ({', '.join(f'{k}={v}' for k, v in a.env.items())})"
-                                               if a.env else "")))
-    limit = f" (limit {arch.max_shared_per_block:,})" if arch else ""
-    rows.append(("shared memory", f"{res.dynamic_shared:,} bytes dynamic{limit}"))
-    rows.append(("registers", "unknown" if res.registers is None else f"{res.registers} per thread"))
-    rows.append(("spills", "unknown" if res.local is None
-                 else ("none" if not res.local else f"{res.local} bytes local memory per thread")))
-    if arch:
-        problems = fit_problems(a)
-        if problems:
-            rows.append(("fits", "NO: " + "; ".join(problems)))
-        else:
-            occ = occupancy(a)
-            rows.append(("occupancy", f"{occ['blocks_per_sm']} blocks/SM, {occ['warps_per_sm']} warps/SM "
-                                      f"({occ['occupancy']:.0%}), limited by {occ['limited_by']}"))
-    rows.append(("hash", a.kernel_hash[:16]))
-    return rows
 
 
 def mix_table(analysis: Analysis) -> tuple[list[str], list[tuple[str, list[int]]]]:
@@ -93,7 +65,7 @@ def python_line_of(analysis: Analysis, key: str, line: Line) -> int | None:
 
 
 def _kernel_files(analysis: Analysis) -> set[str]:
-    from tritonscope.report import kernel_files
+    from tritonscope.paths import kernel_files
 
     cached = getattr(analysis, "_ts_kernel_files", None)
     if cached is None:
@@ -132,26 +104,53 @@ table.mix td.c{text-align:right;font-variant-numeric:tabular-nums}
 #layouts figure{display:inline-block;margin:0 16px 10px 0;vertical-align:top;background:var(--pane);
 border:1px solid var(--line);padding:6px}
 #layouts figcaption{font:12px ui-monospace,monospace;color:var(--mut);max-width:60em;overflow-wrap:anywhere}
-#toggles{padding:4px 18px;font-size:13px;position:sticky;top:0;background:var(--bg);z-index:2;
-border-bottom:1px solid var(--line)}
-#toggles label{margin-right:12px;white-space:nowrap}
+#toggles{display:flex;flex-wrap:wrap;align-items:center;gap:2px 12px;padding:4px 18px;font-size:13px;
+position:sticky;top:0;background:var(--bg);z-index:4;border-bottom:1px solid var(--line)}
+#toggles fieldset{display:flex;flex-wrap:wrap;gap:0 10px;border:0;margin:0;padding:0}
+#toggles legend{float:left;padding:0 4px 0 0;color:var(--mut)}
+#toggles label{white-space:nowrap}
 #toggles .hint{color:var(--mut)}
 #panes{display:flex;gap:8px;padding:8px 18px 64px;overflow-x:auto;align-items:stretch}
 .pane{flex:1 1 0;min-width:19em;background:var(--pane);border:1px solid var(--line);display:flex;
 flex-direction:column}
-.pane[hidden]{display:none}
-.pane h2{padding:6px 8px;border-bottom:1px solid var(--line);font-weight:600}
+.pane[hidden],body.focus .pane:not(.focused){display:none}
+.pane h2{display:flex;flex-wrap:wrap;align-items:baseline;gap:0 6px;padding:6px 8px;
+border-bottom:1px solid var(--line);font-weight:600}
 .pane h2 small{font-weight:normal;color:var(--mut)}
+.pane h2 .folded{font-weight:normal;font-size:12px;color:#8a5a00}
+.pane h2 .tools{margin-left:auto;white-space:nowrap}
+.pane h2 button{font:12px system-ui,sans-serif;padding:0 6px;margin-left:2px;border:1px solid var(--line);
+border-radius:3px;background:var(--bg);color:var(--fg);cursor:pointer}
+.pane h2 button:hover{background:#ecece6}
+.pane.focused h2 button.focus{background:var(--hl2)}
 .code{position:relative;overflow:auto;max-height:78vh;font:12px/1.5 ui-monospace,"SFMono-Regular",Menlo,
 Consolas,monospace}
-.l{display:flex;min-height:1.5em;border-left:3px solid transparent;cursor:default}
+.l{display:flex;min-height:1.5em;min-width:100%;width:max-content;border-left:3px solid transparent;
+cursor:default;background:var(--pane)}
 .l[data-py]{cursor:pointer}
 .l[data-py]:hover{background:#f3f3ee}
 .l.hl{background:var(--hl);border-left-color:var(--hl2)}
 .l.sel{background:var(--hl2)}
-.n{flex:none;width:3.6em;padding-right:8px;text-align:right;color:var(--mut);user-select:none}
-.t{flex:1 1 auto;white-space:pre-wrap;overflow-wrap:anywhere;min-width:0;tab-size:4}
-.m{flex:none;max-width:11em;padding:0 6px;text-align:right}
+.n{flex:none;width:3.6em;padding-right:8px;text-align:right;color:var(--mut);user-select:none;
+position:sticky;left:0;z-index:1;background:inherit}
+.t{flex:1 0 auto;white-space:pre;tab-size:4}
+.m{flex:none;max-width:19em;padding:0 4px 0 6px;text-align:right;position:sticky;right:0;background:inherit;
+white-space:nowrap;box-shadow:-5px 0 5px -5px rgba(0,0,0,.25)}
+.m .more{font:11px/1.5 system-ui,sans-serif;color:var(--mut);margin-left:3px;vertical-align:top}
+body:not(.wrap) .m .more~.note{display:none}
+body:not(.wrap) .m .note{max-width:7.5em}
+body:not(.wrap) .l:hover .m .note{max-width:16em}
+body.wrap .m{white-space:normal;box-shadow:none}
+body.wrap .m .more{display:none}
+body.wrap .l{width:auto}
+body.wrap .t{flex:1 1 auto;white-space:pre-wrap;overflow-wrap:anywhere;min-width:0}
+body.squeeze .pane.aligned .t{white-space:nowrap}
+body.wrap.squeeze .pane.aligned .t{white-space:normal}
+.t .i{white-space:pre}
+.l.z{display:none}
+body.show-debug .l.z-debug,body.show-header .l.z-header,body.show-directive .l.z-directive,
+body.show-comment .l.z-comment{display:flex}
+.l.z .t{color:var(--mut)}
 .note{display:inline-block;margin-left:4px;padding:0 5px;border-radius:3px;font:11px/1.5 system-ui,sans-serif;
 color:#fff;background:var(--note);white-space:nowrap;max-width:10.5em;overflow:hidden;text-overflow:ellipsis;
 vertical-align:top;cursor:help}
@@ -159,6 +158,17 @@ vertical-align:top;cursor:help}
 .note.k-encoding{background:#6b3fa0}
 .note.k-instruction{background:#1b7340}
 .note.k-info{background:#5b636b}
+.note.k-remark{background:#a15c00}
+#remarks{flex-basis:100%;max-width:80em}
+#remarks ul{margin:4px 0;padding-left:18px}
+#remarks .sev{font-weight:600;color:#a15c00}
+#remarks button.go{font:inherit;padding:0;border:0;background:none;color:var(--note);text-decoration:underline;
+cursor:pointer}
+#remarks code{font:12px ui-monospace,monospace;color:var(--mut)}
+#passes{padding:0 18px 10px}
+#passes table td{border-bottom:1px solid var(--line);padding:1px 10px 1px 0}
+#passes tr.folded td{color:var(--mut);font-style:italic}
+#passes td.num{text-align:right;font-variant-numeric:tabular-nums}
 #info{position:fixed;left:0;right:0;bottom:0;max-height:34vh;overflow:auto;background:#22272e;color:#e6e6e6;
 padding:8px 18px;font-size:13px;z-index:3;box-shadow:0 -2px 8px rgba(0,0,0,.2)}
 #info[hidden]{display:none}
@@ -203,7 +213,7 @@ function select(py, el) {
     var p = paneOf(lit[i]); var s = p.getAttribute('data-stage');
     lit[i].classList.add('hl');
     counts.set(s, (counts.get(s) || 0) + 1);
-    if (!firsts.has(p)) firsts.set(p, lit[i]);
+    if (!firsts.has(p) && lit[i].offsetParent !== null) firsts.set(p, lit[i]);  // not a folded line
   }
   el.classList.add('sel');
   firsts.forEach(function(first, pane){
@@ -237,13 +247,68 @@ document.getElementById('panes').addEventListener('click', function(ev){
   select(py, el);
 });
 document.addEventListener('keydown', function(ev){ if (ev.key === 'Escape') clear(); });
-var boxes = document.querySelectorAll('#toggles input[data-stage]');
-for (var b = 0; b < boxes.length; b++) {
-  boxes[b].addEventListener('change', function(ev){
-    var s = ev.target.getAttribute('data-stage');
-    document.querySelector('.pane[data-stage="' + s + '"]').hidden = !ev.target.checked;
-  });
+function onChange(selector, fn) {
+  var els = document.querySelectorAll(selector);
+  for (var i = 0; i < els.length; i++) els[i].addEventListener('change', fn);
 }
+function unfocus() {
+  var f = document.querySelectorAll('.pane.focused');
+  for (var i = 0; i < f.length; i++) f[i].classList.remove('focused');
+  document.body.classList.remove('focus');
+}
+onChange('#toggles input[data-stage]', function(ev){
+  var s = ev.target.getAttribute('data-stage');
+  unfocus();  // a pane shown or hidden by hand ends "focus this pane"
+  document.querySelector('.pane[data-stage="' + s + '"]').hidden = !ev.target.checked;
+});
+// noise filters: a body class per kind shows that kind's lines (they keep their real numbers)
+onChange('#toggles input[data-noise]', function(ev){
+  document.body.classList.toggle('show-' + ev.target.getAttribute('data-noise'), ev.target.checked);
+  var notes = document.querySelectorAll('.folded[data-counts]');
+  for (var i = 0; i < notes.length; i++) {
+    var parts = [], pairs = notes[i].getAttribute('data-counts').split(',');
+    for (var j = 0; j < pairs.length; j++) {
+      var kv = pairs[j].split(':');
+      if (!document.body.classList.contains('show-' + kv[0])) parts.push(Number(kv[1]).toLocaleString('en-US') + ' ' + kv[0]);
+    }
+    notes[i].textContent = parts.length ? 'hidden: ' + parts.join(' \u00b7 ') : '';
+    notes[i].hidden = !parts.length;
+  }
+});
+onChange('#toggles input[data-wrap]', function(ev){
+  document.body.classList.toggle('wrap', ev.target.checked);
+});
+onChange('#toggles input[data-squeeze]', function(ev){
+  document.body.classList.toggle('squeeze', ev.target.checked);
+});
+// pane tools: wider / narrower (a share of the row), focus (this pane alone, full width)
+document.getElementById('panes').addEventListener('click', function(ev){
+  var btn = ev.target.closest('h2 button[data-act]');
+  if (!btn) return;
+  var pane = paneOf(btn), act = btn.getAttribute('data-act');
+  if (act === 'focus') {
+    var on = !pane.classList.contains('focused');
+    unfocus();
+    if (on) { pane.classList.add('focused'); document.body.classList.add('focus'); }
+    btn.setAttribute('aria-pressed', on ? 'true' : 'false');
+    return;
+  }
+  var w = (+pane.getAttribute('data-w') || 1) + (act === 'wider' ? 1 : -1);
+  w = Math.max(1, Math.min(6, w));
+  pane.setAttribute('data-w', String(w));
+  pane.style.flexGrow = String(w);
+  pane.style.minWidth = (19 * w) + 'em';
+});
+// Triton's remarks: a remark's place selects its Python line, as clicking the line does
+var remarks = document.getElementById('remarks');
+if (remarks) remarks.addEventListener('click', function(ev){
+  var a = ev.target.closest('button[data-py]');
+  if (!a) return;
+  ev.preventDefault();
+  var py = a.getAttribute('data-py');
+  var el = document.querySelector('.pane[data-stage="python"] .l[data-py="' + py + '"]');
+  if (el) { select(py, el); el.scrollIntoView({block: 'nearest'}); }
+});
 document.body.setAttribute('data-ready', '1');
 })();
 """
@@ -258,9 +323,21 @@ def _csp(script: str) -> str:
 # Panes that start hidden (a checkbox shows them): LLVM IR is long and rarely
 # what one reads first; five panes fit a wide screen.
 HIDDEN_AT_FIRST = ("llir",)
+# Stages laid out in blank-padded columns (nvdisasm pads SASS to column 35):
+# their panes squeeze runs of blanks unless the reader unticks "squeeze".
+ALIGNED_COLUMNS = ("ptx", "sass")
 
 
-def render_html(analysis: Analysis) -> str:
+def render_html(analysis: Analysis, *, hide: frozenset[str] | None = None) -> str:
+    """The report page.  Noise lines (debug sections, directives, comments: each dialect's
+    noise()) are in the page but folded when their kind is in `hide` (default: every kind;
+    `--raw` passes none); a checkbox per kind unfolds them, and every line keeps its number."""
+    from tritonscope.render import noise
+
+    hide = noise.DEFAULT_HIDE if hide is None else hide
+    views = {key: noise.view_lines(analysis, key, raw=noise.is_raw(hide)) for key in analysis.parsed}
+    kinds = {key: noise.classify(key, lines) for key, lines in views.items()}
+    present = noise.ordered_kinds({kind for per_stage in kinds.values() for kind in per_stage.values()})
     a = analysis.artifact
     spec = a.spec
     out: list[str] = []
@@ -271,7 +348,8 @@ def render_html(analysis: Analysis) -> str:
     w("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
     w(f"<meta name=\"generator\" content=\"tritonscope\">\n<title>{_e(spec.kernel)} · {_e(spec.label())}"
       " · tritonscope</title>\n")
-    w(f"<style>{_CSS}</style>\n</head>\n<body>\n")
+    body_attrs = " class=\"" + " ".join(["squeeze"] + [f"show-{_e(k)}" for k in present if k not in hide]) + "\""
+    w(f"<style>{_CSS}</style>\n</head>\n<body{body_attrs}>\n")
     w(f"<header><h1>{_e(spec.kernel)} <small>{_e(spec.label())} · Triton {_e(a.triton_version)}</small></h1>"
       "</header>\n")
 
@@ -283,6 +361,7 @@ def render_html(analysis: Analysis) -> str:
     for warning in a.warnings:
         w(f"<p class=\"warn\">warning: {_e(warning)}</p>\n")
     w("</section>\n")
+    _remarks_section(analysis, w)
     mixes = [(k, counts) for k, counts in analysis.mix.items() if counts]
     if mixes:
         w("<section id=\"mix\"><h2>Instruction mix</h2><div class=\"mixes\">")
@@ -294,46 +373,137 @@ def render_html(analysis: Analysis) -> str:
         w("</div></section>\n")
     w("</div>\n")
 
+    _passes_section(analysis, w)
     layouts = _layout_figures(analysis)
     if layouts:
         w("<section id=\"layouts\"><h2>Layouts</h2>\n" + "".join(layouts) + "</section>\n")
 
     keys = [k for k in analysis.parsed]
     shown = [k for k in keys if k not in HIDDEN_AT_FIRST] or keys
-    w("<nav id=\"toggles\"><span>stages: </span>")
+    w("<nav id=\"toggles\"><fieldset id=\"stages\"><legend>stages:</legend>")
     for key in keys:
         checked = " checked" if key in shown else ""
         w(f"<label><input type=\"checkbox\" data-stage=\"{_e(key)}\"{checked}> {_e(key)}</label>")
+    w("</fieldset>")
+    if present:  # the noise filters: ticked = shown
+        w("<fieldset id=\"noise\"><legend>show:</legend>")
+        for kind in present:
+            count = sum(1 for per_stage in kinds.values() for k in per_stage.values() if k == kind)
+            checked = "" if kind in hide else " checked"
+            w(f"<label title=\"{count:,} lines in all\"><input type=\"checkbox\" data-noise=\"{_e(kind)}\"{checked}>"
+              f" {_e(kind)} lines</label>")
+        w("</fieldset>")
+    w("<label><input type=\"checkbox\" data-wrap> wrap long lines</label>")
+    w("<label title=\"PTX and SASS pad their columns with blanks; squeezed, a narrow pane shows the instructions\">"
+      "<input type=\"checkbox\" data-squeeze checked> squeeze PTX/SASS blanks</label>")
     w("<span class=\"hint\">click a line to highlight what the same Python line became in every stage"
       " (Esc clears); hover a note for its explanation</span></nav>\n")
     w("<main id=\"panes\">\n")
     for key in keys:
-        _pane(analysis, key, w, hidden=key not in shown)
+        _pane(analysis, key, w, hidden=key not in shown, kinds=kinds[key], lines=views[key], hide=hide)
     w("</main>\n<div id=\"info\" hidden></div>\n")
     w(f"<footer>tritonscope report · {_e(spec.kernel)} · kernel hash {_e(a.kernel_hash)}</footer>\n")
     w(f"<script>{_JS}</script>\n</body>\n</html>\n")
     return "".join(out)
 
 
-def _pane(analysis: Analysis, key: str, w, hidden: bool = False) -> None:
-    info = STAGE_BY_KEY.get(key)
-    title = info.title if info else key
+def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int, str] | None = None,
+          lines: tuple | None = None, hide: frozenset[str] | None = None) -> None:
+    title = dialect(key).title
     stage = analysis.parsed[key]
     notes = analysis.notes_for(key)
-    w(f"<section class=\"pane\" data-stage=\"{_e(key)}\"{' hidden' if hidden else ''}><h2>{_e(title)} <small>{len(stage.lines)} lines"
-      f"{f', {sum(map(len, notes.values()))} notes' if notes else ''}</small></h2><div class=\"code\">\n")
-    for line in stage.lines:
+    from tritonscope.render import noise
+
+    kinds = kinds or {}
+    hide = noise.DEFAULT_HIDE if hide is None else hide
+    lines = stage.lines if lines is None else lines  # every line of the stage text, noise included
+    counts: dict[str, int] = {}
+    for kind in kinds.values():
+        counts[kind] = counts.get(kind, 0) + 1
+    folded = {kind: counts[kind] for kind in noise.ordered_kinds(counts)}
+    aligned = key in ALIGNED_COLUMNS
+    pane_class = "pane aligned" if aligned else "pane"
+    w(f"<section class=\"{pane_class}\" data-stage=\"{_e(key)}\"{' hidden' if hidden else ''}><h2>{_e(title)} <small>{len(lines)} lines"
+      f"{f', {sum(map(len, notes.values()))} notes' if notes else ''}</small>")
+    if folded:  # what the noise filters fold here (the page's script keeps it current)
+        counts_attr = ",".join(f"{k}:{n}" for k, n in folded.items())
+        still = [f"{n:,} {k}" for k, n in folded.items() if k in hide]
+        w(f"<span class=\"folded\" data-counts=\"{_e(counts_attr)}\" title=\"lines folded away: tick them under "
+          f"'show' above\"{'' if still else ' hidden'}>{_e(_folded_text(still))}</span>")
+    w("<span class=\"tools\"><button type=\"button\" data-act=\"narrower\" title=\"narrower\">\u2212</button>"
+      "<button type=\"button\" data-act=\"wider\" title=\"wider\">+</button>"
+      "<button type=\"button\" class=\"focus\" data-act=\"focus\" title=\"show this pane alone (again: all)\">"
+      "focus</button></span></h2><div class=\"code\">\n")
+    for line in lines:
         py = python_line_of(analysis, key, line)
         number = py if key == "python" and py is not None else line.number
         attrs = f" data-py=\"{py}\"" if py is not None else ""
         line_notes = notes.get(line.number, ())
         if line_notes:
             attrs += f" title=\"{_e(_note_tooltip(line_notes))}\""
-        w(f"<div class=\"l\"{attrs}><span class=\"n\">{number}</span><span class=\"t\">{_e(line.text)}</span>")
-        if line_notes:
-            w("<span class=\"m\">" + "".join(_note(n) for n in line_notes) + "</span>")
+        kind = kinds.get(line.number)
+        cls = f"l z z-{_e(kind)}" if kind else "l"
+        text = line.text
+        if aligned and text[:1].isspace():  # the indent survives squeezing (labels vs instructions)
+            body = text.lstrip()
+            text_html = f"<span class=\"i\">{_e(text[:len(text) - len(body)])}</span>{_e(body)}"
+        else:
+            text_html = _e(text)
+        w(f"<div class=\"{cls}\"{attrs}><span class=\"n\">{number}</span><span class=\"t\">{text_html}</span>")
+        if line_notes:  # unwrapped, a line shows its first note and "+N" (all of them on hover / click)
+            more = f"<span class=\"more\">+{len(line_notes) - 1}</span>" if len(line_notes) > 1 else ""
+            w("<span class=\"m\">" + _note(line_notes[0]) + more + "".join(_note(n) for n in line_notes[1:])
+              + "</span>")
         w("</div>\n")
     w("</div></section>\n")
+
+
+def _remarks_section(analysis: Analysis, w) -> None:
+    """Triton's remarks, each linked to its Python line (a click selects it, as clicking the line does)."""
+    from tritonscope.remarks import grouped
+
+    said = grouped(analysis.artifact.remarks)
+    if not said:
+        return
+    src = {ln.loc.line: ln.text for ln in analysis.parsed["python"].lines if ln.loc} if "python" in analysis.parsed else {}
+    w("<section id=\"remarks\"><h2>Triton's remarks</h2><ul>\n")
+    for r, details in said:
+        where = _e(r.where())
+        if r.line in src:  # in the kernel: a link to the line
+            where = f"<button type=\"button\" class=\"go\" data-py=\"{r.line}\">{where}</button>"
+        by = f" ({_e(r.stage.upper() if r.stage != 'llir' else 'LLVM')} passes)" if r.stage else ""
+        w(f"<li class=\"remark sev-{_e(r.severity)}\">{where} <span class=\"sev\">{_e(r.severity)}</span>{by}: "
+          f"{_e(r.said)}")
+        for d in details:
+            w(f"<br>note: {_e(d.said)}")
+        if r.line in src:
+            w(f"<br><code>{r.line}: {_e(src[r.line].strip())}</code>")
+        w("</li>\n")
+    w("</ul></section>\n")
+
+
+def _passes_section(analysis: Analysis, w) -> None:
+    """The pass table a `--passes` compile carries (unchanged runs folded, as in the terminal)."""
+    if not analysis.passes:
+        return
+    from tritonscope.passes import PassTrace
+    from tritonscope.render.passes_view import table_rows, table_title
+
+    trace = PassTrace.from_dict(analysis.passes)
+    w(f"<section id=\"passes\"><h2>Compiler passes</h2><p>{_e(table_title(trace))}</p>\n<table>"
+      "<tr><th>step</th><th>pass</th><th>stage</th><th>+lines</th><th>-lines</th><th>what changed</th>"
+      "<th>ms</th></tr>\n")
+    for row in table_rows(trace):
+        cls = " class=\"folded\"" if row["folded"] else ""
+        w(f"<tr{cls}><td class=\"num\">{_e(row['step'])}</td><td>{_e(row['pass'])}</td><td>{_e(row['stage'])}</td>"
+          f"<td class=\"num\">{_e(row['added'])}</td><td class=\"num\">{_e(row['removed'])}</td>"
+          f"<td>{_e(row['what'])}</td><td class=\"num\">{_e(row['ms'])}</td></tr>\n")
+    w("</table></section>\n")
+
+
+def _folded_text(parts: list[str]) -> str:
+    """['296 debug', '3 header'] -> 'hidden: 296 debug · 3 header' (the script writes the same)."""
+    return "hidden: " + " \u00b7 ".join(parts) if parts else ""
 
 
 def _note_tooltip(notes) -> str:
@@ -452,8 +622,7 @@ def render_html_diff(diff: Any) -> str:
         w("</table>\n")
     for s in d.get("stages", []):
         key = s.get("stage", "")
-        info = STAGE_BY_KEY.get(key)
-        title = info.title if info else key
+        title = dialect(key).title
         if s.get("missing"):
             w(f"<h2>{_e(title)}</h2><p class=\"same\">only in {'B' if s['missing'] == 'A' else 'A'}</p>\n")
             continue

@@ -17,13 +17,15 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from tritonscope.layouts import LayoutUse, bank_of, elements_of_thread, offset_grid, owner_grid
+from tritonscope.layouts import (LayoutUse, bank_of, cta_grid, elements_of_thread, lanes_per_warp, offset_grid,
+                                 owner_grid, tmem_grid)
 
 # One background per warp (or per 16-byte bank group in shared memory), readable with black text.
 PALETTE = ("#8ecae6", "#ffb703", "#90be6d", "#f4a6c0", "#cdb4db", "#f9c74f", "#a3c4bc", "#e9c46a",
            "#bde0fe", "#ffafcc", "#b5e48c", "#ffd6a5", "#caffbf", "#9bf6ff", "#fdffb6", "#d0d1ff")
 MAX_ROWS = 64          # a window larger than this is cut, with a note
 MAX_HW_THREADS = 64    # hardware view: threads listed before the note
+MAX_HW_REGISTERS = 256  # hardware view: registers listed per thread before the note
 
 
 def _as_use(item: Any) -> LayoutUse:
@@ -56,6 +58,13 @@ def _coord(use: LayoutUse, r: int, c: int) -> tuple[int, ...]:
     return tuple([0] * (len(use.shape) - 2) + [r, c])
 
 
+def _box(use: LayoutUse, rows: int, cols: int) -> tuple[int, ...]:
+    """The drawn window as sizes per tensor dim: leading dims of rank 3+ at index 0."""
+    if len(use.shape) == 1:
+        return (cols,)
+    return tuple([1] * (len(use.shape) - 2) + [rows, cols])
+
+
 def _window(use: LayoutUse, width: int, cell: int) -> tuple[int, int, str]:
     rows, cols, note = _plane(use)
     label_w = len(str(rows - 1)) + 1
@@ -68,9 +77,9 @@ def _window(use: LayoutUse, width: int, cell: int) -> tuple[int, int, str]:
     return show_r, show_c, note
 
 
-def _owner_label(owners: list[tuple[int, int, int]], cell: int) -> str:
+def _owner_label(owners: list[tuple[int, int, int]], cell: int, lanes: int = 32) -> str:
     w, lane, r = owners[0]
-    t = w * 32 + lane
+    t = w * lanes + lane
     more = "+" if len(owners) > 1 else ""
     if cell >= 9:
         s = f"w{w}l{lane}r{r}"
@@ -87,6 +96,8 @@ def default_cell(use: LayoutUse, width: int = 100) -> int:
     """The widest cell whose labels still fit every column in `width` (then a window)."""
     rows, cols, _ = _plane(use)
     room = width - len(str(rows - 1)) - 12
+    if use.kind == "tensor_memory":
+        return 7 if cols * 8 <= room else 3
     if use.kind == "shared":
         for cell in (7, max(3, len(str(_prod(use.shape) - 1)))):
             if cols * (cell + 1) <= room:
@@ -116,7 +127,7 @@ def _borders(use: LayoutUse) -> tuple[int, int]:
     if use.kind == "shared":
         return 8, max(1, 128 // (use.elem_bits or 16))
     tile = f.get("instr_tile")
-    if tile and len(use.shape) >= 2 and use.name in ("nvidia_mma", "dot_op"):
+    if tile and len(use.shape) >= 2 and use.name in ("nvidia_mma", "dot_op", "amd_mfma", "amd_wmma"):
         return tile[0], tile[1]
     return 0, 0
 
@@ -134,15 +145,20 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
             head.append("│")
         head.append(str(c).rjust(cell)[-cell:] + " ", style="dim")
     lines.append(head)
+    lanes = lanes_per_warp(use)
+    box = _box(use, rows, cols)  # a large tensor: compute only the window drawn
+    others = cta_grid(use, box) if use.bases.get("block") else {}
     if use.kind == "shared":
-        offsets = offset_grid(use)
+        offsets = offset_grid(use, box)
         bits = use.elem_bits or 16
         per_phase = (use.facts or {}).get("per_phase")
         max_phase = (use.facts or {}).get("max_phase")
         order = (use.facts or {}).get("order") or [1, 0]
         row_is_dim0 = len(use.shape) < 2 or order[0] == len(use.shape) - 1
+    elif use.kind == "tensor_memory":
+        places = tmem_grid(use, box)
     else:
-        owners = owner_grid(use)
+        owners = owner_grid(use, window=box)
     for r in range(rows):
         if brow and r and r % brow == 0:
             nbars = (cols - 1) // bcol if bcol else 0
@@ -152,6 +168,18 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
             if bcol and c and c % bcol == 0:
                 line.append("│", style="dim")
             key = _coord(use, r, c)
+            if others.get(key):  # held by another CTA of the cluster (this grid draws CTA 0)
+                line.append(f"c{others[key]}".rjust(cell)[-cell:] + " ", style="dim")
+                continue
+            if use.kind == "tensor_memory":
+                where = places.get(key)
+                if where is None:
+                    line.append("?".rjust(cell) + " ")
+                    continue
+                label = str(where[1]) if cell < 7 else f"{where[0]}/{where[1]}"
+                line.append(label.rjust(cell)[-cell:], style=f"black on {_color(where[0] // 32)}")
+                line.append(" ")
+                continue
             if use.kind == "shared":
                 off = offsets.get(key)
                 if off is None:
@@ -166,7 +194,7 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
                 if not who:
                     line.append("·".rjust(cell) + " ")
                     continue
-                line.append(_owner_label(who, cell).rjust(cell), style=f"black on {_color(who[0][0])}")
+                line.append(_owner_label(who, cell, lanes).rjust(cell), style=f"black on {_color(who[0][0])}")
                 line.append(" ")
         if use.kind == "shared" and per_phase and max_phase and row_is_dim0:
             line.append(f" phase {(r // per_phase) % max_phase}", style="dim")
@@ -180,6 +208,14 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
 def legend(use: LayoutUse, cell: int | None = None, width: int = 100) -> Text:
     cell = cell or default_cell(use, width)
     t = Text()
+    if use.kind == "tensor_memory":
+        t.append("cell = " + ("<TMEM lane>/<column>" if cell >= 7 else "<column>")
+                 + " in tensor memory (Triton's column index); color = lanes 32w..32w+31, the only ones warp w of a "
+                   "warpgroup can read: ")
+        for g in range(4):
+            t.append(f" lanes {32 * g}-{32 * g + 31} ", style=f"black on {_color(g)}")
+            t.append(" ")
+        return t
     if use.kind == "shared":
         bits = use.elem_bits or 16
         t.append(f"cell = element offset in shared memory ({bits}-bit elements"
@@ -191,12 +227,17 @@ def legend(use: LayoutUse, cell: int | None = None, width: int = 100) -> Text:
     warps = 1 << len(use.bases.get("warp", []))
     what = {9: "w<warp>l<lane>r<register>", 6: "<thread>:<register>", 3: "<thread>", 0: "<warp>"}
     key = next(v for k, v in what.items() if cell >= k)
-    t.append(f"cell = {key} of the owner (thread = 32*warp + lane); '+' = other threads hold copies; color = warp: ")
+    lanes = lanes_per_warp(use)
+    t.append(f"cell = {key} of the owner (thread = {lanes}*warp + lane); '+' = other threads hold copies; "
+             f"color = {'wave' if lanes == 64 else 'warp'}: ")
     for w in range(warps):
-        t.append(f" warp {w} ", style=f"black on {_color(w)}")
+        t.append(f" {'wave' if lanes == 64 else 'warp'} {w} ", style=f"black on {_color(w)}")
         t.append(" ")
     if warps > len(PALETTE):
         t.append(f"(colors repeat after {len(PALETTE)} warps)", style="dim")
+    if use.bases.get("block"):
+        t.append(f"\nThis draws CTA 0 of {1 << len(use.bases['block'])}; 'c<k>' = an element only CTA k holds.",
+                 style="dim")
     return t
 
 
@@ -204,9 +245,28 @@ def footer(use: LayoutUse) -> Text:
     """The numbers: elements per thread, replication, wrapping, contiguity (or banks)."""
     f = use.facts or {}
     shape = "x".join(map(str, use.shape))
+    if use.kind == "tensor_memory":
+        lines = [f"{shape} elements in tensor memory: {f.get('lanes_used', 0)} lanes x {f.get('columns_used', 0)} "
+                 f"columns used (an SM has 128 lanes x 512 32-bit columns)."]
+        if f.get("col_stride", 1) > 1:
+            lines.append(f"colStride = {f['col_stride']}: in Triton's layout, consecutive elements of a row are "
+                         f"{f['col_stride']} column indices apart (Triton counts packed 16-bit data in half "
+                         f"columns).")
+        if f.get("copies_per_element", 1) > 1:
+            lines.append(f"Each element is stored {f['copies_per_element']} times (in {f['copies_per_element']} "
+                         f"groups of 32 lanes).")
+        lines.append("Warp w of a warpgroup reads only lanes 32w..32w+31 (tcgen05.ld/st), so a lane's row of the "
+                     "tile goes to one warp.")
+        return Text("\n".join(lines))
     if use.kind == "shared":
         bits = f.get("elem_bits", 16)
         lines = [f"{shape} elements x {bits} bits = {f.get('bytes', 0):,} bytes."]
+        if f.get("padding"):
+            pads = ", ".join(f"{p} after every {i}" for i, p in f["padding"])
+            lines.append(f"Padding: {pads} elements, so {f.get('padded_bytes', 0):,} bytes in all; the cell is the "
+                         f"padded offset.")
+        if f.get("rotating"):
+            lines.append("Rotating: each block of perPhase x maxPhase rows XORs its phase with the block number.")
         if f.get("vec") is not None:
             lines.append(f"Swizzle: vec = {f.get('vec')} elements ({f.get('vec') * bits // 8} bytes) move together; "
                          f"the phase is (row / perPhase) mod maxPhase with perPhase = {f.get('per_phase')}, "
@@ -227,26 +287,37 @@ def footer(use: LayoutUse) -> Text:
         return Text("\n".join(lines))
     per = f.get("elements_per_thread", 0)
     threads = f.get("threads", 0)
+    lanes = f.get("lanes_per_warp", 32)
+    warp = "waves" if lanes == 64 else "warps"
+    ctas = f.get("ctas", 1)
     lines = [f"{shape} = {f.get('elements', 0)} elements over {threads} threads "
-             f"({threads // 32 if threads else 0} warps x 32 lanes): {per} register slot(s) per thread."]
+             f"({threads // lanes if threads else 0} {warp} x {lanes} lanes): {per} register slot(s) per thread."]
+    if ctas > 1:
+        piece = "x".join(map(str, f.get("shape_per_cta") or use.shape))
+        lines[0] = (f"{shape} = {f.get('elements', 0)} elements over {ctas} CTAs of {threads} threads "
+                    f"({threads // lanes if threads else 0} {warp} x {lanes} lanes each); each CTA holds a "
+                    f"{piece} piece: {per} register slot(s) per thread.")
     copies = f.get("copies_per_element", 1)
     if copies > 1:
         why = []
         if f.get("replicated_lanes", 1) > 1:
             why.append(f"{f['replicated_lanes']} lanes of a warp")
         if f.get("replicated_warps", 1) > 1:
-            why.append(f"{f['replicated_warps']} warps")
+            why.append(f"{f['replicated_warps']} {warp}")
         if f.get("replicated_registers", 1) > 1:
             why.append(f"{f['replicated_registers']} registers of a thread")
+        if f.get("replicated_ctas", 1) > 1:
+            why.append(f"{f['replicated_ctas']} CTAs")
         lines.append(f"Replicates: every element is held {copies} times (by {' x '.join(why)}).")
     else:
         lines.append("Replicates: no, every element has exactly one owner.")
     tile = f.get("cta_tile")
     tile_s = "x".join(map(str, tile)) if tile else "?"
+    piece_shape = f.get("shape_per_cta") or use.shape
     if f.get("wraps"):
-        reps = _prod(use.shape) // max(1, _prod(min(a, b) for a, b in zip(use.shape, tile or use.shape)))
+        reps = _prod(piece_shape) // max(1, _prod(min(a, b) for a, b in zip(piece_shape, tile or piece_shape)))
         lines.append(f"Wraps: yes, all warps together cover {tile_s} at once, so each thread repeats its "
-                     f"pattern {reps} times to cover {shape}.")
+                     f"pattern {reps} times to cover {'x'.join(map(str, piece_shape))}.")
     elif f.get("tile_larger_than_shape"):
         lines.append(f"Wraps: no; the layout's tile ({tile_s}) is larger than {shape}, hence the copies.")
     else:
@@ -294,6 +365,7 @@ def hardware_view(use: LayoutUse) -> RenderableType:
         return Text("The hardware view is for register layouts.", style="dim")
     warps = 1 << len(use.bases.get("warp", []))
     lanes = 1 << len(use.bases.get("lane", []))
+    registers = 1 << len(use.bases.get("register", []))
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     t.add_column("thread", justify="right")
     t.add_column("warp", justify="right")
@@ -304,13 +376,16 @@ def hardware_view(use: LayoutUse) -> RenderableType:
         for ln in range(lanes):
             if shown >= MAX_HW_THREADS:
                 break
-            els = elements_of_thread(use, w, ln)
-            t.add_row(str(w * 32 + ln), Text(str(w), style=f"black on {_color(w)}"), str(ln),
-                      " ".join("(" + ",".join(map(str, e)) + ")" for e in els))
+            els = elements_of_thread(use, w, ln, limit=MAX_HW_REGISTERS)
+            t.add_row(str(w * lanes + ln), Text(str(w), style=f"black on {_color(w)}"), str(ln),
+                      " ".join("(" + ",".join(map(str, e)) + ")" for e in els)
+                      + (" ..." if registers > len(els) else ""))
             shown += 1
     parts: list[RenderableType] = [t]
     if warps * lanes > shown:
         parts.append(Text(f"Showing threads 0-{shown - 1} of {warps * lanes}.", style="yellow"))
+    if registers > MAX_HW_REGISTERS:
+        parts.append(Text(f"Showing registers 0-{MAX_HW_REGISTERS - 1} of {registers} per thread.", style="yellow"))
     return Group(*parts)
 
 
@@ -370,6 +445,7 @@ def layout_svg(use: LayoutUse | dict, *, cell_px: int = 34, max_rows: int = 64, 
                 f'{html.escape(use.note or "not drawn")}</text></svg>')
     rows, cols, _ = _plane(use)
     rows, cols = min(rows, max_rows), min(cols, max_cols)
+    box = _box(use, rows, cols)
     brow, bcol = _borders(use)
     top, left, h = 40, 28, int(cell_px * 0.6)
     width, height = left + cols * cell_px + 8, top + rows * h + 30
@@ -377,10 +453,14 @@ def layout_svg(use: LayoutUse | dict, *, cell_px: int = 34, max_rows: int = 64, 
            f'font-family="monospace" font-size="{max(7, h - 8)}">',
            f'<text x="4" y="14" font-size="12">{title}</text>']
     if use.kind == "shared":
-        offsets = offset_grid(use)
+        offsets = offset_grid(use, box)
         bits = use.elem_bits or 16
+    elif use.kind == "tensor_memory":
+        places = tmem_grid(use, box)
     else:
-        owners = owner_grid(use)
+        owners = owner_grid(use, window=box)
+    lanes = lanes_per_warp(use)
+    others = cta_grid(use, box) if use.bases.get("block") else {}
     for c in range(cols):
         out.append(f'<text x="{left + c * cell_px + cell_px / 2}" y="{top - 4}" text-anchor="middle" '
                    f'fill="#777">{c}</text>')
@@ -388,12 +468,17 @@ def layout_svg(use: LayoutUse | dict, *, cell_px: int = 34, max_rows: int = 64, 
         out.append(f'<text x="{left - 4}" y="{top + r * h + h - 4}" text-anchor="end" fill="#777">{r}</text>')
         for c in range(cols):
             key = _coord(use, r, c)
-            if use.kind == "shared":
+            if others.get(key):
+                fill, label = "#ddd", f"c{others[key]}"
+            elif use.kind == "tensor_memory":
+                where = places.get(key)
+                fill, label = ("#eee", "?") if where is None else (_color(where[0] // 32), str(where[1]))
+            elif use.kind == "shared":
                 off = offsets.get(key)
                 fill, label = ("#eee", "?") if off is None else (_color(bank_of(off, bits) // 4), str(off))
             else:
                 who = owners.get(key)
-                fill, label = ("#eee", "·") if not who else (_color(who[0][0]), _owner_label(who, 6))
+                fill, label = ("#eee", "·") if not who else (_color(who[0][0]), _owner_label(who, 6, lanes))
             x, y = left + c * cell_px, top + r * h
             out.append(f'<rect x="{x}" y="{y}" width="{cell_px}" height="{h}" fill="{fill}" stroke="#fff"/>'
                        f'<text x="{x + cell_px / 2}" y="{y + h - 4}" text-anchor="middle">{label}</text>')

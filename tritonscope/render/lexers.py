@@ -1,7 +1,8 @@
 """Pygments lexers for the stages Pygments lacks: MLIR (TTIR/TTGIR) and NVIDIA SASS.
 
-`get_lexer(name)` returns a lexer instance for "mlir", "sass", "llvm", "ptx",
-"python" (and any other Pygments alias), falling back to plain text.
+`get_lexer(name)` returns a lexer instance for a stage's lexer name
+(`Dialect.lexer`: "mlir", "sass", "llvm", "ptx", "python", or any other
+Pygments alias), falling back to plain text.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class SASSLexer(RegexLexer):
     }
 
 
-_OURS = {"mlir": MLIRLexer, "ttir": MLIRLexer, "ttgir": MLIRLexer, "sass": SASSLexer, "nvsass": SASSLexer}
+# Lexer names a dialect may give (Dialect.lexer) that Pygments lacks or means otherwise.
+_OURS = {"mlir": MLIRLexer, "sass": SASSLexer, "nvsass": SASSLexer}
 
 
 def get_lexer(name: str):

@@ -13,8 +13,9 @@ import html
 import re
 
 from tritonscope.analysis import Analysis
-from tritonscope.model import STAGE_BY_KEY
-from tritonscope.render.html import mix_table, python_line_of, summary_rows
+from tritonscope.dialects import dialect
+from tritonscope.render.html import mix_table, python_line_of
+from tritonscope.render.summary_text import summary_rows
 
 # Markdown punctuation that could start a link, emphasis, code span or end a table cell.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -32,10 +33,48 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
-_FENCE_LANG = {"python": "python", "llir": "llvm", "ptx": "ptx", "ttir": "mlir", "ttgir": "mlir", "sass": ""}
+def _remarks(analysis: Analysis) -> list[str]:
+    """Triton's remarks as a list: place, severity, stage, message, the Python line."""
+    from tritonscope.remarks import grouped
+
+    said = grouped(analysis.artifact.remarks)
+    if not said:
+        return []
+    src = {ln.loc.line: ln.text for ln in analysis.parsed["python"].lines if ln.loc} if "python" in analysis.parsed else {}
+    out = ["**Triton's remarks**", ""]
+    for r, details in said:
+        by = f" ({r.stage.upper() if r.stage != 'llir' else 'LLVM'} passes)" if r.stage else ""
+        line = f"- {_cell(r.where())} **{_cell(r.severity)}**{_cell(by)}: {_cell(r.said)}"
+        line += "".join(f" (note: {_cell(d.said)})" for d in details)
+        if r.line in src:
+            line += f" — Python line {r.line}: `{_cell(src[r.line].strip()).replace('`', '')}`"
+        out.append(line)
+    return out + [""]
 
 
-def render_markdown(analysis: Analysis) -> str:
+def _passes(analysis: Analysis) -> list[str]:
+    """The pass table a `--passes` compile carries, folded as in the terminal, in a <details> block."""
+    if not analysis.passes:
+        return []
+    from tritonscope.passes import PassTrace
+    from tritonscope.render.passes_view import table_rows, table_title
+
+    trace = PassTrace.from_dict(analysis.passes)
+    out = ["<details>", f"<summary>Compiler passes: {html.escape(table_title(trace))}</summary>", "",
+           "| step | pass | stage | +lines | -lines | what changed | ms |",
+           "| ---: | --- | --- | ---: | ---: | --- | ---: |"]
+    for row in table_rows(trace):
+        name = f"_{_cell(row['pass'])}_" if row["folded"] else _cell(row["pass"])
+        out.append(f"| {_cell(row['step'])} | {name} | {_cell(row['stage'])} | {row['added']} | {row['removed']} "
+                   f"| {_cell(row['what'])} | {row['ms']} |")
+    return out + ["", "</details>", ""]
+
+
+def render_markdown(analysis: Analysis, *, hide: frozenset[str] | None = None) -> str:
+    """The report; noise lines of a kind in `hide` (default: all, none with --raw) are left out of the
+    code blocks, with one line per stage saying how many (line numbers in the notes stay real)."""
+    from tritonscope.render import noise
+
     a = analysis.artifact
     spec = a.spec
     out: list[str] = [f"## tritonscope: {_cell(spec.kernel)} ({_cell(spec.label())})", ""]
@@ -46,6 +85,8 @@ def render_markdown(analysis: Analysis) -> str:
         out.append(f"> warning: {_cell(warning)}")
     if a.warnings:
         out.append("")
+    out += _remarks(analysis)
+    out += _passes(analysis)
     stages, rows = mix_table(analysis)
     if rows:
         out += ["**Instruction mix**", "", "| class | " + " | ".join(k.upper() for k in stages) + " |",
@@ -53,14 +94,17 @@ def render_markdown(analysis: Analysis) -> str:
         out += [f"| {_cell(c)} | " + " | ".join(str(n) for n in counts) + " |" for c, counts in rows]
         out.append("")
     for key, stage in analysis.parsed.items():
-        info = STAGE_BY_KEY.get(key)
-        title = info.title if info else key
+        info = dialect(key)
+        title = info.title
         notes = analysis.notes_for(key)
         count = sum(map(len, notes.values()))
         summary = f"{title}: {len(stage.lines)} lines" + (f", {count} notes" if count else "")
         out += ["<details>", f"<summary>{html.escape(summary)}</summary>", ""]
-        text = "\n".join(line.text for line in stage.lines)
-        out += [_fence(text, _FENCE_LANG.get(key, "")), ""]
+        folded = noise.fold(analysis, key, hide)
+        text = "\n".join(line.text for line in folded.shown)
+        out += [_fence(text, info.fence), ""]
+        if folded.hidden:
+            out += [f"<sub>{html.escape(noise.message(folded.hidden, 'saving with --raw keeps them'))}</sub>", ""]
         if notes:
             out += ["Notes:", ""]
             by_number = {line.number: line for line in stage.lines}

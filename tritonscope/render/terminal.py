@@ -10,58 +10,32 @@ from rich.table import Table
 from rich.text import Text
 
 from tritonscope.analysis import Analysis
-from tritonscope.model import ARCHES, STAGE_BY_KEY
+from tritonscope.dialects import dialect
 
 
 def summary_panel(analysis: Analysis) -> Panel:
-    from tritonscope.compile import fit_problems, occupancy
+    """The summary rows (render/summary_text.py, shared with HTML and Markdown), plus the mix and timing."""
+    from tritonscope.render.summary_text import BAD_LABELS, summary_rows
 
     a = analysis.artifact
-    spec = a.spec
-    arch = ARCHES[spec.arch]
-    res = a.resources
     t = Table.grid(padding=(0, 2))
     t.add_column(style="bold")
     t.add_column()
-    t.add_row("kernel", f"{spec.kernel}  ({spec.target})")
-    t.add_row("target", f"{arch.name} ({arch.gpus})")
-    t.add_row("config", ", ".join([*(f"{k}={v}" for k, v in spec.constexprs.items()),
-                                   f"num_warps={spec.num_warps}", f"num_stages={spec.num_stages}"]))
-    if spec.shape:
-        t.add_row("problem", "x".join(map(str, spec.shape)) + (f"  {spec.dtype}" if spec.dtype else "")
-                  + (f"  grid={tuple(spec.grid)}" if spec.grid else ""))
-    t.add_row("arguments", ", ".join(
-        f"{s.name}: {s.type}" + (f" {{{', '.join(s.attrs)}}}" if s.attrs else "")
-        + (f" = {s.value}" if s.type == "constexpr" else "")
-        for s in a.specialization))
-    fusion = a.metadata.get("enable_fp_fusion")
-    t.add_row("triton", a.triton_version
-              + ("" if fusion is None else f", fp fusion {'on' if fusion else 'off'}")
-              + (f"  ({', '.join(f'{k}={v}' for k, v in a.env.items())})" if a.env else ""))
-    t.add_row("shared memory", f"{res.dynamic_shared:,} bytes dynamic (limit {arch.max_shared_per_block:,})")
-    regs = "unknown" if res.registers is None else f"{res.registers} per thread"
-    spills = "unknown" if res.local is None else ("none" if not res.local else f"{res.local} bytes local memory per thread")
-    t.add_row("registers", regs)
-    t.add_row("spills", spills)
-    problems = fit_problems(a)
-    if problems:
-        t.add_row("fits", Text("NO: " + "; ".join(problems), style="bold red"))
-    else:
-        occ = occupancy(a)
-        t.add_row("occupancy", f"{occ['blocks_per_sm']} blocks/SM, {occ['warps_per_sm']} warps/SM "
-                               f"({occ['occupancy']:.0%}), limited by {occ['limited_by']}")
-    t.add_row("mix", mix_text(analysis))
-    t.add_row("hash", a.kernel_hash[:16] + f"  compiled in {a.compile_seconds:.2f} s")
+    for label, value in summary_rows(analysis):
+        if label == "hash":
+            t.add_row("mix", mix_text(analysis))
+            value += f"  compiled in {a.compile_seconds:.2f} s"
+        t.add_row(label, Text(value, style="bold red") if label in BAD_LABELS else value)
     body = [t]
     for w in a.warnings:
         body.append(Text(f"warning: {w}", style="yellow"))
-    return Panel(Group(*body), title=f"tritonscope · {spec.kernel}", box=box.ROUNDED, expand=False)
+    return Panel(Group(*body), title=f"tritonscope · {a.spec.kernel}", box=box.ROUNDED, expand=False)
 
 
 def mix_text(analysis: Analysis) -> str:
+    """The fine instruction mix of every stage that counts instructions (PTX and SASS; AMDGCN)."""
     parts = []
-    for key in ("ptx", "sass"):
-        counts = analysis.mix.get(key)
+    for key, counts in analysis.mix.items():
         if counts:
             parts.append(f"{key.upper()}: " + ", ".join(f"{n} {c}" for c, n in counts.items()))
     return "\n".join(parts) or "n/a"
@@ -101,18 +75,23 @@ class StageLines:
 
 
 def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, notes: bool = True,
-                width: int | None = None, max_lines: int | None = None) -> StageLines:
+                width: int | None = None, max_lines: int | None = None,
+                hide: frozenset[str] | None = None) -> StageLines:
     """One stage, highlighted, with each line's raw line number and its note labels.
 
     Full explanations are in `--line N` and `--view walkthrough`; here a dim
-    `◂ label` line under the code keeps long stages readable.
+    `◂ label` line under the code keeps long stages readable.  Noise lines whose
+    kind is in `hide` (default: every kind the dialect marks; none with --raw)
+    are folded, with one line saying how many; shown lines keep their numbers.
     """
+    from tritonscope.render import noise
     from rich.style import Style
 
-    info = STAGE_BY_KEY[key]
+    info = dialect(key)
     stage = analysis.parsed[key]
-    lines = stage.lines if not max_lines else stage.lines[:max_lines]
-    hidden = len(stage.lines) - len(lines)
+    folded = noise.fold(analysis, key, hide)
+    lines = folded.shown if not max_lines else folded.shown[:max_lines]
+    hidden = len(folded.shown) - len(lines)
     # Lines are cut at the console edge anyway; highlighting only what can be
     # seen keeps huge lines (a wgmma's 128-register operand list) cheap.
     keep = max(40, (width or 200) - 4)
@@ -136,13 +115,15 @@ def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, note
         labels = by_line.get(line.number, []) if line is not None else []
         if labels:  # on their own line, so a long code line never hides them
             rows.append([(" " * (digits + 2) + "◂ " + "; ".join(n.label for n in labels),
-                          yellow if any(n.kind == "cost" for n in labels) else green)])
+                          yellow if any(n.kind in ("cost", "remark") for n in labels) else green)])
 
     # Tokens straight from pygments: cheaper than rich's Syntax.highlight,
     # which dominated the time on big kernels.
     style_of = _token_styles()
     current = start_row()
-    for ttype, value in _lexer(info.lexer).get_tokens(text):
+    lexer = _lexer(info.lexer)
+    lexer.stripnl = lexer.stripall = False  # a leading blank line is a row too: numbers must not shift
+    for ttype, value in lexer.get_tokens(text):
         for i, part in enumerate(value.split("\n")):
             if i:
                 end_row(current)
@@ -154,8 +135,10 @@ def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, note
     if current is not None and rows and rows[-1] and rows[-1][0][1] is not green:
         end_row(current)
     if hidden:
-        rows.append([(f"... {hidden:,} more lines of {len(stage.lines):,}: show them with --max-lines 0 "
+        rows.append([(f"... {hidden:,} more lines of {len(folded.shown):,}: show them with --max-lines 0 "
                       "(or --pager, --save report.html)", Style(bold=True, color="yellow"))])
+    if folded.hidden:  # first, so it shows even when the stage is cut at --max-lines
+        rows.insert(0, [(noise.message(folded.hidden), Style(dim=True, italic=True))])
     return StageLines(info.title, rows)
 
 

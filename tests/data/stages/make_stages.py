@@ -27,13 +27,12 @@ def main() -> None:
     # A fresh Triton cache: a cache hit can carry another file's path in its locations.
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="ts-stages-")
     os.environ["TRITONSCOPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="ts-derived-")
-    import triton
-
+    from tritonscope import triton_api
     from tritonscope.compile import compile_artifact
     from tritonscope.kernels import Request, build_spec
     from tritonscope.paths import relativize
 
-    series = ".".join(triton.__version__.split(".")[:2])
+    series = ".".join(map(str, triton_api.triton_series()))
     sites = [p for p in site.getsitepackages() if os.path.isdir(p)]
     for name, kw in CASES.items():
         a = compile_artifact(build_spec(Request(**kw), "sm_90a"))

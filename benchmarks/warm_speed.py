@@ -1,0 +1,131 @@
+"""Start-up cost of `tritonscope compile`: cold, warm, and a warm repeat, against a bare Triton compile.
+
+    python benchmarks/warm_speed.py             # 5 rounds; goals: warm repeat <= 0.25x, cold <= 1.2x
+    python benchmarks/warm_speed.py --rounds 9
+
+The yardstick is a *cold bare compile*: a fresh `python -c` that only
+imports Triton, loads samples/matmul.py and calls `triton.compile` for the
+same specialization (BLOCK=16, 4 warps, 3 stages, sm_90a), with an empty
+Triton cache.  Against it, each in a fresh process running
+`tritonscope compile matmul --block 16 --arch sm_90` (output to a file):
+
+- cold:        both caches empty (Triton's and tritonscope's);
+- warm, no own cache: Triton's cache warm, `--no-cache` (what every repeat
+                 cost before the result cache: Triton's JIT hashes libtriton);
+- warm repeat: both caches warm: the result cache answers before Triton
+                 is imported.
+
+The kinds run interleaved, round after round, and each figure is the median
+of its rounds, so a busy machine slows them alike.  Bytecode is cached (in a
+temporary PYTHONPYCACHEPREFIX) as on a user's machine, after one unmeasured
+round.  CPU time (user + system, children included) is printed beside the
+wall time: on a shared machine it is the steadier of the two.
+
+Where a warm repeat's time goes (2-core machine, CPU seconds, 2026-11-22):
+Python and site 0.03; importing tritonscope.cli (typer, rich, the
+commands) 0.06-0.08; typer parsing the options 0.1-0.15 (typer 0.29
+builds a pydantic TypeAdapter per option); the result-cache look-up and
+loading the kept artifact and analysis 0.02; printing the six highlighted
+stages 0.13-0.22 (most of it Pygments building its Python, LLVM and PTX
+lexers' regular expressions).  A cold run adds Triton (import, triton_key,
+the compile), nvdisasm (about 0.4 s of CPU for any cubin: its own start-up),
+analyze() and the same printing.  Reaching 0.25x would take skipping typer
+and the highlighting on a repeat (e.g. replaying the rendered output, keyed
+on the command line and the terminal as well as on the result key).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = ["-m", "tritonscope", "compile", "matmul", "--block", "16", "--arch", "sm_90"]
+
+# What `tritonscope compile matmul --block 16 --arch sm_90` compiles, as plain Triton.
+BARE = """
+import importlib.util, sys, warnings
+warnings.filterwarnings("ignore")
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+spec = importlib.util.spec_from_file_location("matmul_sample", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+aligned = [["tt.divisibility", 16]]
+src = ASTSource(fn=module.matmul_kernel,
+                signature={"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32", "N": "i32",
+                           "K": "i32", "BLOCK": "constexpr"},
+                constexprs={(6,): 16}, attrs={(i,): aligned for i in range(6)})
+kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4, "num_stages": 3})
+assert kernel.asm["cubin"]
+"""
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child) for one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    with open(os.devnull, "w") as out:
+        subprocess.run([sys.executable, *argv], env=env, check=True, stdout=out, cwd=ROOT)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+
+    work = Path(tempfile.mkdtemp(prefix="tritonscope-warm-"))
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("PYTHONDONTWRITEBYTECODE", "TRITON_ALWAYS_COMPILE", "TRITON_CACHE_DIR",
+                         "TRITONSCOPE_CACHE_DIR")}
+    base["PYTHONPYCACHEPREFIX"] = str(work / "pyc")
+    sample = str(ROOT / "samples" / "matmul.py")
+    kinds = ("bare cold", "cold", "warm, no own cache", "warm repeat")
+    results: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
+    try:
+        for n in range(rounds + 1):  # round 0 fills the bytecode cache and is not counted
+            triton_cache, own_cache = work / f"t{n}", work / f"s{n}"
+            fresh = dict(base, TRITON_CACHE_DIR=str(work / f"b{n}"))
+            both = dict(base, TRITON_CACHE_DIR=str(triton_cache), TRITONSCOPE_CACHE_DIR=str(own_cache))
+            figures = {
+                "bare cold": timed(["-c", BARE, sample], fresh),
+                "cold": timed(COMMAND, both),
+                "warm, no own cache": timed(COMMAND + ["--no-cache"], both),
+                "warm repeat": timed(COMMAND, both),
+            }
+            if n:
+                for kind, figure in figures.items():
+                    results[kind].append(figure)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    wall = {k: statistics.median(w for w, _ in v) for k, v in results.items()}
+    cpu = {k: statistics.median(c for _, c in v) for k, v in results.items()}
+    bare_wall, bare_cpu = wall["bare cold"], cpu["bare cold"]
+    goals = {"cold": 1.2, "warm repeat": 0.25}
+    print(f"tritonscope compile matmul --block 16 --arch sm_90: median of {rounds} rounds, "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print(f"{'':22} {'wall s':>7} {'x bare':>7} {'cpu s':>7} {'x bare':>7}")
+    for kind in kinds:
+        line = (f"{kind:22} {wall[kind]:7.3f} {wall[kind] / bare_wall:6.2f}x "
+                f"{cpu[kind]:7.3f} {cpu[kind] / bare_cpu:6.2f}x")
+        if kind in goals:
+            ok = wall[kind] / bare_wall <= goals[kind]
+            line += f"   goal <= {goals[kind]}x (wall): {'OK' if ok else 'MISSED'}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The package's import graph: no cycles, and the light commands stay light.
+
+The graph is read from the source (ast), imports inside functions included:
+a lazy import still ties two modules together, and a cycle between them is a
+design knot even when it happens not to fail at import time.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "tritonscope"
+
+
+def module_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """{module: modules of the package it imports} for every .py file under root."""
+    files = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        files[name] = path
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for module, path in files.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                # `from pkg import sub` imports the submodule; `from pkg import name` the package
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+            else:
+                continue
+            graph[module].update(n for n in names if n in files and n != module)
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each cycle once, as [a, b, ..., a] (depth-first, back edges)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(u: str) -> None:
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if state.get(v) == 1:
+                found.append(stack[stack.index(v):] + [v])
+            elif v not in state:
+                visit(v)
+        stack.pop()
+        state[u] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    return found
+
+
+def test_the_walker_sees_cycles_and_lazy_imports(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg import b\n")
+    (pkg / "b.py").write_text("def f():\n    from .sub import c\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "c.py").write_text("import pkg.a\n")
+    (pkg / "d.py").write_text("from pkg.sub.c import x\n")
+    graph = module_graph(pkg)
+    assert graph["pkg.b"] == {"pkg.sub.c"} and graph["pkg.d"] == {"pkg.sub.c"}
+    assert find_cycles(graph) == [["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"]]
+
+
+def test_no_import_cycles():
+    graph = module_graph()
+    assert "tritonscope.cli" in graph and "tritonscope.commands.compile" in graph
+    cycles = find_cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_commands_do_not_import_the_cli():
+    """cli.py registers the commands; a command never reaches back into it."""
+    graph = module_graph()
+    for module, imports in graph.items():
+        if module.startswith("tritonscope.commands"):
+            assert "tritonscope.cli" not in imports, module
+
+
+# --------------------------------------------------------------------------
+# What each light path imports (in a fresh interpreter)
+# --------------------------------------------------------------------------
+
+REPORT = ROOT / "tests" / "data" / "report_small.json"
+LAYOUT = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+
+
+def _imported_after(args: list[str], tmp_path) -> list[str]:
+    """The heavy top-level modules (triton, torch) loaded by `tritonscope ARGS`."""
+    code = textwrap.dedent(f"""
+        import sys
+        from typer.testing import CliRunner
+        from tritonscope.cli import app
+        r = CliRunner().invoke(app, {args!r})
+        assert r.exit_code == 0, r.output
+        print(sorted({{m.split('.')[0] for m in sys.modules}} & {{'triton', 'torch'}}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return eval(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("args", [
+    ["--help"],
+    ["compile", "--help"],
+    ["samples"],
+    ["layout", LAYOUT, "--shape", "16x16", "--svg", "l.svg"],
+    ["show", str(REPORT), "--stage", "none", "--save", "r.md"],
+], ids=["help", "compile-help", "samples", "layout", "show"])
+def test_light_commands_import_neither_triton_nor_torch(args, tmp_path):
+    assert _imported_after(args, tmp_path) == []
+
+
+def test_compile_imports_triton_but_never_torch(tmp_path):
+    assert _imported_after(["compile", "vector_add", "--stage", "none", "--arch", "sm_80"], tmp_path) == ["triton"]
+
+
+# --------------------------------------------------------------------------
+# Golden files: written only under --regen
+# --------------------------------------------------------------------------
+
+
+def test_regen_switch_is_off_by_default():
+    import conftest
+
+    assert conftest.REGEN_OPTION["default"] is False and conftest.REGEN_OPTION["action"] == "store_true"
+
+
+def test_missing_golden_fails_and_writes_nothing(tmp_path, monkeypatch):
+    from conftest import check_golden
+
+    monkeypatch.setenv("CI", "")  # the old escape hatch: a missing golden was written unless CI was set
+    missing = tmp_path / "golden" / "new.txt"
+    with pytest.raises(pytest.fail.Exception, match="missing; run `pytest --regen`"):
+        check_golden(missing, "text", regen=False)
+    assert not missing.exists()
+    check_golden(missing, "text", regen=True)
+    assert missing.read_text() == "text"
+    check_golden(missing, "text", regen=False)
+    with pytest.raises(AssertionError):
+        check_golden(missing, "other", regen=False)

@@ -1,0 +1,1 @@
+"""Holds the sitecustomize.py that `tritonscope capture` puts first on the program's PYTHONPATH."""

@@ -1,0 +1,334 @@
+"""tritonscope's Python API: compile a kernel, read what Triton made of it, as data.
+
+For notebooks, scripts and tools built on tritonscope.  Everything the CLI
+shows is here as plain Python values; the same options, the same typed
+errors (tritonscope.errors), the same reports.
+
+    import tritonscope
+
+    result = tritonscope.compile("matmul", block=16, arch="sm_90a")   # a sample,
+    result = tritonscope.compile("kernels.py:add_kernel", args={...}) # a file,
+    result = tritonscope.compile(my_kernel, args={...}, constexprs={"BLOCK": 64})  # or the @triton.jit function
+
+    result.stages["ptx"]            # stage key -> the compiler's text, exactly as written
+    result.lines("ttgir")           # [Line(number, text, raw, loc)]: parsed, with Python locations
+    result.notes                    # [Note(stage, line, kind, label, explanation, ...)]
+    result.registers                # 28 (per thread; None when cuobjdump is missing)
+    result.resources                # Resources(registers, stack, local, static_shared, dynamic_shared)
+    result.summary                  # the compile summary (fit, occupancy, ...) as data
+    result.line(19)["ptx"]          # the PTX lines Python line 19 became
+    result.line("tl.dot")["sass"]   # the same, naming the line by its text
+    result.layouts()                # every layout the TTGIR uses (layouts.LayoutUse)
+    result.diff(other)              # a config diff as a dict (tritonscope.diff)
+    result.save("report.html")      # .html, .md, .json or .txt, through the CLI's writer
+    tritonscope.show("report.json") # a saved JSON report, as the same Result
+
+In Jupyter a Result displays as the HTML report (`_repr_html_`, in a
+sandboxed iframe so the report's CSS and script stay inside it); in IPython
+with rich, or `rich.print(result)`, as the terminal view.
+
+Errors are the CLI's: UsageError, NotFoundError, KernelSpecError,
+CompileError, OutOfResourcesError (raised after compiling, when the config
+cannot launch on its arch; the compiled Result is on the error's `.result`).
+
+Importing this module imports neither triton nor torch (nor rich): they load
+on first use, so `import tritonscope` stays cheap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+__all__ = ["Result", "compile", "show"]
+
+# A terminal view prints at most this many lines per stage (the CLI's default).
+MAX_LINES = 300
+# Height of the report in a notebook cell; the page scrolls inside it.
+NOTEBOOK_HEIGHT = 760
+
+
+def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = None,
+            args: Mapping[str, Any] | None = None, num_warps: int | None = None, num_stages: int | None = None,
+            arch: str | None = None, shape: str | Iterable[int] | None = None, dtype: str | None = None,
+            block: int | None = None) -> Result:
+    """Compile one config of a kernel, as `tritonscope compile` does, and analyze every stage.
+
+    `target_or_function` is a sample name ("matmul"), "path/to/file.py:kernel",
+    or the @triton.jit function itself (also through @triton.autotune or
+    @triton.heuristics).  A function's file is not executed again; an
+    EXAMPLES dict beside it applies as it does to a file.
+
+    constexprs: {"BLOCK": 64}.  args: runtime arguments as the CLI's --arg
+    spells them ("fp16[32,32]", "fp16[32,32].T", "*fp32", 1024) or a tensor
+    (anything with .dtype and .shape, e.g. a torch.Tensor: its dtype, shape and
+    a transposed 2-D view are read, never its data).  shape: "1024x1024x64" or
+    (1024, 1024, 64).  arch: sm_80 ... sm_120 (default: the local GPU's, else
+    sm_90a).  block: the samples' shorthand for their tile-size constexprs.
+    """
+    from tritonscope.analysis import analyze
+    from tritonscope.compile import compile_artifact
+    from tritonscope.errors import OutOfResourcesError
+    from tritonscope.kernels import Request, build_spec
+
+    kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
+    target = str(target_or_function) if kernel_object is None else _target_of(kernel_object)
+    request = Request(
+        target=target,
+        constexprs=dict(constexprs or {}),
+        args={name: _describe_arg(value) for name, value in (args or {}).items()},
+        block=block, num_warps=num_warps, num_stages=num_stages, arch=arch,
+        shape=_shape_text(shape), dtype=dtype,
+    )
+    loaded = build_spec(request, "sm_90a" if arch else _default_arch(), kernel_object=kernel_object)
+    result = Result(analyze(compile_artifact(loaded)))
+    fit = result.analysis.summary.fit
+    problems = fit.problems if fit else ()
+    if problems:
+        spec = result.artifact.spec
+        err = OutOfResourcesError(
+            f"{spec.kernel} ({spec.label()}) will not launch: " + "; ".join(problems) + ".",
+            hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in "
+                 "shared memory). The compiled result is on this error's .result.")
+        err.result = result  # type: ignore[attr-defined]
+        raise err
+    return result
+
+
+def show(path: str | Path) -> Result:
+    """A report saved as JSON (`--save r.json`, `Result.save`), as a Result.  Needs no Triton."""
+    from tritonscope.report import load_analysis
+
+    return Result(load_analysis(path))
+
+
+class Result:
+    """One compiled (or loaded) kernel config: its Analysis, with accessors that return data.
+
+    Stage texts, lines and notes are never filtered here; noise filters are a
+    display matter (the HTML report and the terminal view apply them).
+    """
+
+    def __init__(self, analysis):
+        self.analysis = analysis
+
+    # -- what was compiled --------------------------------------------------
+
+    @property
+    def artifact(self):
+        return self.analysis.artifact
+
+    @property
+    def spec(self):
+        """The KernelSpec: kernel, file, args, constexprs, num_warps, num_stages, arch, ..."""
+        return self.analysis.artifact.spec
+
+    @property
+    def stages(self) -> dict[str, str]:
+        """Stage key ("python", "ttir", "ttgir", "llir", "ptx", "sass") -> its text, exactly as written."""
+        return dict(self.analysis.artifact.stages)
+
+    def lines(self, stage: str) -> list:
+        """Every line of one stage as Line(number, text, raw, loc), numbered as in the stage text.
+
+        `text` drops location noise (loc(...), !dbg), `raw` is the line as
+        written, `loc` the Python line it came from (None when unknown).
+        Lines the parser keeps no record of (PTX `.loc`) come as written.
+        """
+        from tritonscope.render.noise import view_lines
+
+        self._parsed(stage)
+        return list(view_lines(self.analysis, stage))
+
+    @property
+    def notes(self) -> list:
+        """Every annotation, in stage order: Note(stage, line, kind, label, explanation, reference, ...)."""
+        return list(self.analysis.notes)
+
+    def notes_for(self, stage: str) -> dict[int, list]:
+        """Stage line number -> its notes."""
+        self._parsed(stage)
+        return self.analysis.notes_for(stage)
+
+    @property
+    def mix(self) -> dict[str, dict[str, int]]:
+        """Stage key -> instruction class -> count."""
+        return {k: dict(v) for k, v in self.analysis.mix.items()}
+
+    # -- what it costs --------------------------------------------------------
+
+    @property
+    def resources(self):
+        """Resources(registers, stack, local, static_shared, dynamic_shared), per thread / per block."""
+        return self.analysis.artifact.resources
+
+    @property
+    def registers(self) -> int | None:
+        """Registers per thread (from cuobjdump; None when it was not available)."""
+        return self.analysis.artifact.resources.registers
+
+    @property
+    def summary(self) -> Any:
+        """The compile summary as data (tritonscope.summary): fit, occupancy, spills, mix and the rest."""
+        return self.analysis.summary
+
+    # -- following one Python line --------------------------------------------
+
+    def line(self, n: int | str) -> dict[str, list[str]]:
+        """What Python line `n` became in every stage: {"python": [its text], "ttgir": [...], "ptx": [...]}.
+
+        `n` is a line number of the kernel's file, or a piece of its text
+        ("tl.dot"): the first kernel line that contains it.  Stages with no
+        line from `n` map to an empty list.  An unknown line raises UsageError.
+        """
+        from tritonscope.errors import UsageError
+        from tritonscope.render import views
+
+        source = views.python_lines(self.analysis)
+        number = self._line_number(n, source)
+        if number not in source:
+            lo, hi = (min(source), max(source)) if source else (0, 0)
+            raise UsageError(f"Line {n} is not part of {self.spec.kernel} (lines {lo}-{hi}).",
+                             hint=f"Pick a line between {lo} and {hi}, or name it by its text: result.line('tl.dot').")
+        out: dict[str, list[str]] = {"python": [source[number]]}
+        for key in self.analysis.parsed:
+            if key != "python":
+                out[key] = [ln.text for ln in views.by_source_line(self.analysis, key).get(number, [])]
+        return out
+
+    def _line_number(self, n: int | str, source: dict[int, str]) -> int:
+        from tritonscope.errors import UsageError
+
+        if isinstance(n, int) and not isinstance(n, bool):
+            return n
+        text = str(n)
+        if text.strip().isdigit():
+            return int(text)
+        for number, line in sorted(source.items()):
+            if text in line:
+                return number
+        raise UsageError(f"No line of {self.spec.kernel} contains {text!r}.",
+                         hint="Name the line by a piece of its text, e.g. result.line('tl.dot'), or by its number.")
+
+    # -- layouts and diffs ----------------------------------------------------
+
+    def layouts(self) -> list:
+        """Every layout the TTGIR uses, at the shapes it is used with (computed once, then kept)."""
+        if not self.analysis.layouts:
+            from tritonscope.layouts import layouts_of
+
+            self.analysis.layouts = layouts_of(self.analysis)
+        return list(self.analysis.layouts)
+
+    def diff(self, other: Result | Any, *, stages: Iterable[str] | None = None,
+             force_different: bool = False) -> dict[str, Any]:
+        """This config (A) against `other` (B), as `tritonscope diff` computes it, as a dict.
+
+        Keys: a, b, kernel, identical, config_changes, story, summary, roles,
+        stages (each with its unified diff rows [tag, text, a_line, b_line, notes]).
+        Stage texts are compared in full (no display filter applies).
+        """
+        from tritonscope.diff import diff_analyses
+
+        other_analysis = other.analysis if isinstance(other, Result) else other
+        kwargs: dict[str, Any] = {"force_different": force_different}
+        if stages is not None:
+            kwargs["stages"] = tuple(stages)
+        return diff_analyses(self.analysis, other_analysis, **kwargs).to_dict()
+
+    # -- reports and display ------------------------------------------------
+
+    def save(self, path: str | Path, force: bool = False, *, keep_paths: bool = False, raw: bool = False) -> Path:
+        """Save a report, the format by extension (.html, .md, .json, .txt), as `--save` does.
+
+        Never overwrites without `force`; the write is atomic.  A .json
+        report holds every stage's full text and loads back with
+        tritonscope.show(path); the others fold noise lines unless `raw`.
+        """
+        from tritonscope.render.noise import RAW
+        from tritonscope.report import save_report
+
+        return save_report(self.analysis, path, force=force, keep_paths=keep_paths, hide=RAW if raw else None)
+
+    def html(self, *, raw: bool = False) -> str:
+        """The HTML report as one self-contained page (what `--save r.html` writes)."""
+        from tritonscope.render.noise import RAW
+        from tritonscope.report import render_report
+
+        return render_report(self.analysis, "html", hide=RAW if raw else None)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the HTML report, in a sandboxed iframe (its own CSS, CSP and script stay inside it)."""
+        import html
+
+        page = self.html()
+        return (f"<iframe title=\"tritonscope report: {html.escape(self.spec.kernel)}\" "
+                f"sandbox=\"allow-scripts\" style=\"width:100%;height:{NOTEBOOK_HEIGHT}px;border:1px solid #ddd\" "
+                f"srcdoc=\"{html.escape(page, quote=True)}\"></iframe>")
+
+    def __rich_console__(self, console, options):
+        """rich / IPython: the terminal view (summary, then each stage, as `tritonscope compile` prints it)."""
+        from tritonscope.render.terminal import stage_panel, summary_panel
+
+        yield summary_panel(self.analysis)
+        for key in self.analysis.parsed:
+            yield stage_panel(self.analysis, key, width=options.max_width, max_lines=MAX_LINES)
+
+    def __repr__(self) -> str:
+        regs = self.registers
+        return (f"<tritonscope.Result {self.spec.kernel} {self.spec.label()}: {len(self.analysis.parsed)} stages, "
+                f"{len(self.analysis.notes)} notes, {'?' if regs is None else regs} registers>")
+
+    def _parsed(self, stage: str):
+        from tritonscope.errors import UsageError, close_matches
+
+        if stage not in self.analysis.parsed:
+            known = list(self.analysis.parsed)
+            raise UsageError(f"No stage {stage!r} in this result.{close_matches(stage, known)}",
+                             hint=f"Its stages: {', '.join(known)}.")
+        return self.analysis.parsed[stage]
+
+
+# --------------------------------------------------------------------------
+# Turning Python values into the CLI's spellings
+# --------------------------------------------------------------------------
+
+
+def _target_of(obj: Any) -> str:
+    """'path/to/file.py:kernel' for a kernel object: what the CLI would take for it."""
+    from tritonscope.kernels import held_kernel
+
+    path, _, name, _, _ = held_kernel(obj)
+    return f"{path}:{name}"
+
+
+def _describe_arg(value: Any) -> Any:
+    """A tensor-like (torch.Tensor, numpy array) -> 'fp16[32,32]' or 'fp16[32,32].T'; anything else as is."""
+    dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
+    if dtype is None or shape is None or isinstance(value, (str, bytes)):
+        return value
+    from tritonscope.kernels import canonical_dtype
+
+    name = canonical_dtype(str(dtype).rsplit(".", 1)[-1])
+    dims = [int(d) for d in shape]
+    transposed = False
+    stride = getattr(value, "stride", None)
+    if callable(stride) and len(dims) == 2:  # x.T of a contiguous K x M tensor: an M x K view, strides (1, M)
+        transposed = dims[0] > 1 and dims[1] > 1 and tuple(stride()) == (1, dims[0])
+    return f"{name}[{','.join(map(str, dims))}]" + (".T" if transposed else "")
+
+
+def _shape_text(shape: str | Iterable[int] | None) -> str | None:
+    if shape is None or isinstance(shape, str):
+        return shape
+    return "x".join(str(int(d)) for d in shape)
+
+
+def _default_arch() -> str:
+    """The local GPU's arch when tritonscope knows it, else sm_90a (as the CLI does)."""
+    from tritonscope import triton_api
+    from tritonscope.model import DEFAULT_ARCH, arch_for_capability
+
+    cap = triton_api.local_gpu_capability()
+    found = arch_for_capability(cap) if cap else None
+    return found.name if found else DEFAULT_ARCH

@@ -1,0 +1,101 @@
+"""tritonscope check: assert what explain finds (tensor cores, pipelining, spills, widths, resources) for CI."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import typer
+
+from tritonscope.commands import _common as c
+
+
+def check_cmd(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    expect: Optional[List[str]] = typer.Option(
+        None, "--expect", "-e", metavar="EXPR",
+        help="An expectation (repeatable): tensor-cores, pipelined, no-spills, fits, no-bank-conflicts, tf32, "
+             "width>=BITS, shared<=BYTES (KiB ok), registers<=N, occupancy>=FRACTION (or %), stages>=N, "
+             "blocks>=N; prefix ! to negate.  Default: the kernel's EXAMPLES entry's \"expect\" list."),
+    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    block: Optional[int] = c.BlockOpt,
+    arg: Optional[List[str]] = c.ArgOpt,
+    num_warps: Optional[int] = c.WarpsOpt,
+    num_stages: Optional[int] = c.StagesOpt,
+    arch: Optional[List[str]] = typer.Option(None, "--arch", help="Target GPU (repeatable: every expectation is "
+                                                                  "checked for each arch); default as compile."),
+    shape: Optional[str] = c.ShapeOpt,
+    dtype: Optional[str] = c.DtypeOpt,
+    maxnreg: Optional[int] = c.MaxnregOpt,
+    num_ctas: Optional[int] = c.NumCtasOpt,
+    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="Also write JUnit XML (.xml)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    force: bool = c.ForceOpt,
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
+):
+    """Check expectations about a compiled kernel; exit 10 when one does not hold (for CI).
+
+    Each expectation is judged from the same facts `explain` reports, for
+    every --arch given.  A table shows what held and what did not (with
+    explain's fix for what did not); --junit writes the same as JUnit XML.
+
+    Examples:
+
+      tritonscope check matmul --block 64 --expect tensor-cores --expect pipelined --expect no-spills
+
+      tritonscope check matmul_masked -c BLOCK_SIZE=128 --expect fits --arch sm_80 --arch sm_90a
+    """
+    from tritonscope.commands.explain import run_explain
+    from tritonscope.env import env_of
+    from tritonscope.errors import CheckFailedError, UsageError
+    from tritonscope.explain import evaluate, parse_expectation
+    from tritonscope.kernels import build_spec
+
+    env = env_of(ctx).with_display(width=width, color=color)
+    if junit:
+        from tritonscope.output import check_path
+
+        check_path(junit, force=force, formats={".xml": "junit"}, what="JUnit")
+    parsed = [parse_expectation(e) for e in (expect or [])]
+    archs = list(arch or [None])
+    base = c.make_request(target, constexpr, block, arg, num_warps, num_stages, archs[0], shape, dtype,
+                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+    if not parsed:
+        loaded = build_spec(base, c.default_arch() if not base.arch else "sm_90a")
+        declared = (loaded.example or {}).get("expect") or []
+        if not declared:
+            raise UsageError("No expectations: give --expect EXPR, or an \"expect\": [...] list in the kernel's "
+                             "EXAMPLES entry.", hint="e.g. --expect tensor-cores --expect no-spills --expect width>=128")
+        parsed = [parse_expectation(str(e)) for e in declared]
+    results = []
+    kernel = target
+    for a in archs:
+        from dataclasses import replace
+
+        request = replace(base, arch=a) if a else base
+        analysis, expl = run_explain(request, env, shapes=[], gpu=None, check_fixes=False, progress=not as_json,
+                                     triton_banks=False)
+        kernel = expl.kernel
+        results.extend(evaluate(expl, analysis, parsed))
+    if as_json:
+        typer.echo(json.dumps({"kernel": kernel, "results": [r.to_dict() for r in results],
+                               "passed": all(r.held for r in results)}, indent=1))
+    else:
+        from tritonscope.render.explain_view import check_summary, check_table
+
+        console = env.console()
+        console.print(check_table(results))
+        console.print(check_summary(results))
+    if junit:
+        from tritonscope.output import write_atomic
+        from tritonscope.render.explain_view import junit_xml
+
+        write_atomic(junit, junit_xml(results, kernel), force=force)
+    failed = [r for r in results if not r.held]
+    if failed:
+        raise CheckFailedError(f"{len(failed)} of {len(results)} expectation{'s' if len(results) != 1 else ''} "
+                               f"did not hold: " + ", ".join(f"{r.expr} ({r.arch})" for r in failed) + ".",
+                               hint="The table above shows what was found instead, and explain's fix.")

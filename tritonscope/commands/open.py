@@ -1,0 +1,219 @@
+"""tritonscope open: kernels that already compiled (a Triton cache, a dump, a capture, a stage file).
+
+A folder gives a table of its kernels, filtered and sorted; naming one (or
+a folder/file holding only one) opens it in every view `compile` has.
+`--recompile` compiles the found kernel again, with its exact
+specialization, for another --arch / --num-warps / --num-stages (and -c for
+captured kernels); `--diff` diffs that against the original.  Listing reads
+metadata only, so a cache of thousands of kernels lists in a second or two.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import typer
+
+from tritonscope.commands import _common as c
+
+
+def open_cmd(
+    ctx: typer.Context,
+    path: str = typer.Argument(..., help="A Triton cache (~/.triton/cache), an Inductor cache, a TRITON_KERNEL_DUMP "
+                                         "folder, a `tritonscope capture` folder, or a stage file "
+                                         "(.ttir .ttgir .llir .ptx .cubin .sass, or Triton's metadata .json)."),
+    kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Open this kernel: its name or (a prefix of) "
+                                                                      "its hash, as the listing shows."),
+    sort: Optional[str] = typer.Option(None, "--sort", help="Sort the listing by name, arch, config, registers, "
+                                                            "shared, spills, launches, source or key (-FIELD: "
+                                                            "descending)."),
+    where: Optional[List[str]] = typer.Option(None, "--where", metavar="FIELD OP VALUE",
+                                              help="Keep the kernels matching (repeatable): e.g. 'registers>128', "
+                                                   "name=triton_poi_*, 'source~layernorm'."),
+    recompile: bool = typer.Option(False, "--recompile", help="Recompile the kernel with its exact specialization "
+                                                               "for --arch / --num-warps / --num-stages / -c."),
+    diff: bool = typer.Option(False, "--diff", help="With --recompile: diff the recompiled kernel against the original."),
+    arch: Optional[str] = c.ArchOpt,
+    num_warps: Optional[int] = c.WarpsOpt,
+    num_stages: Optional[int] = c.StagesOpt,
+    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    stage: Optional[str] = c.StageOpt,
+    view: str = c.ViewOpt,
+    line: Optional[int] = c.LineOpt,
+    layouts: bool = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses."),
+    as_json: bool = c.JsonOpt,
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
+    pager: bool = c.PagerOpt,
+    max_lines: Optional[int] = c.MaxLinesOpt,
+    raw: bool = c.RawOpt,
+    keep: Optional[str] = c.KeepOpt,
+    save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
+    emit: Optional[str] = typer.Option(None, "--emit", metavar="DIR",
+                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass, "
+                                            "kernel.cubin, kernel.json), never filtered."),
+    force: bool = c.ForceOpt,
+    keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
+):
+    """Open kernels that already compiled: list a cache, dump or capture, or show one kernel.
+
+    Examples:
+
+      tritonscope open ~/.triton/cache
+
+      tritonscope open ~/.triton/cache --sort -registers --where 'spills>0'
+
+      tritonscope open ~/.triton/cache --kernel matmul_kernel --view walkthrough
+
+      tritonscope open kernel.ttgir --stage ttgir
+
+      tritonscope open capture/ --kernel triton_poi_fused_0 --recompile --arch sm_100a --diff
+
+      tritonscope open ~/.triton/cache --kernel 3FQ2 --emit out/
+    """
+    from tritonscope import sources
+    from tritonscope.env import env_of
+    from tritonscope.errors import UsageError
+
+    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
+    view = c.check_view(view)
+    hide = c.noise_filter(raw, keep)
+    from tritonscope.dialects import stage_keys
+
+    c.parse_stage_list(stage, stage_keys())
+    if save:
+        c.check_report_path(save, force)
+    if emit:
+        sources.check_emit_dir(emit)
+    if diff and not recompile:
+        raise UsageError("--diff compares a recompile with the original: add --recompile and a target.",
+                         hint="e.g. --recompile --arch sm_80 --diff")
+    changes = [arch, num_warps, num_stages, constexpr]
+    if any(x for x in changes) and not recompile:
+        raise UsageError("--arch, --num-warps, --num-stages and -c apply to --recompile.",
+                         hint="Add --recompile to compile the found kernel again with them.")
+
+    source = sources.open_source(path)
+    acts_on_one = recompile or emit or save or line is not None or layouts
+    if kernel is None and not source.single and not (acts_on_one and len(source.entries) == 1):
+        if acts_on_one:
+            raise UsageError(f"{path} holds {len(source.entries)} kernels; name one with --kernel.",
+                             hint=f"Run `tritonscope open {path}` to list them.")
+        _print_listing(source, env, sort=sort, where=where, as_json=as_json)
+        return
+
+    entry = sources.find_entry(source, kernel)
+    artifact = sources.load_artifact(entry, target=path)
+    if recompile:
+        from tritonscope.kernels import parse_assignments
+
+        original = artifact
+        err = env.console(stderr=True)
+        want = parse_assignments(constexpr, "constexpr")
+
+        def run():
+            return sources.recompile(entry, original, arch=arch, num_warps=num_warps, num_stages=num_stages,
+                                     constexprs=want)
+
+        if err.is_terminal and not as_json:
+            with err.status(f"recompiling {entry.name} ..."):
+                artifact = run()
+        else:
+            artifact = run()
+        if diff:
+            _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
+            if emit:
+                sources.emit_files(artifact, emit, cubin=getattr(artifact, "_cubin", None), force=force)
+            return
+    if emit:
+        cubin = getattr(artifact, "_cubin", None) if recompile else sources.cubin_of(entry)
+        written = sources.emit_files(artifact, emit, cubin=cubin, force=force)
+        env.console(stderr=True).print(f"wrote {len(written)} files to {emit}")
+
+    from tritonscope.analysis import analyze
+
+    analysis = analyze(artifact)
+    if layouts:
+        from tritonscope.layouts import layouts_of
+
+        analysis.layouts = layouts_of(analysis)
+    if as_json:
+        from tritonscope.report import analysis_to_dict
+
+        typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
+    else:
+        c.print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
+                         hide=hide)
+    if save:
+        from tritonscope.report import save_report
+
+        save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
+
+
+def _print_listing(source, env, *, sort, where, as_json) -> None:
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from tritonscope import sources
+
+    rows = sources.sort_rows(sources.filter_rows([e.row() for e in source.entries], where), sort or "name")
+    if as_json:
+        typer.echo(json.dumps({"path": str(source.path), "kind": source.kind, "kernels": rows,
+                               "warnings": source.warnings, **({"capture": source.info} if source.info else {})},
+                              indent=1))
+        return
+    console = env.console()
+    title = f"{source.kind}: {source.path} ({len(rows)} of {len(source.entries)} kernels)"
+    table = Table(title=escape(title), box=box.SIMPLE_HEAD, title_justify="left")
+    for name, justify in (("hash", "left"), ("name", "left"), ("arch", "left"), ("config", "left"),
+                          ("regs", "right"), ("shared", "right"), ("spills", "right"), ("launches", "right"),
+                          ("source", "left")):
+        table.add_column(name, justify=justify, overflow="fold")
+
+    def num(value) -> str:
+        return "?" if value is None else f"{value:,}"
+
+    for r in rows:
+        spills = "?" if r["spills"] is None else ("-" if r["spills"] == 0 else f"{r['spills']} B")
+        table.add_row(r["key"], escape(r["name"]), r["arch"], escape(r["config"]), num(r["registers"]),
+                      num(r["shared"]), spills, "" if r["launches"] is None else num(r["launches"]),
+                      escape(_short_source(r["source"])))
+    with env.paged(console):
+        console.print(table)
+        for warning in source.warnings:
+            console.print(f"[yellow]skipped[/] {escape(warning)}")
+        autotune = (source.info or {}).get("autotune") or []
+        if autotune:
+            console.print(f"autotuning: {len(autotune)} tuning run(s); chosen configs:")
+            for t in autotune:
+                console.print(f"  {escape(str(t.get('kernel')))}: {escape(str(t.get('best')))} "
+                              f"(of {len(t.get('configs') or [])} configs tried)")
+        if rows:
+            console.print(f"[dim]open one: tritonscope open {escape(str(source.path))} --kernel HASH[/]")
+
+
+def _short_source(text: str) -> str:
+    """'/long/path/to/kernels.py:12' -> 'to/kernels.py:12' (the table stays readable)."""
+    parts = text.split("/")
+    return "/".join(parts[-2:]) if len(parts) > 2 else text
+
+
+def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage) -> None:
+    from tritonscope.analysis import analyze
+    from tritonscope.diff import diff_analyses
+    from tritonscope.dialects import stage_keys
+    from tritonscope.render.diff_view import diff_summary, stage_diff_panel
+
+    d = diff_analyses(analyze(a_art), analyze(b_art), stages=stage_keys(), force_different=True)
+    if as_json:
+        typer.echo(json.dumps(d.to_dict(), indent=1))
+        return
+    shown = c.parse_stage_list(stage, stage_keys())
+    console = env.console()
+    with env.paged(console):
+        console.print(diff_summary(d))
+        for s in d.stages:
+            if s.key in shown and not s.identical:
+                console.print(stage_diff_panel(s, max_lines=max_lines))

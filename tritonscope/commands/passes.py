@@ -1,0 +1,148 @@
+"""tritonscope passes: what each of Triton's compiler passes did to a kernel."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import typer
+
+from tritonscope.commands import _common as c
+
+
+def trace_request(request, env, *, progress: bool = True):
+    """Request -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
+
+    The trace carries the compile's Artifact too (`trace.artifact`), so
+    `compile --passes` and `passes --save` need no second compile.
+    """
+    from tritonscope import passes
+
+    default = c.default_arch() if not request.arch else "sm_90a"
+    err = env.console(stderr=True)
+    if progress and err.is_terminal:
+        with err.status(f"compiling {request.target} with every pass dumped..."):
+            return passes.trace_passes(request, default)
+    return passes.trace_passes(request, default)
+
+
+def passes_cmd(
+    ctx: typer.Context,
+    target: Optional[str] = typer.Argument(None, help=c.TARGET_HELP + " (or give --dump FILE)."),
+    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    block: Optional[int] = c.BlockOpt,
+    arg: Optional[List[str]] = c.ArgOpt,
+    num_warps: Optional[int] = c.WarpsOpt,
+    num_stages: Optional[int] = c.StagesOpt,
+    arch: Optional[str] = c.ArchOpt,
+    shape: Optional[str] = c.ShapeOpt,
+    dtype: Optional[str] = c.DtypeOpt,
+    show_all: bool = typer.Option(False, "--all", help="Show every pass step, not only those that changed the IR."),
+    pass_: Optional[str] = typer.Option(None, "--pass", metavar="N|NAME",
+                                        help="Show one step's before/after as a coloured diff "
+                                             "(a step number, or a pass name: its first run that changed the IR)."),
+    find: Optional[List[str]] = typer.Option(None, "--find", metavar="TEXT|OP",
+                                             help="Say which passes bring in and remove an op (ttg.local_alloc), "
+                                                  "some text (#mma) or a /regex/ (repeatable)."),
+    line: Optional[int] = typer.Option(None, "--line", help="Follow Python line N's ops through the passes."),
+    context: int = typer.Option(3, "--context", min=0, help="Lines of context in the --pass diff."),
+    dump: Optional[str] = typer.Option(None, "--dump", metavar="FILE",
+                                       help="Read a dump you made (MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE) "
+                                            "instead of compiling."),
+    as_json: bool = typer.Option(False, "--json", help="Print the pass table (and any --find/--line/--pass answer) as JSON."),
+    save: Optional[str] = typer.Option(None, "--save",
+                                       help="Save a report with the pass table and Triton's remarks: "
+                                            ".html, .md, .json or .txt (by extension); `show` replays it."),
+    force: bool = c.ForceOpt,
+    keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in the saved report."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
+    pager: bool = c.PagerOpt,
+):
+    """Compile once with Triton's per-pass IR dumps on and show what each pass changed.
+
+    Unchanged passes are folded (--all shows them); Triton's own remarks and
+    warnings are listed with the line they point at and the stage whose
+    passes wrote them.  The compile runs in a private directory: your Triton
+    cache is not touched.  --save writes the usual report (every stage,
+    annotated) with the pass table and the remarks in it.
+
+    Examples:
+
+      tritonscope passes matmul --block 16 --arch sm_80
+
+      tritonscope passes matmul --block 16 --find ttg.async_copy_global_to_local --find '#mma'
+
+      tritonscope passes matmul --block 16 --pass TritonGPUPipeline
+
+      tritonscope passes matmul --block 16 --line 17
+
+      tritonscope passes matmul --block 16 --save passes.html
+
+      tritonscope passes --dump my_dump.mlir --find ttg.convert_layout
+    """
+    from tritonscope import passes
+    from tritonscope.env import env_of
+    from tritonscope.errors import UsageError
+
+    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
+    if save:  # fail before compiling when the report cannot be written
+        c.check_report_path(save, force)
+    if dump:
+        if target:
+            raise UsageError("Give a TARGET to compile or --dump FILE, not both.")
+        if save:
+            raise UsageError("--save needs a compile: a dump file holds no stages to report.",
+                             hint="tritonscope passes TARGET ... --save FILE, or --json for the pass table alone.")
+        trace = passes.trace_from_dump(dump)
+    elif not target:
+        raise UsageError("Missing TARGET.", hint="e.g. tritonscope passes matmul --block 16, or --dump FILE.")
+    else:
+        request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
+        trace = trace_request(request, env, progress=not as_json)
+    with trace:
+        step = trace.step(pass_) if pass_ else None
+        found = [(q, passes.find(trace, q)) for q in (find or [])]
+        history = passes.line_history(trace, line) if line is not None else None
+        if as_json:
+            out = trace.to_dict()
+            if step is not None:
+                out["pass"] = {"step": step.index, "diff": passes.step_diff(trace, step, context=context)}
+            if found:
+                out["find"] = {q: [e.to_dict() for e in events] for q, events in found}
+            if history is not None:
+                out["line"] = {"line": line, "events": [e.to_dict() for e in history]}
+            typer.echo(json.dumps(out, indent=1))
+        else:
+            from tritonscope.render import passes_view as v
+
+            console = env.console()
+            with env.paged(console):
+                if step is not None:
+                    console.print(v.pass_view(trace, step, passes.step_diff(trace, step, context=context)))
+                for q, events in found:
+                    console.print(v.find_view(q, events))
+                if history is not None:
+                    console.print(v.line_view(trace, line, history))
+                if step is None and not found and history is None:
+                    console.print(v.pipeline_table(trace, show_all=show_all))
+        if save:
+            save_with_passes(trace, save, force=force, keep_paths=keep_paths)
+
+
+def save_with_passes(trace, path: str, *, force: bool = False, keep_paths: bool = False):
+    """The compile's report (every stage, its notes, Triton's remarks) with the pass table in it."""
+    from tritonscope.analysis import analyze
+    from tritonscope.errors import UsageError
+    from tritonscope.report import save_report
+
+    if trace.artifact is None:
+        raise UsageError("This pass trace has no compile to report (it was read from a dump file).")
+    analysis = analyze(trace.artifact)
+    analysis.passes = trace.to_dict()
+    return save_report(analysis, path, force=force, keep_paths=keep_paths)
+
+
+def register(app) -> None:
+    """Add `passes` to a typer app (cli.py registers commands in one place)."""
+    app.command("passes")(passes_cmd)

@@ -1,0 +1,1173 @@
+"""Kernels that already compiled: Triton caches, dumps, captures and stage files -> Artifacts.
+
+Where a kernel comes from decides what exists of it, so this module reads
+each place the way Triton (or `tritonscope capture`) wrote it and says
+plainly what is missing.  Layouts, as Triton 3.6-3.9 write them
+(triton/runtime/cache.py FileCacheManager, triton/compiler/compiler.py
+`compile`):
+
+- **Triton cache** (`TRITON_CACHE_DIR`, default ~/.triton/cache): one folder
+  per cache key (base32), holding `<name>.json` (the metadata: target,
+  options, `shared`, `hash`, `name`...), `__grp__<name>.json` (the group:
+  file name -> absolute path), `<name>.source` (the TTIR `make_ir` gave,
+  before any pass; newer Tritons), `.ttir .ttgir .llir .ptx .cubin`.  With
+  TRITON_STORE_BINARY_ONLY=1 only `.cubin` and `.json` are kept.
+- **Inductor cache** (`$TMPDIR/torchinductor_<user>`): Triton caches under
+  `triton/<device>/`, plus the generated kernel modules (`xx/cxxx.py`) that
+  the IR's locations name.
+- **Kernel dump** (`TRITON_KERNEL_DUMP=1`, `TRITON_DUMP_DIR`): one folder per
+  *source* hash, with every stage and `<name>.sass`, but no metadata.
+- **Capture** (`tritonscope capture`, see capture.py): `capture.json`, then
+  `kernels/<hash>/` (stage files as in the cache + `record.json`: Python
+  source, file/line, signature, constexprs, options) and per-process
+  `launches-<pid>.json` / `autotune-<pid>.json`.
+- **A single stage file**: .ttir .ttgir .llir .ptx .cubin .sass .json.
+
+Listing reads metadata only (JSON, the capture records, the cubin's ELF
+`.nv.info` for registers and stack): 1,000 kernels list in well under 2 s.
+Stages are read when one kernel is opened (`load_artifact`).  Nothing here
+imports Triton; SASS and resources of a cubin come from compile.py's helpers
+(the bundled nvdisasm/cuobjdump).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import struct
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tritonscope.errors import InputFileError, NotFoundError, UsageError, close_matches
+from tritonscope.model import ARCHES, ArgSpecialization, Artifact, KernelSpec, arch_for_capability
+
+# The stage files Triton writes, by extension, in pipeline order ("source" is
+# the TTIR before any pass: kept for recompiles, not shown as a stage).
+STAGE_EXTS = ("ttir", "ttgir", "llir", "ptx", "cubin", "sass")
+TEXT_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
+SINGLE_FILE_EXTS = (".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".sass", ".json", ".source")
+CAPTURE_FORMAT = "tritonscope-capture"
+
+
+# --------------------------------------------------------------------------
+# What a listing holds: metadata only
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class KernelEntry:
+    """One kernel found in a source, from its metadata; stages are read on open."""
+
+    key: str                          # unique in the source: cache key / dump hash / capture hash / file name
+    name: str                         # the kernel's name
+    kind: str                         # "triton-cache", "dump", "capture", "file"
+    folder: Path | None               # where its files are (None for a single file)
+    files: dict[str, Path]            # "ttir" / "cubin" / "json" / "source" / "sass" ... -> path
+    metadata: dict[str, Any]          # Triton's metadata JSON ({} when the source has none)
+    record: dict[str, Any] | None = None   # capture record (source, signature, constexprs, options)
+    launches: int | None = None       # counted by a capture; None: not known
+    launch_info: dict[str, Any] = field(default_factory=dict)  # grids and argument descriptions (capture)
+    registers: int | None = None      # from the cubin's .nv.info (no tools run)
+    stack: int | None = None          # frame bytes per thread (.nv.info): > 0 means spills
+    static_shared: int | None = None
+    _location: tuple[str, int] | None = field(default=None, repr=False)  # (file, line) of the def, read once
+
+    @property
+    def capability(self) -> int | None:
+        target = self.metadata.get("target")
+        if isinstance(target, dict) and isinstance(target.get("arch"), int):
+            return target["arch"]
+        if isinstance(target, (list, tuple)) and len(target) >= 2 and isinstance(target[1], int):
+            return target[1]
+        # GPUTarget(backend='cuda', arch=90, warp_size=32)
+        m = re.search(r"arch=(\d+)", str(target or ""))
+        return int(m.group(1)) if m else None
+
+    @property
+    def arch(self) -> str:
+        cap = self.capability
+        if cap is None:
+            return "?"
+        found = arch_for_capability(cap)
+        return found.name if found else f"sm_{cap}"
+
+    @property
+    def short_key(self) -> str:
+        return self.key[:12]
+
+    @property
+    def shared(self) -> int | None:
+        value = self.metadata.get("shared")
+        return int(value) if isinstance(value, int) else None
+
+    @property
+    def source_file(self) -> str:
+        """'file.py:12' of the kernel's def (capture record, else the IR's first #loc)."""
+        if self.record and self.record.get("file"):
+            return f"{self.record['file']}:{self.record.get('line', 0)}"
+        file, line = self._ir_location()
+        return f"{file}:{line}" if file else ""
+
+    def _ir_location(self) -> tuple[str, int]:
+        if self._location is None:
+            path = next((self.files[k] for k in ("source", "ttir", "ttgir") if k in self.files), None)
+            self._location = ir_location(path) if path else ("", 0)
+        return self._location
+
+    def config(self) -> str:
+        """'BLOCK=16 w4 s3' from the record's constexprs and the metadata's options."""
+        parts = [f"{k}={v}" for k, v in ((self.record or {}).get("constexprs") or {}).items()]
+        if self.metadata.get("num_warps") is not None:
+            parts.append(f"w{self.metadata['num_warps']}")
+        if self.metadata.get("num_stages") is not None:
+            parts.append(f"s{self.metadata['num_stages']}")
+        for option, short in (("maxnreg", "maxnreg"), ("num_ctas", "ctas")):
+            value = self.metadata.get(option)
+            if value not in (None, 1) or (option == "maxnreg" and value is not None):
+                parts.append(f"{short}={value}")
+        return " ".join(parts)
+
+    def missing(self) -> list[str]:
+        """Stages this source lacks, in pipeline order ('python' first)."""
+        out = [] if self.has_python() else ["python"]
+        for key in ("ttir", "ttgir", "llir", "ptx", "cubin"):
+            if key not in self.files:
+                out.append(key)
+        return out
+
+    def has_python(self) -> bool:
+        if self.record and self.record.get("source"):
+            return True
+        file, _ = self._ir_location()
+        return bool(file) and os.path.isfile(file)
+
+    def row(self) -> dict[str, Any]:
+        """The listing row (JSON-safe): what `open DIR` shows and sorts/filters on."""
+        return {
+            "key": self.short_key, "name": self.name, "arch": self.arch, "config": self.config(),
+            "registers": self.registers, "shared": self.shared, "spills": None if self.stack is None else self.stack,
+            "launches": self.launches, "source": self.source_file, "kind": self.kind,
+            "missing": self.missing(),
+        }
+
+
+@dataclass
+class Source:
+    """What PATH turned out to be, and the kernels in it."""
+
+    path: Path
+    kind: str                         # "triton-cache", "inductor-cache", "dump", "capture", "file"
+    entries: list[KernelEntry]
+    info: dict[str, Any] = field(default_factory=dict)   # capture.json, for a capture
+    warnings: list[str] = field(default_factory=list)    # entries skipped, and why
+    single: bool = False              # PATH is one kernel (a file, or one kernel's folder): open it, no listing
+
+
+# --------------------------------------------------------------------------
+# Finding out what PATH is
+# --------------------------------------------------------------------------
+
+
+def open_source(path: str | Path) -> Source:
+    """Read what PATH is (cache, dump, capture, Inductor cache or a stage file) and list its kernels."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise NotFoundError(f"No such file or folder: {path}",
+                            hint="Give a Triton cache (~/.triton/cache), a TRITON_KERNEL_DUMP folder, "
+                                 "a capture folder or a stage file (.ttir, .ttgir, .llir, .ptx, .cubin, .json).")
+    if p.is_file():
+        return Source(p, "file", [file_entry(p)], single=True)
+    try:
+        return _open_dir(p)
+    except PermissionError as e:
+        raise InputFileError(f"Cannot read {path}: no permission ({e.filename}).") from e
+
+
+def _open_dir(p: Path) -> Source:
+    if (p / "capture.json").is_file():
+        return _capture(p)
+    names = _names(p)
+    if any(n.startswith("__grp__") for n in names) or _stage_names(names):
+        entry = _folder_entry(p, kind="triton-cache" if any(n.startswith("__grp__") for n in names) else "dump")
+        return Source(p, entry.kind, [entry], single=True)
+    if (p / "triton").is_dir():  # an Inductor cache: Triton caches under triton/<device>/
+        entries, warnings = [], []
+        for device in sorted(_subdirs(p / "triton")):
+            found, skipped = _entries_in(device)
+            entries += found
+            warnings += skipped
+        return Source(p, "inductor-cache", entries, warnings=warnings)
+    entries, warnings = _entries_in(p)
+    if not entries:
+        if warnings:
+            raise InputFileError(f"{p} looks like a Triton cache, but no kernel in it can be read.",
+                                 context="\n".join(warnings[:5]),
+                                 hint="The cache may be damaged or half-written; delete it and run the program again.")
+        raise InputFileError(
+            f"{p} is not a Triton cache, kernel dump or capture: no kernel folders in it.",
+            hint="Give ~/.triton/cache (or $TRITON_CACHE_DIR), a TRITON_KERNEL_DUMP folder ($TRITON_DUMP_DIR), "
+                 "an Inductor cache ($TMPDIR/torchinductor_$USER), a folder made by `tritonscope capture`, "
+                 "or a single stage file.")
+    kinds = {e.kind for e in entries}
+    return Source(p, kinds.pop() if len(kinds) == 1 else "triton-cache", entries, warnings=warnings)
+
+
+def _names(p: Path) -> list[str]:
+    try:
+        return [e.name for e in os.scandir(p) if e.is_file()]
+    except OSError as e:
+        raise InputFileError(f"Cannot read the folder {p}: {e.strerror or e}.") from e
+
+
+def _subdirs(p: Path) -> list[Path]:
+    try:
+        return [Path(e.path) for e in os.scandir(p) if e.is_dir()]
+    except OSError:
+        return []
+
+
+def _stage_names(names: list[str]) -> list[str]:
+    return [n for n in names if n.rsplit(".", 1)[-1] in STAGE_EXTS]
+
+
+def _entries_in(p: Path) -> tuple[list[KernelEntry], list[str]]:
+    """The kernel folders directly under p (a cache or a dump); warnings for unreadable ones."""
+    entries, warnings = [], []
+    for sub in sorted(_subdirs(p)):
+        names = _names(sub)
+        if not names:
+            continue
+        is_cache = any(n.startswith("__grp__") for n in names)
+        if not is_cache and not _stage_names(names):
+            continue  # not a kernel folder (Triton also keeps module .so files in cache folders)
+        try:
+            entries.append(_folder_entry(sub, kind="triton-cache" if is_cache else "dump", names=names))
+        except InputFileError as e:
+            warnings.append(f"{sub.name}: {e.message}")
+    return entries, warnings
+
+
+def _folder_entry(folder: Path, *, kind: str, names: list[str] | None = None) -> KernelEntry:
+    names = names if names is not None else _names(folder)
+    files: dict[str, Path] = {}
+    stems: dict[str, int] = {}
+    for n in names:
+        if n.startswith("__grp__") or n.startswith(".") or ".tmp." in n or n == "record.json":
+            continue
+        stem, _, ext = n.rpartition(".")
+        if ext in STAGE_EXTS or ext in ("json", "source"):
+            files[ext] = folder / n
+            stems[stem] = stems.get(stem, 0) + 1
+    if not files:
+        raise InputFileError(f"{folder} holds no Triton stage files or metadata.")
+    metadata: dict[str, Any] = {}
+    if "json" in files:
+        metadata = _read_json(files["json"], what="Triton metadata")
+        if not isinstance(metadata, dict) or "name" not in metadata and "target" not in metadata:
+            raise InputFileError(f"{files['json']} is not Triton's kernel metadata (no name or target).")
+    elif kind == "triton-cache":
+        raise InputFileError(f"{folder} has no <name>.json metadata: the cache entry is incomplete.")
+    if not metadata and "ttgir" in files:  # a dump keeps no metadata: the TTGIR's module attributes say some
+        metadata = ttgir_facts(files["ttgir"])
+    # the kernel's name: the metadata's, else the stage files' common stem
+    name = metadata.get("name") or max(stems, key=stems.get)
+    entry = KernelEntry(key=folder.name, name=str(name), kind=kind, folder=folder, files=files, metadata=metadata)
+    extra = metadata.get("tritonscope")  # what `--emit` adds to the metadata
+    if isinstance(extra, dict) and isinstance(extra.get("constexprs"), dict):
+        entry.record = {"constexprs": extra["constexprs"]}
+    _read_cubin_facts(entry)
+    return entry
+
+
+def _read_json(path: Path, *, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{path} is not {what}: it is not text.") from e
+    except ValueError as e:
+        raise InputFileError(f"{path} is not {what}: not valid JSON ({e}).") from e
+    except OSError as e:
+        raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
+
+
+def file_entry(p: Path) -> KernelEntry:
+    """A single stage file (or metadata JSON) as a kernel entry; its siblings of the same stem join it."""
+    ext = p.suffix.lower()
+    if ext not in SINGLE_FILE_EXTS:
+        raise InputFileError(f"{p.name}: not a stage file tritonscope can open (extension {ext or 'none'!r}).",
+                             hint="Open .ttir, .ttgir, .llir, .ptx, .cubin, .sass or a Triton metadata .json, "
+                                  "or the folder that holds them.")
+    key = ext[1:]
+    files = {key: p}
+    metadata: dict[str, Any] = {}
+    if key == "json":
+        metadata = _read_json(p, what="Triton metadata")
+        if not isinstance(metadata, dict) or not ("name" in metadata or "target" in metadata):
+            raise InputFileError(f"{p} is not Triton's kernel metadata (no name or target).",
+                                 hint="A saved tritonscope report opens with `tritonscope show FILE.json`.")
+    if key == "cubin":
+        head = p.open("rb").read(4)
+        if head != b"\x7fELF":
+            raise InputFileError(f"{p} is not a cubin (no ELF header).")
+    elif key != "json":
+        _check_text(p, key)
+    if key == "ttgir":
+        metadata = ttgir_facts(p)
+    name = str(metadata.get("name") or _name_in_stage(p, key) or p.stem)
+    entry = KernelEntry(key=p.name, name=name, kind="file", folder=None, files=files, metadata=metadata)
+    _read_cubin_facts(entry)
+    return entry
+
+
+# Looks for each stage's first distinctive line:
+# tt.func public @matmul_kernel(     define ptx_kernel void @k(     .entry k(     Function : k
+_STAGE_SIGNS = {
+    "ttir": re.compile(r"\btt\.func\b|^module\b", re.M),
+    "source": re.compile(r"\btt\.func\b|^module\b", re.M),
+    "ttgir": re.compile(r"\btt\.func\b|^module\b", re.M),
+    "llir": re.compile(r"^define\b|^target triple|^; ModuleID", re.M),
+    "ptx": re.compile(r"^\s*\.(version|target|entry|visible)\b", re.M),
+    "sass": re.compile(r"Function\s*:|\.text\.|/\*[0-9a-f]{4}\*/", re.M),
+}
+# tt.func public @matmul_kernel(      define ... @matmul_kernel(      .entry matmul_kernel(     Function : matmul_kernel
+_NAME_RES = (
+    re.compile(r"tt\.func\s+(?:public\s+)?@([\w$.]+)"),
+    re.compile(r"^define\b[^@]*@([\w$.]+)\(", re.M),
+    re.compile(r"\.entry\s+([\w$]+)"),
+    re.compile(r"Function\s*:\s*([\w$]+)"),
+)
+
+
+# module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", ...
+_TTGIR_ATTR_RE = re.compile(r'"?ttg\.(num-warps|num-ctas|target)"?\s*=\s*(?:"cuda:(\d+)"|(\d+))')
+
+
+def ttgir_facts(path: Path) -> dict[str, Any]:
+    """{'target': {...}, 'num_warps', 'num_ctas'} from a TTGIR's module attributes (for sources without metadata)."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as f:
+            head = f.read(16384)
+    except OSError:
+        return {}
+    out: dict[str, Any] = {}
+    for attr, cap, number in _TTGIR_ATTR_RE.findall(head):
+        if attr == "target" and cap:
+            out["target"] = {"backend": "cuda", "arch": int(cap), "warp_size": 32}
+        elif attr == "num-warps" and number:
+            out.setdefault("num_warps", int(number))
+        elif attr == "num-ctas" and number:
+            out.setdefault("num_ctas", int(number))
+    return out
+
+
+def _check_text(p: Path, key: str) -> None:
+    try:
+        head = p.open("r", encoding="utf-8").read(65536)
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{p} is not a {key} file: it is not text.") from e
+    except OSError as e:
+        raise InputFileError(f"Cannot read {p}: {e.strerror or e}.") from e
+    if not _STAGE_SIGNS[key].search(head):
+        raise InputFileError(f"{p} does not look like {key.upper()}: none of the lines such a file begins with.",
+                             hint="Check the file, or rename it to the extension of the stage it holds.")
+
+
+def _name_in_stage(p: Path, key: str) -> str | None:
+    if key == "cubin":
+        return None
+    try:
+        head = p.read_text(encoding="utf-8", errors="replace")[:200000]
+    except OSError:
+        return None
+    for regex in _NAME_RES:
+        m = regex.search(head)
+        if m:
+            return m.group(1)
+    return None
+
+
+# #loc = loc("/home/u/kernels/matmul.py":8:1)
+_FIRST_LOC_RE = re.compile(r'^#loc\d* = loc\("([^"]+)":(\d+):\d+\)', re.M)
+
+
+def ir_location(path: Path) -> tuple[str, int]:
+    """(file, line) the TTIR's first `#loc` names: the kernel's def; ('', 0) when there is none."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return "", 0
+    m = _FIRST_LOC_RE.search(head)
+    return (m.group(1), int(m.group(2))) if m else ("", 0)
+
+
+# --------------------------------------------------------------------------
+# The cubin's own facts, without running a tool
+# --------------------------------------------------------------------------
+
+EIATTR_REGCOUNT = 0x2F
+EIATTR_FRAME_SIZE = 0x11
+
+
+def cubin_facts(data: bytes) -> dict[str, Any]:
+    """{'registers', 'stack', 'static_shared', 'name'} from a cubin's ELF sections (empty when unreadable).
+
+    The CUDA ELF keeps per-kernel attributes in `.nv.info`: EIATTR_REGCOUNT
+    (0x2f) and EIATTR_FRAME_SIZE (0x11), each `(format=0x04, attr, u16 size,
+    u32 symbol, u32 value)`; static shared memory is the size of
+    `.nv.shared.<kernel>`.  cuobjdump -res-usage prints the same numbers.
+    """
+    out: dict[str, int] = {}
+    try:
+        if data[:4] != b"\x7fELF" or data[4] != 2:
+            return out
+        shoff, = struct.unpack_from("<Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+        str_off = sections[shstrndx][4]
+
+        def name_of(offset: int) -> bytes:
+            end = data.index(b"\0", str_off + offset)
+            return data[str_off + offset:end]
+
+        for name, typ, _flags, _addr, off, size, *_ in sections:
+            sname = name_of(name)
+            if sname == b".nv.info":
+                for attr, value in _nv_info(data[off:off + size]):
+                    if attr == EIATTR_REGCOUNT:
+                        out["registers"] = max(out.get("registers", 0), value)
+                    elif attr == EIATTR_FRAME_SIZE:
+                        out["stack"] = max(out.get("stack", 0), value)
+            elif sname.startswith(b".text.") and "name" not in out:
+                out["name"] = sname[len(b".text."):].decode(errors="replace")
+            elif sname.startswith(b".nv.shared.") and not sname.startswith(b".nv.shared.reserved"):
+                out["static_shared"] = out.get("static_shared", 0) + size
+    except (struct.error, IndexError, ValueError):
+        return {}
+    return out
+
+
+def _nv_info(blob: bytes):
+    i = 0
+    while i + 2 <= len(blob):
+        fmt, attr = blob[i], blob[i + 1]
+        if fmt == 0x04:  # EIFMT_SVAL: u16 size, payload
+            size, = struct.unpack_from("<H", blob, i + 2)
+            payload = blob[i + 4:i + 4 + size]
+            if size == 8:
+                yield attr, struct.unpack_from("<I", payload, 4)[0]
+            i += 4 + size
+        elif fmt == 0x03:  # EIFMT_HVAL: u16 value
+            i += 4
+        elif fmt == 0x02:  # EIFMT_BVAL: one byte
+            i += 3
+        else:  # EIFMT_NVAL
+            i += 2
+
+
+def _read_cubin_facts(entry: KernelEntry) -> None:
+    path = entry.files.get("cubin")
+    if path is None:
+        return
+    try:
+        facts = cubin_facts(path.read_bytes())
+    except OSError:
+        return
+    entry.registers = facts.get("registers")
+    entry.stack = facts.get("stack")
+    entry.static_shared = facts.get("static_shared")
+    if entry.kind == "file" and not entry.metadata.get("name") and facts.get("name"):
+        entry.name = facts["name"]
+
+
+# --------------------------------------------------------------------------
+# Captures
+# --------------------------------------------------------------------------
+
+
+def _capture(p: Path) -> Source:
+    info = _read_json(p / "capture.json", what="a capture")
+    if not isinstance(info, dict) or info.get("format") != CAPTURE_FORMAT:
+        raise InputFileError(f"{p / 'capture.json'} is not a tritonscope capture (format is not {CAPTURE_FORMAT!r}).")
+    entries: list[KernelEntry] = []
+    warnings: list[str] = []
+    kernels = p / "kernels"
+    for sub in sorted(_subdirs(kernels)) if kernels.is_dir() else []:
+        record_path = sub / "record.json"
+        if not record_path.is_file():
+            warnings.append(f"{sub.name}: no record.json (the program stopped while writing it)")
+            continue
+        try:
+            record = _read_json(record_path, what="a capture record")
+            entry = _folder_entry(sub, kind="capture")
+        except InputFileError as e:
+            warnings.append(f"{sub.name}: {e.message}")
+            continue
+        entry.record = record
+        entry.name = record.get("name") or entry.name
+        entries.append(entry)
+    by_hash = {e.key: e for e in entries}
+    for part in sorted(p.glob("launches-*.json")):
+        try:
+            launches = _read_json(part, what="capture launches")
+        except InputFileError as e:
+            warnings.append(f"{part.name}: {e.message}")
+            continue
+        for key, item in (launches.get("kernels") or {}).items():
+            entry = by_hash.get(key)
+            if entry is None and key.startswith("name:"):  # launched before its load was seen: by name if unique
+                same = [e for e in entries if e.name == key[5:]]
+                entry = same[0] if len(same) == 1 else None
+            if entry is None:
+                continue
+            entry.launches = (entry.launches or 0) + int(item.get("count") or 0)
+            for field_name in ("grids", "args"):
+                if item.get(field_name) and field_name not in entry.launch_info:
+                    entry.launch_info[field_name] = item[field_name]
+    autotune = []
+    for part in sorted(p.glob("autotune-*.json")):
+        try:
+            autotune += _read_json(part, what="capture autotuning").get("tunings", [])
+        except (InputFileError, AttributeError):
+            warnings.append(f"{part.name}: unreadable")
+    if autotune:
+        info = {**info, "autotune": autotune}
+    for entry in entries:
+        if entry.launches is None:
+            entry.launches = 0
+    return Source(p, "capture", entries, info=info, warnings=warnings)
+
+
+# --------------------------------------------------------------------------
+# Choosing, filtering, sorting
+# --------------------------------------------------------------------------
+
+SORT_FIELDS = ("name", "arch", "config", "registers", "shared", "spills", "launches", "source", "key")
+
+
+def find_entry(source: Source, wanted: str | None) -> KernelEntry:
+    """The entry named by a kernel name or a (prefix of a) hash; the only one when `wanted` is None."""
+    entries = source.entries
+    if wanted is None:
+        if len(entries) == 1:
+            return entries[0]
+        raise UsageError(f"{source.path} holds {len(entries)} kernels; name one with --kernel NAME or HASH.",
+                         hint="Run `tritonscope open " + str(source.path) + "` to list them.")
+    by_key = [e for e in entries if e.key.lower().startswith(wanted.lower()) or
+              str(e.metadata.get("hash", "")).startswith(wanted.lower())]
+    by_name = [e for e in entries if e.name == wanted]
+    found = by_key or by_name
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        keys = ", ".join(e.short_key for e in found[:8])
+        raise UsageError(f"{len(found)} kernels match {wanted!r} ({keys}).",
+                         hint="Name one by its hash (the first column of the listing).")
+    raise NotFoundError(f"No kernel {wanted!r} in {source.path}."
+                        f"{close_matches(wanted, sorted({e.name for e in entries}))}",
+                        hint="Run `tritonscope open " + str(source.path) + "` to list its kernels.")
+
+
+# name=matmul*   registers>100   arch=sm_90a   spills>0   source~layernorm
+_WHERE_RE = re.compile(r"^\s*(\w+)\s*(>=|<=|!=|=|>|<|~)\s*(.*?)\s*$")
+
+
+def filter_rows(rows: list[dict[str, Any]], where: list[str] | None) -> list[dict[str, Any]]:
+    """Keep the rows matching every FIELD OP VALUE (=, !=, <, >, <=, >=; ~ for 'contains'; * globs)."""
+    import fnmatch
+
+    for cond in where or []:
+        m = _WHERE_RE.match(cond)
+        if not m or m.group(1) not in SORT_FIELDS:
+            raise UsageError(f"Bad --where {cond!r}.",
+                             hint=f"Write FIELD OP VALUE with FIELD one of {', '.join(SORT_FIELDS)} and OP one of "
+                                  "= != < > <= >= ~ (contains), e.g. --where 'registers>128' --where name=triton_*")
+        name, op, value = m.groups()
+
+        def keep(row, name=name, op=op, value=value) -> bool:
+            have = row.get(name)
+            if op == "~":
+                return value.lower() in str(have or "").lower()
+            if op in ("=", "!="):
+                same = fnmatch.fnmatchcase(str(have), value) if have is not None else value.lower() in ("none", "?")
+                return same if op == "=" else not same
+            try:
+                number = float(value)
+            except ValueError:
+                raise UsageError(f"--where {cond!r}: {op} needs a number.") from None
+            if have is None:
+                return False
+            return {"<": have < number, ">": have > number, "<=": have <= number, ">=": have >= number}[op]
+
+        rows = [r for r in rows if keep(r)]
+    return rows
+
+
+def sort_rows(rows: list[dict[str, Any]], by: str | None) -> list[dict[str, Any]]:
+    if not by:
+        return rows
+    descending = by.startswith("-")
+    key = by.lstrip("-+")
+    if key not in SORT_FIELDS:
+        raise UsageError(f"Unknown sort field {key!r}.{close_matches(key, SORT_FIELDS)}",
+                         hint=f"Sort by one of: {', '.join(SORT_FIELDS)} (prefix - for descending).")
+    present = [r for r in rows if r.get(key) is not None]
+    absent = [r for r in rows if r.get(key) is None]
+    return sorted(present, key=lambda r: r[key], reverse=descending) + absent
+
+
+# --------------------------------------------------------------------------
+# Opening one kernel: the stages, read now
+# --------------------------------------------------------------------------
+
+
+def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
+    """Read every stage the entry has into an Artifact; what it lacks goes into `warnings`.
+
+    SASS comes from a `.sass` file when there is one, else from the cubin
+    through nvdisasm (compile.py's helper), as do the resources.
+    """
+    from types import SimpleNamespace
+
+    import importlib
+
+    compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a compile() function
+
+    warnings: list[str] = []
+    stages: dict[str, str] = {}
+    python, first = _python_stage(entry, warnings)
+    if python is not None:
+        stages["python"] = python
+    for key in ("ttir", "ttgir", "llir", "ptx"):
+        if key in entry.files:
+            stages[key] = _read_text(entry.files[key])
+    cubin = entry.files.get("cubin")
+    resources_text = None
+    if "sass" in entry.files:
+        stages["sass"] = _read_text(entry.files["sass"])
+    if cubin is not None:
+        try:
+            blob = cubin.read_bytes()
+        except OSError as e:
+            raise InputFileError(f"Cannot read {cubin}: {e.strerror or e}.") from e
+        sass, resources_text = compile_mod._derived(SimpleNamespace(asm={"cubin": blob}), entry.capability or 0,
+                                                    warnings)
+        if sass is not None and "sass" not in stages:
+            stages["sass"] = sass
+    present = set(stages) | ({"cubin"} if cubin is not None else set())
+    lacking = [k for k in ("ttir", "ttgir", "llir", "ptx", "cubin") if k not in present]
+    if lacking:
+        warnings.append(f"This {_kind_words(entry)} has no {', '.join(lacking)}: "
+                        + ("only the binary was kept (TRITON_STORE_BINARY_ONLY)." if entry.files.keys() <= {"cubin", "json", "source"}
+                           else "those stages are not shown.")
+                        + ("" if cubin is not None else " Without a cubin there is no SASS and no register count."))
+    if not stages:
+        raise InputFileError(f"{entry.key} has no stage tritonscope can show (no IR, no PTX, and no SASS from the cubin).",
+                             context="\n".join(warnings) or None)
+    metadata = {k: entry.metadata[k] for k in sorted(entry.metadata) if k != "hash"}
+    if entry.record and entry.record.get("options"):
+        metadata = {**entry.record["options"], **metadata}
+    resources = compile_mod._resources(resources_text, metadata)
+    if resources.registers is None and entry.registers is not None:  # no cuobjdump: the ELF's own numbers
+        resources = replace(resources, registers=entry.registers, stack=entry.stack, static_shared=entry.static_shared)
+    warnings += _environment_notes(entry)
+    spec, specialization = _spec_of(entry, target or str(entry.folder or entry.files[next(iter(entry.files))]))
+    return Artifact(
+        spec=spec,
+        triton_version=str(entry.metadata.get("triton_version") or (entry.record or {}).get("triton_version") or "?"),
+        kernel_hash=str(entry.metadata.get("hash") or entry.key),
+        stages=stages,
+        python_first_line=first,
+        metadata=metadata,
+        resources=resources,
+        specialization=specialization,
+        warnings=warnings,
+        env=recorded_environment(entry)["vars"],
+    )
+
+
+def _kind_words(entry: KernelEntry) -> str:
+    return {"triton-cache": "cache entry", "dump": "kernel dump", "capture": "captured kernel",
+            "file": "stage file"}.get(entry.kind, "kernel")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
+
+
+def _python_stage(entry: KernelEntry, warnings: list[str]) -> tuple[str | None, int]:
+    """The kernel's Python source and the file line it starts on: captured, else read from the IR's #loc."""
+    record = entry.record or {}
+    if record.get("source"):
+        return record["source"], int(record.get("line") or 1)
+    file, line = entry._ir_location()
+    if not file:
+        warnings.append("No Python source: the IR names no source file (compiled without line info).")
+        return None, 1
+    if not os.path.isfile(file):
+        warnings.append(f"No Python source: {file} (named by the IR's locations) is not on this machine.")
+        return None, 1
+    try:
+        lines = Path(file).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    except OSError:
+        warnings.append(f"No Python source: {file} cannot be read.")
+        return None, 1
+    return "".join(function_block(lines, line)), line
+
+
+def function_block(lines: list[str], line: int) -> list[str]:
+    """The `def` starting at 1-based `line` and its indented body (a kernel's source)."""
+    start = max(line - 1, 0)
+    if start >= len(lines):
+        return []
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    out = [lines[start]]
+    in_signature = True
+    for text in lines[start + 1:]:
+        stripped = text.strip()
+        body_indent = len(text) - len(text.lstrip())
+        if in_signature:
+            out.append(text)
+            if stripped.endswith(":") and not stripped.startswith("#"):
+                in_signature = False
+            continue
+        if stripped and body_indent <= indent and not stripped.startswith("#"):
+            break
+        out.append(text)
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+# tt.func public @k(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc(...), %n: i32 loc(...))
+_FUNC_RE = re.compile(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*?)\)\s*(?:attributes|\{|->)", re.S)
+# %x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}
+_ARG_RE = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<\s*([\w]+)[^>]*>|[\w]+)\s*(\{[^}]*\})?")
+_MLIR_TO_TRITON = {"f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64", "i1": "i1", "i8": "i8",
+                   "i16": "i16", "i32": "i32", "i64": "i64", "f8E4M3FN": "fp8e4nv", "f8E5M2": "fp8e5"}
+
+
+def signature_from_ttir(text: str) -> list[tuple[str, str, list[str]]]:
+    """[(name, '*fp16' | 'i32', ['tt.divisibility=16'])] from a TTIR tt.func's arguments."""
+    m = _FUNC_RE.search(text)
+    if not m:
+        return []
+    out = []
+    for arg in _ARG_RE.finditer(m.group(1)):
+        name, ty, pointee, attrs = arg.groups()
+        ty_name = f"*{_MLIR_TO_TRITON.get(pointee, pointee)}" if pointee else _MLIR_TO_TRITON.get(ty, ty)
+        found = [f"{a}={v}" for a, v in re.findall(r"(tt\.\w+)\s*=\s*(\d+)", attrs or "")]
+        out.append((name, ty_name, found))
+    return out
+
+
+def _spec_of(entry: KernelEntry, target: str) -> tuple[KernelSpec, list[ArgSpecialization]]:
+    record = entry.record or {}
+    meta = entry.metadata
+    cap = entry.capability
+    arch = entry.arch if entry.arch in ARCHES else (entry.arch if cap else "?")
+    file = record.get("file") or entry._ir_location()[0]
+    specialization: list[ArgSpecialization] = []
+    args: dict[str, Any] = {}
+    if record.get("signature"):
+        constexprs = record.get("constexprs") or {}
+        for name, ty in record["signature"].items():
+            attrs = tuple(record.get("attrs", {}).get(name, []))
+            if ty == "constexpr":
+                specialization.append(ArgSpecialization(name, "constexpr", (), constexprs.get(name)))
+            else:
+                specialization.append(ArgSpecialization(name, ty, attrs))
+                args[name] = ty
+    else:
+        ir_path = entry.files.get("source") or entry.files.get("ttir")
+        for name, ty, attrs in signature_from_ttir(_read_text(ir_path)) if ir_path else []:
+            specialization.append(ArgSpecialization(name, ty, tuple(attrs)))
+            args[name] = ty
+    options = {k: meta[k] for k in ("maxnreg", "num_ctas", "enable_fp_fusion") if meta.get(k) not in (None,)}
+    spec = KernelSpec(
+        target=target, kernel=entry.name, file=str(file or ""), args=args,
+        constexprs=dict(record.get("constexprs") or {}),
+        num_warps=int(meta.get("num_warps") or record.get("options", {}).get("num_warps") or 4),
+        num_stages=int(meta.get("num_stages") or record.get("options", {}).get("num_stages") or 0),
+        arch=arch, grid=tuple((entry.launch_info.get("grids") or [None])[0] or ()) or None,
+        options={k: v for k, v in options.items() if not (k == "num_ctas" and v == 1)},
+    )
+    return spec, specialization
+
+
+# --------------------------------------------------------------------------
+# --emit: every stage as a plain file
+# --------------------------------------------------------------------------
+
+
+def check_emit_dir(folder: str | Path) -> Path:
+    """Fail before any work when --emit DIR cannot be a folder we write into."""
+    from tritonscope.errors import OutputError
+
+    out_dir = Path(folder)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"Cannot emit into {out_dir}: it is a file.", hint="Give a folder (it is created).")
+    parent = out_dir if out_dir.exists() else out_dir.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"Cannot emit into {out_dir}: no permission to write in {parent}.")
+    return out_dir
+
+
+def emit_files(artifact: Artifact, folder: str | Path, *, cubin: bytes | None = None, force: bool = False,
+               stem: str | None = None) -> list[Path]:
+    """Write each stage as `<kernel>.<ext>` (+ .cubin, + .json metadata) into `folder`, as Triton's dump does.
+
+    Stages are written as the compiler wrote them: no display filter applies.
+    Every file goes through the one writer (output.write_atomic).
+    """
+    from tritonscope.dialects import dialect
+    from tritonscope.output import write_atomic
+
+    out_dir = check_emit_dir(folder)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        from tritonscope.errors import OutputError
+
+        raise OutputError(f"Cannot create {out_dir}: {e.strerror or e}.") from e
+    stem = stem or artifact.spec.kernel
+    written = []
+    for key, text in artifact.stages.items():
+        # Triton's own names (kernel.llir, not .ll), so `open` reads an emitted folder back
+        ext = key if key in TEXT_STAGES else dialect(key).ext
+        written.append(write_atomic(out_dir / f"{stem}.{ext}", text, force=force))
+    if cubin:
+        written.append(write_atomic(out_dir / f"{stem}.cubin", cubin, force=force))
+    meta = {**artifact.metadata, "hash": artifact.kernel_hash, "name": artifact.spec.kernel,
+            "tritonscope": {"target": artifact.spec.target, "constexprs": artifact.spec.constexprs,
+                            "args": {k: str(v) for k, v in artifact.spec.args.items()},
+                            "specialization": [[s.name, s.type, list(s.attrs)] for s in artifact.specialization],
+                            "warnings": list(artifact.warnings)}}
+    written.append(write_atomic(out_dir / f"{stem}.json", json.dumps(meta, indent=1, default=str) + "\n", force=force))
+    return written
+
+
+def cubin_of(entry: KernelEntry) -> bytes | None:
+    path = entry.files.get("cubin")
+    try:
+        return path.read_bytes() if path else None
+    except OSError:
+        return None
+
+
+# --------------------------------------------------------------------------
+# Recompiling what was found, for another target
+# --------------------------------------------------------------------------
+
+
+def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None, num_warps: int | None = None,
+              num_stages: int | None = None, constexprs: dict[str, Any] | None = None,
+              options: dict[str, Any] | None = None) -> Artifact:
+    """The entry's kernel compiled again, with its exact specialization, for another target/config.
+
+    It recompiles from the TTIR `make_ir` gave (`.source`; else the
+    optimised `.ttir`), which already carries the launch's specialization
+    (divisibility, constexprs folded in) and needs none of the program's code.
+    Changing a constexpr (-c), or a capture with no IR, needs the Python
+    function: a captured kernel recompiles through Triton's ASTSource with the
+    captured signature, constexprs and attributes (the path a launch takes),
+    importing the kernel's module to get it.
+
+    The compile's code-generation environment is replayed
+    (recorded_environment: the capture's record, and the cache-invalidating
+    variables Triton wrote into the metadata).  When it differs from this
+    process's, the compile runs in a child process with that environment
+    (Triton caches the ptxas version and the LLVM features per process, so
+    switching a variable here would not be enough, and would leak); a
+    recorded tool that is not on this machine is replaced by Triton's
+    bundled one, and a warning says so.
+    """
+    import time
+    from types import SimpleNamespace
+
+    import importlib
+
+    compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a compile() function
+    from tritonscope import triton_api
+    from tritonscope.errors import CompileError, TritonscopeError
+    from tritonscope.kernels import canonical_arch
+
+    arch_name = canonical_arch(arch) if arch else original.spec.arch
+    if arch_name not in ARCHES:
+        raise UsageError(f"The original target {arch_name!r} is unknown; name one with --arch.")
+    capability = ARCHES[arch_name].capability
+    warps = num_warps or original.spec.num_warps
+    stages_n = num_stages if num_stages is not None else (original.spec.num_stages or 3)
+    extra = {k: v for k, v in (original.spec.options or {}).items() if k in ("maxnreg", "num_ctas", "enable_fp_fusion")}
+    extra.update(options or {})
+    started = time.perf_counter()
+    record = entry.record or {}
+    recorded = recorded_environment(entry)
+    env, missing, names = triton_api.replay_environment(recorded["vars"], complete=recorded["complete"],
+                                                         cache_vars_known=recorded["cache_vars_known"])
+    in_child = any(env.get(k) != os.environ.get(k) for k in names)
+    ir_path = entry.files.get("source") or entry.files.get("ttir")
+    ast_ok = record.get("constants") is not None and record.get("module_text") is not None
+    payload: dict[str, Any] = {"capability": capability, "num_warps": warps, "num_stages": stages_n,
+                               "options": extra, "kernel": entry.name, "file": original.spec.file}
+    if ast_ok and (constexprs or ir_path is None):
+        # Only when the IR cannot do it: this imports the kernel's module (runs its top level).
+        payload.update(how="ast", record=record, constexprs=dict(constexprs or {}))
+        how = "from the captured Python function (its module was imported)"
+    else:
+        if constexprs:
+            raise UsageError("This kernel's constexprs are folded into its IR: -c cannot change them.",
+                             hint="Capture the program with `tritonscope capture` to recompile with other "
+                                  "constexprs, or compile the kernel's file directly.")
+        if ir_path is None:
+            raise InputFileError(f"{entry.name} cannot be recompiled: this {_kind_words(entry)} has no TTIR "
+                                 "(a binary-only cache keeps just the cubin).",
+                                 hint="Run the program again without TRITON_STORE_BINARY_ONLY, or capture it.")
+        payload.update(how="ttir", ttir=_read_text(ir_path))
+        how = "from its " + ("pre-pass TTIR (.source)" if "source" in entry.files else "TTIR")
+    try:
+        if in_child:
+            from tritonscope.child import run_in_child
+
+            answer = run_in_child("tritonscope.sources:_recompile_child", payload, env=env,
+                                  what=f"The recompile of {entry.name} (with its recorded environment)")
+            compiled, used_tools = _compiled_from_json(answer["compiled"]), answer["tools"]
+        else:
+            compiled, used_tools = _compile_now(payload), triton_api.compile_tools(capability)
+    except (UsageError, InputFileError):
+        raise
+    except KeyboardInterrupt:
+        raise
+    except TritonscopeError as e:  # a typed error from the child
+        if isinstance(e, CompileError):
+            e.message = f"Recompiling {entry.name} for {arch_name} failed: " + e.message
+        raise
+    except Exception as e:
+        err = compile_mod._compile_error(e, original.spec)
+        if isinstance(err, CompileError):
+            err.message = f"Recompiling {entry.name} for {arch_name} failed: " + err.message
+        raise err from e
+    replayed = {k: env[k] for k in sorted(names) if k in env}
+    setting = ""
+    if in_child:
+        shown = ", ".join(f"{k}={v}" for k, v in replayed.items()) or "none set"
+        setting = f", in a process with the compile's recorded environment ({shown})"
+    warnings = [f"Recompiled {how} for {arch_name} (w{warps} s{stages_n}){setting}."]
+    warnings += _replay_warnings(recorded, missing, used_tools, original.stages.get("ptx", ""),
+                                 compiled.asm.get("ptx") or "", capability)
+    stages: dict[str, str] = {}
+    if "python" in original.stages:
+        stages["python"] = original.stages["python"]
+    for key in ("ttir", "ttgir", "llir", "ptx"):
+        if key in compiled.asm:
+            stages[key] = compiled.asm[key]
+    sass, res = compile_mod._derived(SimpleNamespace(asm=compiled.asm), capability, warnings)
+    if sass is not None:
+        stages["sass"] = sass
+    spec = replace(original.spec, arch=arch_name, num_warps=warps, num_stages=stages_n,
+                   constexprs={**original.spec.constexprs, **(constexprs or {})},
+                   options={**original.spec.options, **(options or {})})
+    artifact = Artifact(
+        spec=spec, triton_version=triton_api.triton_version(), kernel_hash=compiled.kernel_hash, stages=stages,
+        python_first_line=original.python_first_line,
+        metadata={k: compiled.metadata[k] for k in sorted(compiled.metadata) if k != "hash"},
+        resources=compile_mod._resources(res, compiled.metadata), specialization=list(original.specialization),
+        warnings=warnings, env=replayed, compile_seconds=time.perf_counter() - started,
+        remarks=list(getattr(compiled, "remarks", []) or []))  # none when Triton's cache answered
+    artifact._cubin = compiled.asm.get("cubin")  # for --emit
+    return artifact
+
+
+def _compile_now(payload: dict[str, Any]):
+    """Compile what `payload` describes in this process (recompile's work; also run in its child)."""
+    from tritonscope import triton_api
+
+    common = dict(capability=payload["capability"], num_warps=payload["num_warps"],
+                  num_stages=payload["num_stages"], options=payload.get("options") or {})
+    if payload["how"] == "ast":
+        record = payload["record"]
+        fn = _captured_function(record)
+        names = list(record["signature"])
+        constants = {tuple(k): v for k, v in record["constants"]}
+        from tritonscope.kernels import parse_scalar
+
+        for name, value in (payload.get("constexprs") or {}).items():
+            if name not in names or record["signature"][name] != "constexpr":
+                raise UsageError(f"{payload['kernel']} has no constexpr {name!r}.{close_matches(name, names)}",
+                                 hint="Its constexprs: " + ", ".join(n for n in names
+                                                                     if record['signature'][n] == 'constexpr'))
+            constants[(names.index(name),)] = parse_scalar(value)
+        attrs = {tuple(k): v for k, v in record.get("attrs_raw") or []}
+        return triton_api.compile_ast(fn, dict(record["signature"]), constants, attrs, **common)
+    return triton_api.compile_from_ttir(payload["ttir"], **common)
+
+
+def _recompile_child(payload: dict[str, Any]) -> dict[str, Any]:
+    """child.run_in_child entry: compile in this (fresh) process, whose environment is the recorded one."""
+    import base64
+    import importlib
+    from types import SimpleNamespace
+
+    from tritonscope import triton_api
+    from tritonscope.errors import TritonscopeError
+
+    try:
+        compiled = _compile_now(payload)
+    except TritonscopeError:
+        raise
+    except Exception as e:  # typed like an in-process compile's error
+        compile_mod = importlib.import_module("tritonscope.compile")
+        raise compile_mod._compile_error(e, SimpleNamespace(kernel=payload["kernel"], file=payload["file"])) from e
+    asm = {k: ({"base64": base64.b64encode(v).decode()} if isinstance(v, bytes) else str(v))
+           for k, v in compiled.asm.items()}
+    return {"compiled": {"asm": asm, "metadata": compiled.metadata, "kernel_hash": compiled.kernel_hash,
+                         "remarks": compiled.remarks},
+            "tools": triton_api.compile_tools(payload["capability"])}
+
+
+def _compiled_from_json(data: dict[str, Any]):
+    import base64
+
+    from tritonscope.triton_api import Compiled
+
+    asm = {k: (base64.b64decode(v["base64"]) if isinstance(v, dict) else v) for k, v in data["asm"].items()}
+    return Compiled(asm=asm, metadata=data["metadata"], kernel_hash=data["kernel_hash"],
+                    remarks=data.get("remarks") or [], cache_hit=False)
+
+
+# A metadata key that is an environment variable Triton's cache key named: TRITON_DEFAULT_FP_FUSION
+_ENV_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+# .version 8.7
+_PTX_VERSION_RE = re.compile(r"^\s*\.version\s+(\d+\.\d+)", re.M)
+
+
+def recorded_environment(entry: KernelEntry) -> dict[str, Any]:
+    """The code-generation environment the entry was compiled with, as far as its source knows it.
+
+    {'vars': {NAME: value}, 'tools': {'ptxas': {...}}, 'complete': bool, 'cache_vars_known': bool}:
+    Triton writes every cache-invalidating variable that was set into the
+    metadata (a cache entry or a capture: `cache_vars_known`); a capture's
+    record adds the tool and codegen knobs and the ptxas used (`complete`:
+    a knob it does not list was unset).  A dump or a stage file knows none.
+    """
+    meta = entry.metadata or {}
+    record = entry.record or {}
+    codegen = record.get("codegen") if isinstance(record.get("codegen"), dict) else {}
+    found = {k: str(v) for k, v in meta.items() if _ENV_NAME_RE.match(k) and v is not None}
+    found.update({str(k): str(v) for k, v in (record.get("env") or {}).items()})
+    found.update({str(k): str(v) for k, v in (codegen.get("vars") or {}).items()})
+    return {"vars": dict(sorted(found.items())), "tools": dict(codegen.get("tools") or {}),
+            "complete": bool(codegen.get("complete")), "cache_vars_known": "triton_version" in meta}
+
+
+def _tool_words(tool: dict[str, Any]) -> str:
+    """'ptxas 13.0, PTX ISA 9.0' (what is known of it)."""
+    parts = [f"ptxas {tool['version']}" if tool.get("version") else "ptxas"]
+    if tool.get("ptx_isa"):
+        parts.append(f"PTX ISA {tool['ptx_isa']}")
+    return ", ".join(parts)
+
+
+def _environment_notes(entry: KernelEntry) -> list[str]:
+    """What `open` says about a kernel built with tools other than Triton's bundled ones."""
+    from tritonscope.triton_api import TOOL_KNOBS
+
+    recorded = recorded_environment(entry)
+    ptxas = recorded["tools"].get("ptxas") or {}
+    notes = []
+    for key, value in recorded["vars"].items():
+        if key not in TOOL_KNOBS.values():
+            continue
+        here = os.path.isfile(value)
+        if ptxas and ptxas.get("knob") != key:  # set, but not the tool this arch's compile used
+            if not here:
+                notes.append(f"{key}={value} was also set when it compiled (not the ptxas this arch used); "
+                             "that file is not on this machine.")
+            continue
+        if ptxas.get("bundled") and here:  # the variable named Triton's own tool
+            continue
+        text = (f"Compiled with {_tool_words(ptxas) + ' from ' if ptxas else ''}{key}={value}, not Triton's "
+                "bundled tool (set by the program or its environment: torch's Inductor sets TRITON_PTXAS_PATH "
+                "to torch's own ptxas).")
+        if here:
+            text += " A --recompile uses the same file."
+        else:
+            text += (" That file is not on this machine: a --recompile uses Triton's bundled tool instead, "
+                     "so its PTX `.version` line (and perhaps its code) will differ.")
+        notes.append(text)
+    return notes
+
+
+def _replay_warnings(recorded: dict[str, Any], missing: dict[str, str], used_tools: dict[str, Any],
+                     original_ptx: str, new_ptx: str, capability: int) -> list[str]:
+    """Say plainly where the recompile could not use the compile's own environment."""
+    out = []
+    was = _PTX_VERSION_RE.search(original_ptx or "")
+    now = _PTX_VERSION_RE.search(new_ptx or "")
+    versions = f" (`.version {was.group(1)}` captured, `.version {now.group(1)}` now)" if was and now and \
+        was.group(1) != now.group(1) else ""
+    used = (used_tools or {}).get("ptxas") or {}
+    recorded_tool = recorded["tools"].get("ptxas") or {}
+    for key, path in sorted(missing.items()):
+        if used and used.get("knob") != key:  # e.g. TRITON_PTXAS_PATH when this Triton uses ptxas-blackwell here
+            out.append(f"{key}={path} was set when this kernel was compiled and is not on this machine; "
+                       f"this recompile does not use it (it uses {used.get('knob')}'s tool).")
+            continue
+        before = f" ({_tool_words(recorded_tool)})" if recorded_tool.get("knob") == key else ""
+        instead = f"{used.get('path')} ({_tool_words(used)})" if used else "Triton's bundled tool"
+        out.append(f"{key}={path} was set when this kernel was compiled{before}, but that file is not on this "
+                   f"machine: recompiled with {instead} instead, so the PTX's ISA version{versions} and "
+                   "perhaps its code and cubin differ from the original.")
+    if not missing and used and recorded_tool.get("version") and recorded_tool.get("knob") == used.get("knob") \
+            and str(recorded_tool["version"]) != str(used.get("version")):
+        out.append(f"The original was compiled with {_tool_words(recorded_tool)}; this recompile used "
+                   f"{_tool_words(used)} ({used.get('path')}), so the PTX's ISA version{versions} and perhaps "
+                   "its code differ.")
+    return out
+
+
+def _captured_function(record: dict[str, Any]):
+    """The JITFunction a capture recorded: its own file when unchanged, else the captured module text."""
+    import hashlib
+    import importlib.util
+    import sys
+    import tempfile
+
+    from tritonscope import triton_api
+
+    text = record["module_text"]
+    file = record.get("file") or ""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    path = Path(file)
+    if not (path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text):
+        folder = Path(tempfile.gettempdir()) / f"tritonscope-captured-{digest}"
+        folder.mkdir(exist_ok=True)
+        path = folder / (Path(file).name or "kernel.py")
+        if not path.is_file():
+            path.write_text(text)
+    name = f"_tritonscope_captured_{digest}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as e:
+            del sys.modules[name]
+            raise InputFileError(f"The captured module of {record.get('name')} does not import here: "
+                                 f"{type(e).__name__}: {e}",
+                                 hint="Recompile on a machine with the program's packages (e.g. torch for Inductor "
+                                      "kernels), or without -c (from the IR).") from e
+    obj = getattr(module, record.get("qualname") or record.get("name"), None)
+    fn = triton_api.jit_function(obj)
+    if fn is None:
+        raise InputFileError(f"{record.get('name')} is not a @triton.jit function in its captured module.")
+    return fn
