@@ -181,9 +181,16 @@ def test_ptx_view_folds_debug_sections(compiled):
     hidden = {k: sum(1 for v in kinds.values() if v == k) for k in noise.KINDS if k in kinds.values()}
     assert head == [noise.message(hidden)] and f"{debug} debug lines" in head[0] and "--raw shows them" in head[0]
     if triton_series() == "3.9":  # the README quotes this line (Triton 3.9.0)
+        import re
+
         from conftest import ROOT
 
-        assert f"\n    {head[0]}\n" in (ROOT / "README.md").read_text()
+        # The DWARF section spells the kernel's folder one `.b8` line per byte,
+        # so the debug count depends on where the checkout lives.
+        def shape(text: str) -> str:
+            return re.sub(r"\d+ debug lines", "N debug lines", text)
+
+        assert f"\n    {shape(head[0])}\n" in shape((ROOT / "README.md").read_text())
     assert len(rows) == len(ptx) - len(kinds)
     for number, text in rows:  # real numbers: each row is that line of the PTX
         assert text == ptx[number - 1].replace("\t", "    ").rstrip(), number
