@@ -234,6 +234,25 @@ def check_view(view: str) -> str:
     return view
 
 
+def output_analysis(analysis, env: Env, *, as_json: bool, save: Optional[str], force: bool, keep_paths: bool,
+                    hide: Optional[frozenset], stage: Optional[str], view: str, line: Optional[int], layouts: bool,
+                    max_lines: Optional[int]) -> None:
+    """What `compile`, `open` and `show` do with an Analysis: JSON or the views, then `--save`."""
+    if as_json:
+        import json
+
+        from tritonscope.report import analysis_to_dict
+
+        typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
+    else:
+        print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
+                       hide=hide)
+    if save:
+        from tritonscope.report import save_report
+
+        save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
+
+
 def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line: Optional[int], layouts: bool,
                    max_lines: Optional[int], hide: Optional[frozenset] = None) -> None:
     """Print an Analysis with the view options `compile` and `show` share (width, color, pager from `env`).

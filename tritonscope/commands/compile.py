@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import List, Optional
 
 import typer
@@ -110,17 +109,8 @@ def compile_cmd(
         from tritonscope.layouts import layouts_of
 
         analysis.layouts = layouts_of(analysis)
-    if as_json:
-        from tritonscope.report import analysis_to_dict
-
-        typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
-    else:
-        c.print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
-                         hide=hide)
-    if save:
-        from tritonscope.report import save_report
-
-        save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
+    c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+                      stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
     problems = analysis.summary.fit.problems if analysis.summary.fit else ()
     if problems:
         raise OutOfResourcesError(

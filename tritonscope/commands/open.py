@@ -138,17 +138,8 @@ def open_cmd(
         from tritonscope.layouts import layouts_of
 
         analysis.layouts = layouts_of(analysis)
-    if as_json:
-        from tritonscope.report import analysis_to_dict
-
-        typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
-    else:
-        c.print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
-                         hide=hide)
-    if save:
-        from tritonscope.report import save_report
-
-        save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
+    c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+                      stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
 
 
 def _print_listing(source, env, *, sort, where, as_json) -> None:

@@ -7,7 +7,6 @@ test checks sys.modules), so it works where Triton is not installed.
 
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 import typer
@@ -47,7 +46,7 @@ def show_cmd(
     """
     from tritonscope.env import env_of
     from tritonscope.errors import UsageError
-    from tritonscope.report import analysis_to_dict, load_analysis
+    from tritonscope.report import load_analysis
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     hide = c.noise_filter(raw, keep)
@@ -57,12 +56,5 @@ def show_cmd(
     if layouts and not analysis.layouts:
         raise UsageError(f"{report} was saved without layouts.",
                          hint="Save it with `tritonscope compile ... --layouts --save FILE.json`.")
-    if as_json:
-        typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
-    else:
-        c.print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
-                         hide=hide)
-    if save:
-        from tritonscope.report import save_report
-
-        save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
+    c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+                      stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
