@@ -12,8 +12,11 @@ Triton cache.  Against it, each in a fresh process running
 - cold:        both caches empty (Triton's and tritonscope's);
 - warm, no own cache: Triton's cache warm, `--no-cache` (what every repeat
                  cost before the result cache: Triton's JIT hashes libtriton);
-- warm repeat: both caches warm: the result cache answers before Triton
-                 is imported.
+- result cache: both caches warm, replay off (TRITONSCOPE_REPLAY=0): the
+                 result cache answers before Triton is imported, and the
+                 output is drawn again;
+- warm repeat: both caches warm: the kept output of the same command line
+                 is written back before typer, rich or Triton load (replay.py).
 
 The kinds run interleaved, round after round, and each figure is the median
 of its rounds, so a busy machine slows them alike.  Bytecode is cached (in a
@@ -21,17 +24,23 @@ temporary PYTHONPYCACHEPREFIX) as on a user's machine, after one unmeasured
 round.  CPU time (user + system, children included) is printed beside the
 wall time: on a shared machine it is the steadier of the two.
 
-Where a warm repeat's time goes (2-core machine, CPU seconds, 2026-11-22):
-Python and site 0.03; importing tritonscope.cli (typer, rich, the
-commands) 0.06-0.08; typer parsing the options 0.1-0.15 (typer 0.29
-builds a pydantic TypeAdapter per option); the result-cache look-up and
-loading the kept artifact and analysis 0.02; printing the six highlighted
-stages 0.13-0.22 (most of it Pygments building its Python, LLVM and PTX
-lexers' regular expressions).  A cold run adds Triton (import, triton_key,
-the compile), nvdisasm (about 0.4 s of CPU for any cubin: its own start-up),
-analyze() and the same printing.  Reaching 0.25x would take skipping typer
-and the highlighting on a repeat (e.g. replaying the rendered output, keyed
-on the command line and the terminal as well as on the result key).
+Where the time goes (2-core machine, CPU seconds, Triton 3.9.0, 2026-11-22):
+a warm repeat is Python's start-up, hashing the kernel file, stat calls on
+Triton's and tritonscope's files, and writing the kept bytes (about 0.05 s).
+Without replay, a result-cache answer adds importing tritonscope.cli
+(typer, rich: 0.08 s), typer parsing the options (0.16 s: typer 0.29 imports
+pydantic and builds a TypeAdapter per option) and drawing six highlighted
+stages (0.10-0.15 s, mostly Pygments compiling its lexers' expressions).
+A cold run adds to that Triton's import (0.12 s), its compile (0.53 s, of
+which about 0.3 s is Triton hashing its own 400 MB library for its cache
+key, as the bare compile does too), nvdisasm (0.3 s of CPU for this
+260-instruction cubin, mostly memory set-up) and analyze() (0.05 s).  The cold
+goal is out of reach while the SASS stage needs nvdisasm: it alone is
+0.45x of a bare compile.  Tried and measured, then dropped: computing
+Triton's key on a thread while typer parses (hashlib releases the GIL) made
+the cold run slower (1.39-1.57 s against 1.38 s): Triton's import on the
+thread and typer's work on the main thread take turns on the GIL, and the
+compile then waits for the thread.
 """
 
 from __future__ import annotations
@@ -92,7 +101,7 @@ def main() -> None:
                          "TRITONSCOPE_CACHE_DIR")}
     base["PYTHONPYCACHEPREFIX"] = str(work / "pyc")
     sample = str(ROOT / "samples" / "matmul.py")
-    kinds = ("bare cold", "cold", "warm, no own cache", "warm repeat")
+    kinds = ("bare cold", "cold", "warm, no own cache", "result cache", "warm repeat")
     results: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
     try:
         for n in range(rounds + 1):  # round 0 fills the bytecode cache and is not counted
@@ -103,6 +112,7 @@ def main() -> None:
                 "bare cold": timed(["-c", BARE, sample], fresh),
                 "cold": timed(COMMAND, both),
                 "warm, no own cache": timed(COMMAND + ["--no-cache"], both),
+                "result cache": timed(COMMAND, dict(both, TRITONSCOPE_REPLAY="0")),
                 "warm repeat": timed(COMMAND, both),
             }
             if n:

@@ -1,3 +1,3 @@
-from tritonscope.cli import main
+from tritonscope.launch import main
 
 main()

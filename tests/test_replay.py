@@ -1,0 +1,202 @@
+"""Replay of a repeated `tritonscope compile`: the same bytes without typer or Triton, and a miss on any change.
+
+One small kernel of the test's own (with a @triton.jit helper in a module
+beside it) in tmp_path, a private TRITONSCOPE_CACHE_DIR, and the command run
+in this process through the real entry point (tritonscope.launch.main).
+Whether a run was replayed is told by whether it reached the typer app
+(tritonscope.cli.main), which a replay never imports.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+
+import pytest
+
+from tritonscope import launch, replay, result_cache
+
+KERNEL = """\
+import triton
+import triton.language as tl
+from {helper} import twice
+
+
+@triton.jit
+def add_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, twice(x), mask=mask)
+"""
+
+HELPER = """\
+import triton
+
+
+@triton.jit
+def twice(x):
+    return x * 2
+"""
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("replay")
+    helper = f"rp_helper_{uuid.uuid4().hex[:8]}"
+    (folder / f"{helper}.py").write_text(HELPER)
+    (folder / "k.py").write_text(KERNEL.format(helper=helper))
+    return folder, helper
+
+
+@pytest.fixture
+def cli(setup, monkeypatch, capsys):
+    """run(*words, env=...) -> (exit code, stdout, whether the typer app ran)."""
+    import tritonscope.cli
+
+    folder, _ = setup
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(folder / "cache"))
+    for name in ("TRITONSCOPE_RESULT_CACHE", "TRITON_ALWAYS_COMPILE", "TRITONSCOPE_REPLAY", "NO_COLOR",
+                 "TRITON_DEFAULT_FP_FUSION"):
+        monkeypatch.delenv(name, raising=False)
+    # other work on this tree must not change tritonscope's stamp half way through
+    monkeypatch.setattr(result_cache, "tritonscope_build", lambda: {"version": "test", "stamp": "pinned"})
+    real_main = tritonscope.cli.main
+    reached = []
+
+    def counting_main():
+        reached.append(1)
+        real_main()
+
+    monkeypatch.setattr(tritonscope.cli, "main", counting_main)
+
+    def run(*words, env=None):
+        import os
+
+        saved = {k: os.environ.get(k) for k in env or {}}
+        for k, v in (env or {}).items():
+            monkeypatch.setenv(k, v)
+        reached.clear()
+        capsys.readouterr()
+        monkeypatch.setattr(sys, "argv", ["tritonscope", *words])
+        code = 0
+        try:
+            launch.main()
+        except SystemExit as e:
+            code = e.code or 0
+        for k, v in saved.items():
+            if v is None:
+                monkeypatch.delenv(k)
+            else:
+                monkeypatch.setenv(k, v)
+        return code, capsys.readouterr().out, bool(reached)
+
+    return run
+
+
+BASE = ("compile", "k.py:add_kernel", "--arg", "x_ptr=*fp32", "--arg", "out_ptr=*fp32", "--arg", "n=1024",
+        "-c", "BLOCK=128", "--arch", "sm_80", "--width", "100", "--no-color")
+
+
+def test_a_repeat_is_replayed_and_any_change_is_a_miss(cli, setup):
+    folder, helper = setup
+    code, first, ran = cli(*BASE)
+    assert code == 0 and ran and "add_kernel" in first
+    entries = list((folder / "cache" / replay.FOLDER).glob("*.json"))
+    assert len(entries) == 1
+
+    code, again, ran = cli(*BASE)
+    assert (code, ran) == (0, False), "the repeat reached the typer app"
+    assert again == first
+
+    # the display: another width, NO_COLOR, COLUMNS
+    assert cli(*BASE[:-3], "--width", "120", "--no-color")[2]
+    assert cli(*BASE, env={"COLUMNS": "90"})[2]
+    assert cli(*BASE, env={"NO_COLOR": "1"})[2]
+    # a compiler knob
+    assert cli(*BASE, env={"TRITON_DEFAULT_FP_FUSION": "0"})[2]
+    # replay turned off, or the result cache off
+    assert cli(*BASE, env={"TRITONSCOPE_REPLAY": "0"})[2]
+    assert cli(*BASE, env={"TRITON_ALWAYS_COMPILE": "1"})[2]
+    # and still a hit after all of those
+    assert cli(*BASE)[2] is False
+
+
+def test_changed_sources_and_builds_are_misses(cli, setup, monkeypatch):
+    folder, helper = setup
+    code, first, _ = cli(*BASE)
+    assert code == 0 and cli(*BASE)[2] is False
+
+    # tritonscope's own sources
+    monkeypatch.setattr(result_cache, "tritonscope_build", lambda: {"version": "test", "stamp": "edited"})
+    assert cli(*BASE)[2]
+    monkeypatch.setattr(result_cache, "tritonscope_build", lambda: {"version": "test", "stamp": "pinned"})
+    # Triton's build
+    real_build = result_cache.triton_build
+    monkeypatch.setattr(result_cache, "triton_build", lambda: {**real_build(), "stamp": "another build"})
+    assert cli(*BASE)[2]
+    monkeypatch.setattr(result_cache, "triton_build", real_build)
+    # each of those runs kept its own output under the same command line: back to this build, a miss, then a hit
+    assert cli(*BASE)[2]
+    assert cli(*BASE)[2] is False
+
+    # the @triton.jit helper the kernel calls, in another file: the output must show the new code
+    helper_file = folder / f"{helper}.py"
+    helper_file.write_text(HELPER.replace("x * 2", "x * 3"))
+    try:
+        code, changed, ran = cli(*BASE)
+        assert code == 0 and ran
+        assert changed != first
+    finally:
+        helper_file.write_text(HELPER)
+
+    # the kernel file itself
+    kernel = folder / "k.py"
+    text = kernel.read_text()
+    kernel.write_text(text + "\n# edited\n")
+    try:
+        assert cli(*BASE)[2]
+    finally:
+        kernel.write_text(text)
+
+
+def test_only_output_only_runs_are_kept_or_replayed(cli, setup, tmp_path):
+    folder, _ = setup
+    # options with effects beyond the printed output are never replayed
+    for extra in (["--save", str(tmp_path / "r.md")], ["--no-cache"], ["--emit", str(tmp_path / "e")],
+                  ["--pager"], ["--timeout", "60"]):
+        assert replay.plan([*BASE, *extra]) is None, extra
+    assert replay.plan(["--debug", *BASE]) is None
+    assert replay.plan(["show", "r.json"]) is None
+    code, _, _ = cli(*BASE, "--save", str(tmp_path / "r.md"))
+    assert code == 0 and (tmp_path / "r.md").exists()
+    (tmp_path / "r.md").unlink()
+    code, _, ran = cli(*BASE, "--save", str(tmp_path / "r.md"))
+    assert ran and (tmp_path / "r.md").exists(), "a --save must write its file every time"
+
+    # a run that fails is not kept: the repeat fails the same way, through the app
+    bad = (*BASE, "--line", "999")
+    code, _, ran = cli(*bad)
+    assert code != 0 and ran
+    code, _, ran = cli(*bad)
+    assert code != 0 and ran
+
+
+def test_a_damaged_entry_is_a_miss(cli, setup):
+    folder, _ = setup
+    words = (*BASE[:-3], "--width", "111", "--no-color")
+    assert cli(*words)[0] == 0
+    entry = replay.entry_path(replay.key_parts(list(words)))
+    # the key depends on the working folder: compute it there
+    assert entry.exists()
+    data = json.loads(entry.read_text())
+    data["stdout"] = 42
+    entry.write_text(json.dumps(data))
+    code, out, ran = cli(*words)
+    assert code == 0 and ran and "add_kernel" in out
+    entry.write_text("{not json")
+    code, out, ran = cli(*words)
+    assert code == 0 and ran and "add_kernel" in out
