@@ -1,6 +1,6 @@
 """Fuzz parse, annotate and render with mutated real stages.
 
-    python benchmarks/fuzz.py [--cases 10000] [--seed 1] [--series 3.9]
+    python benchmarks/fuzz.py [--cases 10000] [--seed 1] [--series 3.9] [--jobs 4]
 
 Each case takes the checked-in real stages of one compile (tests/data/stages),
 damages one or more of them (lines deleted, duplicated, swapped or cut short;
@@ -13,7 +13,9 @@ may be refused with a typed TritonscopeError, but analysis and rendering of
 a damaged stage must never raise at all) and any case that takes longer than
 `--limit` seconds (a regex that backtracks without end).
 
-Prints the number of cases, crashes (with the first few tracebacks) and
+`--jobs N` splits the cases over N processes (case n of shard j uses seed
+`seed * 1000 + j`), so a 10,000-case run takes minutes on a many-core
+machine; the figures are summed.  Prints the number of cases, crashes (with the first few tracebacks) and
 cases per second; exits 1 on a crash.  tests/test_fuzz.py runs a few hundred
 cases of the same harness.
 """
@@ -195,21 +197,45 @@ def fuzz(cases: int, seed: int, series: str, limit: float = 20.0, show: int = 3)
             "first": crashes[:show]}
 
 
+def _shard(job: tuple[int, int, str, float]) -> dict:
+    cases, seed, series, limit = job
+    return fuzz(cases, seed, series, limit)
+
+
+def fuzz_parallel(cases: int, seed: int, series: str, limit: float, jobs: int) -> dict:
+    """fuzz() over `jobs` processes, shard j with seed `seed * 1000 + j`; the figures summed."""
+    import multiprocessing
+
+    shares = [cases // jobs + (1 if j < cases % jobs else 0) for j in range(jobs)]
+    work = [(n, seed * 1000 + j, series, limit) for j, n in enumerate(shares) if n]
+    with multiprocessing.get_context("fork").Pool(len(work)) as pool:
+        parts = pool.map(_shard, work)
+    return {"cases": sum(p["cases"] for p in parts), "crashes": sum(p["crashes"] for p in parts),
+            "slow": sum(p["slow"] for p in parts), "seconds": max(p["seconds"] for p in parts),
+            "first": [c for p in parts for c in p["first"]][:3]}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--series", default=None, help="3.6 or 3.9 (default: the installed Triton's)")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds before a case counts as a hang")
+    ap.add_argument("--jobs", type=int, default=1, help="processes to split the cases over")
     args = ap.parse_args()
     series = args.series
     if series is None:
         from tritonscope import triton_api
 
         series = ".".join(map(str, triton_api.triton_series()))
-    r = fuzz(args.cases, args.seed, series, args.limit)
+    started = time.perf_counter()
+    if args.jobs > 1:
+        r = fuzz_parallel(args.cases, args.seed, series, args.limit, args.jobs)
+    else:
+        r = fuzz(args.cases, args.seed, series, args.limit)
+    wall = time.perf_counter() - started
     print(f"fuzz: {r['cases']} cases on Triton {series} stages, {r['crashes']} crashes ({r['slow']} hangs), "
-          f"{r['seconds']:.1f} s ({r['cases'] / max(r['seconds'], 1e-9):.1f} cases/s)")
+          f"{wall:.1f} s wall with {args.jobs} process(es) ({r['cases'] / max(wall, 1e-9):.1f} cases/s)")
     for c in r["first"]:
         print(c)
     return 1 if r["crashes"] else 0

@@ -3,6 +3,7 @@
     python benchmarks/sweep_speed.py            # targets: parallel >= 1.7x serial, warm >= 10x cold
     python benchmarks/sweep_speed.py --dask     # + the same grid on a Dask LocalCluster of 2 workers
     python benchmarks/sweep_speed.py --dask --small   # a 12-config grid (each run well under a minute)
+    python benchmarks/sweep_speed.py --dask --workers 8   # 8 workers (and an 8-worker cluster) on a bigger machine
 
 Each measurement runs in a fresh Python process with fresh TRITON_CACHE_DIR
 and TRITONSCOPE_CACHE_DIR (cold), except the warm repeat, which reuses the
@@ -40,13 +41,14 @@ def run(grid: list[str], caches: str, *extra: str) -> float:
     return time.perf_counter() - started
 
 
-def standing_cluster():
-    """A LocalCluster of 2 worker processes whose workers have imported Triton (one warm-up task)."""
+def standing_cluster(workers: int):
+    """A LocalCluster of `workers` worker processes whose workers have imported Triton (one warm-up task)."""
     import logging
 
     import distributed
 
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0",
                                        silence_logs=logging.ERROR)
     with distributed.Client(cluster) as client:
         client.run(lambda: __import__("triton") and None)
@@ -57,32 +59,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dask", action="store_true", help="also run the grid on a Dask LocalCluster")
     parser.add_argument("--small", action="store_true", help="the 12-config grid instead of the 36-config one")
+    parser.add_argument("--workers", type=int, default=2, help="workers for --jobs and the Dask clusters")
     opts = parser.parse_args()
+    n = str(opts.workers)
     grid = SMALL if opts.small else GRID
     configs = 12 if opts.small else 36
     with tempfile.TemporaryDirectory() as serial_dir, tempfile.TemporaryDirectory() as parallel_dir:
         serial = run(grid, serial_dir, "--jobs", "1")
-        parallel = run(grid, parallel_dir, "--jobs", "2")
-        warm = run(grid, parallel_dir, "--jobs", "2")
+        parallel = run(grid, parallel_dir, "--jobs", n)
+        warm = run(grid, parallel_dir, "--jobs", n)
     speedup, warm_x = serial / parallel, parallel / warm
     print(f"grid: {configs} configs of matmul on sm_90a ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
     print(f"cold, serial (1 worker):    {serial:6.2f} s  {configs / serial:5.2f} configs/s")
-    print(f"cold, parallel (2 workers): {parallel:6.2f} s  {configs / parallel:5.2f} configs/s  "
+    print(f"cold, parallel ({n} workers): {parallel:6.2f} s  {configs / parallel:5.2f} configs/s  "
           f"{speedup:.2f}x serial (target >= 1.7x) {'OK' if speedup >= 1.7 else 'MISSED'}")
-    print(f"warm repeat (2 workers):    {warm:6.2f} s  {configs / warm:5.2f} configs/s  "
+    print(f"warm repeat ({n} workers):    {warm:6.2f} s  {configs / warm:5.2f} configs/s  "
           f"{warm_x:.1f}x the cold sweep (target >= 10x) {'OK' if warm_x >= 10 else 'MISSED'}")
     if not opts.dask:
         return
     with tempfile.TemporaryDirectory() as local_dir, tempfile.TemporaryDirectory() as standing_dir:
-        local = run(grid, local_dir, "--scheduler", "local", "--jobs", "2")
-        cluster = standing_cluster()
+        local = run(grid, local_dir, "--scheduler", "local", "--jobs", n)
+        cluster = standing_cluster(opts.workers)
         try:
             standing = run(grid, standing_dir, "--scheduler", cluster.scheduler_address)
         finally:
             cluster.close()
-    print(f"cold, Dask --scheduler local (2 workers, cluster start-up included): {local:6.2f} s  "
+    print(f"cold, Dask --scheduler local ({n} workers, cluster start-up included): {local:6.2f} s  "
           f"{configs / local:5.2f} configs/s  {serial / local:.2f}x serial")
-    print(f"cold, Dask standing LocalCluster (2 workers, tcp://):                {standing:6.2f} s  "
+    print(f"cold, Dask standing LocalCluster ({n} workers, tcp://):                {standing:6.2f} s  "
           f"{configs / standing:5.2f} configs/s  {serial / standing:.2f}x serial")
 
 

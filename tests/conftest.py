@@ -18,7 +18,15 @@ import pytest
 # A private Triton cache per test session.  Triton's cache key ignores the
 # file a kernel came from, so a shared cache would hand one test the IR of
 # an identical kernel compiled from another path (with that path in loc()).
-_CACHE = tempfile.mkdtemp(prefix="tritonscope-tests-")
+# Under pytest-xdist (`-n`), the workers of one run share it (Triton and
+# tritonscope write their caches atomically), so a kernel is compiled once
+# per run, not once per worker.
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+if _RUN:
+    _CACHE = os.path.join(tempfile.gettempdir(), f"tritonscope-tests-{_RUN[:16]}")
+    os.makedirs(_CACHE, exist_ok=True)
+else:
+    _CACHE = tempfile.mkdtemp(prefix="tritonscope-tests-")
 os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 os.environ["TRITONSCOPE_CACHE_DIR"] = os.path.join(_CACHE, "tritonscope")
 # tritonscope's own result cache would answer a repeated `compile` without

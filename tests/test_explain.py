@@ -255,8 +255,10 @@ def test_explain_command_text_json_and_save(tmp_path):
     assert res.exit_code == 0, res.output
     assert "✗ shared memory" in res.output and "needs 393,216 B" in res.output
     assert "python:23" in res.output and "ttgir:" in res.output
+    # .md, .html and .json: the compile report, with the verdicts as its Explain section
     md = (tmp_path / "e.md").read_text()
-    assert "## ✗ shared memory" in md and "```text" in md
+    assert md.startswith("## tritonscope: matmul\\_kernel") and "### Explain" in md and "<details>" in md
+    assert "#### ✗ shared memory: needs 393,216 B" in md and "```text" in md
     res = runner.invoke(app, ["explain", "matmul_masked", "-c", "BLOCK_SIZE=128", "--no-check-fixes", "--json"])
     data = json.loads(res.output)
     assert data["verdicts"][0]["kind"] == "shared memory" and data["verdicts"][0]["severity"] == "bad"
@@ -267,6 +269,13 @@ def test_explain_command_text_json_and_save(tmp_path):
         res = runner.invoke(app, ["explain", "matmul_masked", "-c", "BLOCK_SIZE=128", "--no-check-fixes",
                                   "--save", str(tmp_path / f"e.{ext}")])
         assert res.exit_code == 0 and (tmp_path / f"e.{ext}").stat().st_size > 500
+    assert '<section id="explain">' in (tmp_path / "e.html").read_text()
+    txt = (tmp_path / "e.txt").read_text()  # .txt: the verdicts as printed, alone
+    assert txt.startswith("matmul_kernel") and "✗ shared memory" in txt and "Triton IR" not in txt
+    report = json.loads((tmp_path / "e.json").read_text())
+    assert report["schema"] == "tritonscope.report" and report["explain"]["verdicts"][0]["severity"] == "bad"
+    shown = runner.invoke(app, ["show", str(tmp_path / "e.json"), "--stage", "none", "--width", "120"])
+    assert shown.exit_code == 0 and "✗ shared memory  needs 393,216 B" in shown.output
 
 
 def test_explain_refuses_a_bad_save_path_before_compiling(tmp_path, monkeypatch):

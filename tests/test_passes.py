@@ -47,11 +47,16 @@ def traces():
         trace.close()
 
 
-def _app() -> typer.Typer:
-    from tritonscope.commands.passes import register
+def _app(*, errors: bool = False) -> typer.Typer:
+    """An app with `passes` only; with `errors`, its errors become messages and exit codes, as in the CLI."""
+    from tritonscope.cli import handle_errors
+    from tritonscope.commands.passes import passes_cmd, register
 
     app = typer.Typer()
-    register(app)
+    if errors:
+        app.command("passes")(handle_errors(passes_cmd))
+    else:
+        register(app)
     app.command("noop")(lambda: None)  # a second command keeps `passes` a subcommand
     return app
 
@@ -62,6 +67,34 @@ def _first(events, kind="appears"):
 
 def _canonicalizer(name: str) -> bool:
     return name in ("Canonicalizer", "CanonicalizerPass")
+
+
+def _serve(monkeypatch, trace) -> list:
+    """Make `passes TARGET ...` answer with a fixture's trace instead of compiling; returns the requests it got.
+
+    The command closes its trace: it gets a copy that owns no files, so the fixture's dumps stay.
+    """
+    from dataclasses import replace
+
+    requests = []
+
+    def fake(request, env, *, progress=True):
+        requests.append(request)
+        return replace(trace, _workdir=None)
+
+    monkeypatch.setattr("tritonscope.commands.passes.trace_request", fake)
+    return requests
+
+
+def _render(renderable, width: int, **kw) -> str:
+    import io
+
+    from rich.console import Console
+
+    # a height too: rich renders 80 columns for a dumb terminal (conftest's TERM) unless given both
+    console = Console(width=width, height=50, file=io.StringIO(), **({"color_system": None} | kw))
+    console.print(renderable)
+    return console.file.getvalue()
 
 
 # --------------------------------------------------------------------------
@@ -168,6 +201,137 @@ def test_pass_diff(traces):
         trace.step("9999")
 
 
+# --------------------------------------------------------------------------
+# --pass: the annotated diff, side by side or unified
+# --------------------------------------------------------------------------
+
+
+def _accelerate(trace):
+    step = trace.step("TritonGPUAccelerateMatmul")
+    return step, passes.pass_diff(trace, step)
+
+
+def test_pass_diff_hunks_are_the_unified_diffs(traces):
+    """pass_diff's hunks hold exactly the lines of step_diff (the JSON `diff`), in order."""
+    trace = traces("sm_90a")
+    step, diff = _accelerate(trace)
+    unified = passes.step_diff(trace, step)
+    rebuilt = [f"--- before {step.name}", f"+++ after {step.name}"]
+    for hunk in diff.hunks:
+        rebuilt.append(hunk.header)
+        for block in hunk.blocks:
+            if block.tag == "equal":
+                rebuilt += [" " + text for _, text in block.before]
+            else:
+                rebuilt += ["-" + text for _, text in block.before] + ["+" + text for _, text in block.after]
+    assert rebuilt == unified
+    # the notes are the stage views': the new #mma definition gets the encoding's note
+    mma = next(n for hunk in diff.hunks for b in hunk.blocks for n, t in b.after if t.startswith("#mma = "))
+    assert any(note.kind == "encoding" and "mma v2" in note.label for note in diff.after_notes[mma])
+
+
+def test_pass_side_by_side_at_200_unified_at_80(traces):
+    from tritonscope.render.passes_view import pass_view
+
+    trace = traces("sm_90a")
+    step, diff = _accelerate(trace)
+    wide = _render(pass_view(trace, step, diff, width=200), 200)
+    narrow = _render(pass_view(trace, step, diff, width=80), 80)
+    assert all(len(line) <= 200 for line in wide.splitlines())
+    assert all(len(line) <= 80 for line in narrow.splitlines())
+
+    # side by side: before | after, one row holding both sides' line numbers; the added
+    # #mma definition on the right with nothing on the left, its note under it
+    rows = [line for line in wide.splitlines() if " │ " in line]
+    assert re.search(r"^\s+before\s+│\s+after$", rows[0])
+    added = next(line for line in rows if "+ #mma = #ttg.nvidia_mma<" in line)
+    assert not added.split(" │ ")[0].strip()
+    under = rows[rows.index(added) + 1: rows.index(added) + 3]  # the wrapped rest of the line, then its note
+    assert any(re.match(r"^\s+◂ mma v2", r.split(" │ ")[1]) and not r.split(" │ ")[0].strip() for r in under)
+    pair = next(line for line in rows if re.search(r"^\s*\d+ - .*tt\.dot", line.split(" │ ")[0]))
+    assert re.match(r"\s*\d+ \+ ", pair.split(" │ ")[1])  # the replaced block, line for line
+    context = next(line for line in rows if "%c0_i32 = arith.constant 0 : i32" in line)
+    left, right = context.split(" │ ")
+    assert left.split()[2:] == right.split()[2:] and left.split()[0] != right.split()[0]  # 5 vs 6: #mma moved it
+    # the remark the pass printed: in its panel with the pass, and under the tt.dot it names
+    assert f"(TTGIR step {step.index}, TritonGPUAccelerateMatmul)" in wide
+    assert any("◂ dot 16x16·16x16; remark: MMA version 3" in line for line in wide.splitlines())
+    assert "@@ -1,5 +1,6 @@" in wide
+
+    # unified: one column, - and + lines, notes under them; no column separator
+    assert " │ " not in narrow.split("before -> after")[1]
+    assert "--- before TritonGPUAccelerateMatmul" in narrow and "+++ after TritonGPUAccelerateMatmul" in narrow
+    lines = narrow.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  + #mma = #ttg.nvidia_mma<"))
+    assert lines[at + 1].startswith("      ") and "◂ mma v2" in lines[at + 2]  # wrapped (hanging), then the note
+    assert any(line.startswith("  - ") and "tt.dot" in line for line in lines)
+
+    # forced either way, whatever the width
+    assert "(unified;" in _render(pass_view(trace, step, diff, width=200, style="unified"), 200)
+    assert "(side by side;" in _render(pass_view(trace, step, diff, width=80, style="side-by-side"), 80)
+
+
+def test_pass_diff_colour_and_control_characters(traces):
+    """Colour marks what changed; NO_COLOR gives plain text; compiler text cannot send escapes."""
+    from tritonscope.render.passes_view import pass_view
+
+    trace = traces("sm_90a")
+    # the pass that schedules the loop adds `loop.stage` attributes to lines it otherwise keeps
+    step = trace.steps[_first(passes.find(trace, "loop.stage")).step - 1]
+    diff = passes.pass_diff(trace, step)
+    coloured = _render(pass_view(trace, step, diff, width=200), 200, color_system="truecolor", force_terminal=True)
+    assert "\x1b[31m" in coloured and "\x1b[32m" in coloured  # removed red, added green
+    assert "\x1b[1;7;32m" in coloured  # and the characters a changed line gained, emphasised
+    plain = _render(pass_view(trace, step, diff, width=200), 200)
+    assert "\x1b" not in plain and " - " in plain and " + " in plain  # the markers say it without colour
+
+    evil = passes.PassDiff(1, "Evil\x1b]52;c;SGk=\x07", "ttgir", [passes.Hunk("@@ -1 +1 @@", (
+        passes.DiffBlock("replace", ((1, "  tt.print \"\x1b[2J\""),), ((1, "  tt.print \"\x1b]0;owned\x07\""),)),))])
+    fake = passes.Step(1, "Evil\x1b[2J", "", "builtin.module", "ttgir", None, None, changed=True)
+    for style in ("side-by-side", "unified"):
+        out = _render(pass_view(trace, fake, evil, width=160, style=style), 160)
+        assert "\x1b" not in out and "\\x1b[2J" in out and "\\x1b]0;owned\\x07" in out
+
+
+def test_pass_command_diff_style(traces, monkeypatch):
+    """passes --pass: auto by width, --diff-style forces either; the JSON carries the pass's remarks."""
+    trace = traces("sm_90a")
+    _serve(monkeypatch, trace)
+    args = ["passes", "matmul", "--block", "16", "--arch", "sm_90a", "--pass", "TritonGPUAccelerateMatmul",
+            "--no-color"]
+    runner = CliRunner()
+    wide = runner.invoke(_app(), args + ["--width", "200"])
+    assert wide.exit_code == 0, wide.output
+    assert "(side by side;" in wide.output and "+ #mma = #ttg.nvidia_mma<" in wide.output
+    narrow = runner.invoke(_app(), args + ["--width", "100"])
+    assert "(unified;" in narrow.output and "--- before TritonGPUAccelerateMatmul" in narrow.output
+    forced = runner.invoke(_app(), args + ["--width", "200", "--diff-style", "unified"])
+    assert "(unified;" in forced.output
+    forced = runner.invoke(_app(), args + ["--width", "100", "--diff-style", "side-by-side"])
+    assert "(side by side;" in forced.output
+    bad = runner.invoke(_app(errors=True), args + ["--diff-style", "sideways"])
+    assert bad.exit_code == 2 and "Unknown diff style 'sideways'" in bad.output
+
+    data = json.loads(runner.invoke(_app(), args + ["--json"]).output)
+    step = trace.step("TritonGPUAccelerateMatmul")
+    assert data["pass"]["step"] == step.index and data["pass"]["name"] == "TritonGPUAccelerateMatmul"
+    assert [r["severity"] for r in data["pass"]["remarks"]] == ["remark", "note"]
+    assert data["pass"]["diff"] == passes.step_diff(trace, step)
+
+
+def test_passes_takes_the_launch_options(traces, monkeypatch):
+    """--maxnreg, --num-ctas and --fp-fusion/--no-fp-fusion reach the compile, as `compile` passes them."""
+    requests = _serve(monkeypatch, traces("sm_80"))
+    result = CliRunner().invoke(_app(), ["passes", "matmul", "--block", "16", "--arch", "sm_90a", "--maxnreg", "128",
+                                         "--num-ctas", "2", "--no-fp-fusion", "--json"])
+    assert result.exit_code == 0, result.output
+    assert requests[-1].options == {"maxnreg": 128, "num_ctas": 2, "enable_fp_fusion": False}
+    CliRunner().invoke(_app(), ["passes", "matmul", "--fp-fusion", "--json"])
+    assert requests[-1].options == {"enable_fp_fusion": True}
+    bad = CliRunner().invoke(_app(errors=True), ["passes", "matmul", "--maxnreg", "7"])
+    assert bad.exit_code == 2 and len(requests) == 2  # refused before any compile
+
+
 def test_line_follows_one_load(traces):
     trace = traces("sm_80")
     events = passes.line_history(trace, 17)  # a = tl.load(...)
@@ -195,14 +359,17 @@ def test_command_output_and_json(traces):
 # --------------------------------------------------------------------------
 
 
-def test_remark_on_the_unpipelined_loop_line(traces):
+def test_remark_on_the_unpipelined_loop_line(traces, monkeypatch):
     trace = traces("unpipelined")
     [warning] = [r for r in trace.remarks if r.severity == "warning"]
     assert os.path.realpath(warning.file) == os.path.realpath(UNPIPELINED)
     assert warning.line == 20  # acc += tl.dot(a, b), inside the loop
     assert "pipelined load for this operand will be disabled" in warning.message
     assert warning.stage == "ttgir"  # the TTGIR passes wrote it
+    # the pass that picks the dot's operand layouts (read from the dump's own header)
+    assert warning.pass_name == "TritonGPUAccelerateMatmul" == trace.steps[warning.step - 1].name
 
+    _serve(monkeypatch, trace)  # the command on this trace (test_compile_passes_and_passes_save compiles one)
     result = CliRunner().invoke(_app(), ["passes", UNPIPELINED, "--arch", "sm_90a", "--line", "20", "--width", "200"])
     assert result.exit_code == 0, result.output
     assert "unpipelined.py:20" in result.output and "poor performance is expected" in result.output
@@ -212,6 +379,148 @@ def test_mma_v3_remark_on_small_tiles(traces):
     remarks = traces("sm_90a").remarks
     assert any(r.line == 19 and "MMA version 3 acceleration not applied" in r.message for r in remarks)
     assert not traces("sm_80").remarks
+
+
+# --------------------------------------------------------------------------
+# Which pass printed each remark
+# --------------------------------------------------------------------------
+
+
+def test_remarks_name_the_pass_that_printed_them(traces):
+    """seed-001 on sm_90a, BLOCK 16: TritonGPUAccelerateMatmul says why it keeps mma v2 (line 19)."""
+    from tritonscope.render.passes_view import pipeline_table
+
+    trace = traces("sm_90a")
+    step = trace.step("TritonGPUAccelerateMatmul")
+    said = [(r.severity, r.line, r.stage, r.step, r.pass_name) for r in trace.remarks]
+    assert said == [("remark", 19, "ttgir", step.index, "TritonGPUAccelerateMatmul"),
+                    ("note", 19, "ttgir", step.index, "TritonGPUAccelerateMatmul")]  # its note goes with it
+    # the compile the report is saved from carries the same
+    assert [(r["step"], r["pass_name"]) for r in trace.artifact.remarks] == [(step.index, step.name)] * 2
+
+    # the table: a line of the pass's own row; the remarks list: the pass with the place
+    lines = _render(pipeline_table(trace), 160).splitlines()
+    at = next(i for i, line in enumerate(lines) if re.match(rf"\s*{step.index} │ TritonGPUAccelerateMatmul ", line))
+    assert re.search(r"remark: matmul.py:19:\d+ MMA version 3 acceleration not", lines[at + 1])
+    assert lines[at + 1].split("│")[0].strip() == ""  # under the pass's row, not a row of its own
+    text = "\n".join(lines)
+    assert re.search(rf"matmul.py:19:\d+ remark \(TTGIR step {step.index}, TritonGPUAccelerateMatmul\): "
+                     "MMA version 3 acceleration not applied", text)
+    assert "pass unknown" not in text
+
+    # JSON: each remark names its step and pass, each step lists its remarks
+    data = trace.to_dict()
+    assert [(r["step"], r["pass_name"]) for r in data["remarks"]] == [(step.index, step.name)] * 2
+    assert data["steps"][step.index - 1]["remarks"] == [0, 1]
+    assert all(not d["remarks"] for d in data["steps"] if d["index"] != step.index)
+    again = passes.PassTrace.from_dict(json.loads(json.dumps(data)))
+    assert again.remarks == trace.remarks and again.steps[step.index - 1].name == step.name
+
+
+def test_remarks_name_the_pass_in_json_and_reports(traces, monkeypatch, tmp_path):
+    from tritonscope.commands.passes import save_with_passes
+
+    trace = traces("sm_90a")
+    step = trace.step("TritonGPUAccelerateMatmul")
+    _serve(monkeypatch, trace)
+    out = CliRunner().invoke(_app(), ["passes", "matmul", "--block", "16", "--arch", "sm_90a", "--json"])
+    data = json.loads(out.output)
+    assert data["remarks"][0]["pass_name"] == "TritonGPUAccelerateMatmul" and data["remarks"][0]["step"] == step.index
+    assert data["steps"][step.index - 1]["remarks"] == [0, 1]
+
+    for ext in ("json", "html", "md"):
+        save_with_passes(trace, str(tmp_path / f"r.{ext}"))
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [(r["step"], r["pass_name"]) for r in report["remarks"]] == [(step.index, step.name)] * 2
+    assert report["passes"]["remarks"][0]["pass_name"] == step.name
+    # the remark notes on the stage lines name the pass too
+    note = next(n for n in report["notes"] if n["kind"] == "remark" and n["stage"] == "python")
+    assert re.match(r"Triton remark \(TTGIR pass TritonGPUAccelerateMatmul, matmul.py:19:\d+\)", note["explanation"])
+    assert note["facts"]["pass_name"] == step.name
+    # HTML and Markdown: the remark in the pass's row of the pass table
+    page = (tmp_path / "r.html").read_text()
+    row = re.search(rf"<tr><td class=\"num\">{step.index}</td><td>TritonGPUAccelerateMatmul</td>.*?</tr>", page)
+    assert row and re.search(r"remark: matmul.py:19:\d+ MMA version 3 acceleration not applied", row.group(0))
+    md = (tmp_path / "r.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith(f"| {step.index} | TritonGPUAccelerateMatmul |"))
+    assert re.search(r"remark: matmul.py:19:\d+ MMA version 3 acceleration not applied", row)
+
+
+def _staged(trace):
+    """The trace's remarks as the main compile leaves them: a stage, no pass."""
+    from dataclasses import replace
+
+    return [replace(r, step=0, pass_name="") for r in trace.remarks]
+
+
+def test_remarks_by_pass_reads_the_order_or_says_pass_unknown(traces, tmp_path):
+    """The rule, on the real stream of the remarks run: a diagnostic printed between "IR Dump Before X"
+    and the next dump is X's; other passes than the trace's, or after the timing report: pass unknown."""
+    from tritonscope.render.passes_view import pipeline_table, table_rows
+
+    trace = traces("sm_90a")
+    step = trace.step("TritonGPUAccelerateMatmul")
+    stream = Path(trace._workdir.name) / "remarks" / "stderr.txt"
+    text = stream.read_text()
+    staged = _staged(trace)
+
+    def by_pass(path, steps=trace.steps):
+        dumps = list(passes.read_dumps(path, summarize=False))
+        return passes.remarks_by_pass(steps, staged, dumps, ["ttgir"])
+
+    assert [(r.step, r.pass_name) for r in by_pass(stream)] == [(step.index, step.name)] * 2
+    # the stream: the dumps of the TTGIR stage only, in order with the diagnostics, names read from it
+    headers = [passes.parse_header(line) for line in text.splitlines()]
+    names = [h.name for h in headers if h]
+    assert names == [s.name for s in trace.steps if s.stage == "ttgir"]
+    before = text.index(f"IR Dump Before {step.name}")
+    assert before < text.index("MMA version 3 acceleration not applied") < text.index("IR Dump Before", before + 1)
+
+    # a dump of your own with the diagnostics in the same stream (no MLIR_DUMP_PATH) reads the same way
+    own = tmp_path / "own.mlir"
+    own.write_text("".join(line for line in text[text.index("// -----// IR Dump"):].splitlines(keepends=True)
+                           if not line.startswith(passes.STAGE_MARK)))
+    from_dump = passes.trace_from_dump(own)
+    assert [(r.severity, r.pass_name) for r in from_dump.remarks] == [("remark", step.name), ("note", step.name)]
+
+    # not the passes the trace ran (one missing): the order cannot be read
+    fewer = [s for s in trace.steps if s is not step]
+    assert [(r.step, r.pass_name) for r in by_pass(stream, fewer)] == [(0, "")] * 2
+
+    # printed after the pass manager's timing report: no pass was running
+    blocks = re.findall(r"^/\S+:\d+:\d+: (?:remark|note): .*\n(?:[ \t].*\n)*", text, re.M)
+    assert len(blocks) >= 2
+    moved = text
+    for block in blocks:
+        moved = moved.replace(block, "", 1)
+    end = moved.index(passes.STAGE_MARK + "ttgir end")
+    assert moved.rfind("Execution time report", 0, end) > moved.rfind("IR Dump Before", 0, end)
+    late = tmp_path / "late.txt"
+    late.write_text(moved[:end] + "".join(blocks) + moved[end:])
+    unknown = by_pass(late)
+    assert [(r.step, r.pass_name, r.stage) for r in unknown] == [(0, "", "ttgir")] * 2
+
+    # and the views say so
+    shown = replace_trace(trace, remarks=unknown)
+    text = _render(pipeline_table(shown), 160)
+    assert "remark (TTGIR, pass unknown): MMA version 3" in text
+    assert re.search(r"\? │ pass unknown\s+│ TTGIR .*remark: matmul.py:19:\d+ MMA version 3", text)
+    assert table_rows(shown)[-1]["pass"] == "pass unknown"
+
+
+def replace_trace(trace, **changes):
+    from dataclasses import replace
+
+    return replace(trace, _workdir=None, **changes)
+
+
+def test_remarks_run_failing_leaves_the_stage(traces):
+    """When the second compile fails, the remarks keep their stage (pass unknown) and the trace says why."""
+    trace = replace_trace(traces("unpipelined"), remarks=_staged(traces("unpipelined")), warnings=[], artifact=None)
+    passes.attribute_remarks(trace, Request(target="no_such_sample"), "sm_90a", Path(traces("unpipelined")
+                             ._workdir.name) / "remarks-failing")
+    assert [(r.step, r.stage) for r in trace.remarks] == [(0, "ttgir")]
+    assert "could not be tied to passes" in trace.warnings[0]
 
 
 def test_parse_remarks():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 
+import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT
@@ -52,26 +53,37 @@ def _has_matplotlib() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
-def test_readme_examples_run(tmp_path, monkeypatch):
-    (tmp_path / "samples").symlink_to(ROOT / "samples")
-    monkeypatch.chdir(tmp_path)
+@pytest.fixture(scope="module")
+def readme_dir(tmp_path_factory):
+    """One folder for all the examples: a later one reads what an earlier one saved (`show r.json`)."""
+    folder = tmp_path_factory.mktemp("readme")
+    (folder / "samples").symlink_to(ROOT / "samples")
+    return folder
+
+
+def _example_id(i: int, example: str) -> str:
+    words = re.sub(r"[^A-Za-z0-9_.=,-]+", "_", example.partition(" #")[0].removeprefix("tritonscope ").strip())
+    return f"{i:02d}-{words[:60]}"
+
+
+# Each example is its own test (one failure never hides the next).  They run in README order and in one
+# process, because later examples read what earlier ones saved: the README's test command spreads the
+# suite over workers file by file (`pytest -n auto --dist loadfile`).
+@pytest.mark.parametrize("example", EXAMPLES, ids=[_example_id(i, e) for i, e in enumerate(EXAMPLES)])
+def test_readme_example(example, readme_dir, monkeypatch):
+    monkeypatch.chdir(readme_dir)
     monkeypatch.setattr("tritonscope.triton_api.local_gpu_capability", lambda: None)
-    runner = CliRunner()
-    failures = []
-    for example in EXAMPLES:
-        code_text, _, comment = example.partition(" #")
-        words = shlex.split(code_text)
-        expected = re.search(r"exits (\d+)", comment)
-        want = int(expected.group(1)) if expected else 0
-        if _needs_gpu(words):
-            want = int(ExitCode.NO_GPU)
-            if re.search(r"--save \S+\.(png|svg)", code_text) and not _has_matplotlib():
-                want = int(ExitCode.USAGE)  # refused up front: the plot extra is missing
-        result = runner.invoke(app, words[1:] + ([] if "--width" in words else ["--width", "120"])
-                               if words[1] in ("compile", "show") else words[1:])
-        if result.exit_code != want:
-            failures.append(f"{example}\n  exit {result.exit_code}, wanted {want}\n  {result.output[-600:]}")
-    assert not failures, "\n\n".join(failures)
+    code_text, _, comment = example.partition(" #")
+    words = shlex.split(code_text)
+    expected = re.search(r"exits (\d+)", comment)
+    want = int(expected.group(1)) if expected else 0
+    if _needs_gpu(words):
+        want = int(ExitCode.NO_GPU)
+        if re.search(r"--save \S+\.(png|svg)", code_text) and not _has_matplotlib():
+            want = int(ExitCode.USAGE)  # refused up front: the plot extra is missing
+    result = CliRunner().invoke(app, words[1:] + ([] if "--width" in words else ["--width", "120"])
+                                if words[1] in ("compile", "show") else words[1:])
+    assert result.exit_code == want, f"{example}\n  exit {result.exit_code}, wanted {want}\n  {result.output[-600:]}"
 
 
 def test_every_command_is_registered_and_documented():

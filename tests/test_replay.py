@@ -1,6 +1,6 @@
 """Replay of a repeated `tritonscope compile`: the same bytes without typer or Triton, and a miss on any change.
 
-One small kernel of the test's own (with a @triton.jit helper in a module
+test_result_cache's small kernel (with a @triton.jit helper in a module
 beside it) in tmp_path, a private TRITONSCOPE_CACHE_DIR, and the command run
 in this process through the real entry point (tritonscope.launch.main).
 Whether a run was replayed is told by whether it reached the typer app
@@ -15,31 +15,8 @@ import uuid
 
 import pytest
 
+from test_result_cache import HELPER, KERNEL  # the result cache's own test kernel and its @triton.jit helper
 from tritonscope import launch, replay, result_cache
-
-KERNEL = """\
-import triton
-import triton.language as tl
-from {helper} import twice
-
-
-@triton.jit
-def add_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, twice(x), mask=mask)
-"""
-
-HELPER = """\
-import triton
-
-
-@triton.jit
-def twice(x):
-    return x * 2
-"""
-
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):

@@ -26,6 +26,9 @@ class Analysis:
     # The pass table (passes.PassTrace.to_dict()), when the user asked for it
     # (`compile --passes`, `passes --save`); plain data, so `show` replays it.
     passes: dict | None = None
+    # explain's verdicts (explain.Explanation.to_dict()), when the user asked for them
+    # (`compile --explain`, `explain --save`); plain data, so `show` replays them.
+    explain: dict | None = None
 
     def __post_init__(self) -> None:
         if self.summary is None:

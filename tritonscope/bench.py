@@ -113,9 +113,18 @@ class BenchReport:
     warmup_ms: int = 25
     rep_ms: int = 100
     target: str = ""
+    options: dict[str, Any] = field(default_factory=dict)  # launch options every config was launched with
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def config_label(spec) -> str:
+    """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it is launched with."""
+    from tritonscope.kernels import TRITON_OPTIONS
+
+    options = " ".join(f"{k}={v}" for k, v in spec.options.items() if k in TRITON_OPTIONS)
+    return f"{spec.label()} {options}".strip()
 
 
 def median_ms(fn, warmup: int, rep: int) -> float:
@@ -155,7 +164,7 @@ def bench_loaded(loaded: Loaded, *, artifact=None, warmup: int = 25, rep: int = 
     import torch
 
     spec = loaded.spec
-    row = BenchRow(spec.label(), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps, spec.num_stages, "ok")
+    row = BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps, spec.num_stages, "ok")
     if artifact is not None:
         _resources_into(row, artifact)
     triton_api.set_allocator()
@@ -264,11 +273,11 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
         try:
             artifact = compile_artifact(loaded)
         except OutOfResourcesError as e:
-            rows.append(BenchRow(spec.label(), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
+            rows.append(BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
                                  spec.num_stages, "out of resources", problem=e.message.splitlines()[0]))
             continue
         except TritonscopeError as e:  # e.g. a Triton pass that rejects this config
-            rows.append(BenchRow(spec.label(), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
+            rows.append(BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
                                  spec.num_stages, "failed", problem=e.message.splitlines()[0]))
             if on_row:
                 on_row(rows[-1])
@@ -276,7 +285,7 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
         fit = summarize(artifact).fit
         problems = list(fit.problems) if fit else []
         if problems:
-            row = BenchRow(spec.label(), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
+            row = BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
                            spec.num_stages, "out of resources", problem="; ".join(problems))
             _resources_into(row, artifact)
             rows.append(row)
@@ -289,6 +298,9 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
         torch.cuda.empty_cache()
     device = runner.device_name()
     key, _ = peaks_for(device)
+    from tritonscope.kernels import TRITON_OPTIONS
+
+    options = {k: v for k, v in (loadeds[0].spec.options if loadeds else {}).items() if k in TRITON_OPTIONS}
     return BenchReport(device, loadeds[0].spec.arch if loadeds else "", runner.versions(), rows,
                        peak_table=key, warmup_ms=warmup, rep_ms=rep,
-                       target=loadeds[0].spec.target if loadeds else "")
+                       target=loadeds[0].spec.target if loadeds else "", options=options)

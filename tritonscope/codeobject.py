@@ -14,17 +14,25 @@ ROCm tools, which the Triton wheel does not ship):
   file (COMPUTE_PGM_RSRC3.ACCUM_OFFSET), and the segment sizes again as a
   cross-check.
 
+The AMDGCN assembly Triton writes next to the hsaco carries the same
+metadata as YAML (the `.amdgpu_metadata` block LLVM assembles into that
+note), so `from_assembly` reads a lone `.amdgcn` file's resources too.
+
 Reference: https://llvm.org/docs/AMDGPUUsage.html (sections "Note Records",
 "Code Object V5 Metadata", "Kernel Descriptor").
 """
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 from typing import Any
 
 NT_AMDGPU_METADATA = 32
+# ELF e_machine values: what an AMD code object is, and what a file misnamed .hsaco often is.
+EM_AMDGPU = 224
+EM_CUDA = 190
 
 
 class CodeObjectError(ValueError):
@@ -61,7 +69,19 @@ class KernelResources:
 
 
 def read(data: bytes) -> list[KernelResources]:
-    """Every kernel described in a code object."""
+    """Every kernel described in a code object; CodeObjectError (never another error) when it is not one."""
+    try:
+        return _read(data)
+    except CodeObjectError:
+        raise
+    except (struct.error, IndexError, KeyError, TypeError, AttributeError, ValueError, OverflowError,
+            RecursionError) as e:
+        # a truncated or damaged file: offsets that point past the end, a note that is not MessagePack
+        raise CodeObjectError("the code object is damaged: it ends early, or its offsets or metadata note "
+                              "do not read") from e
+
+
+def _read(data: bytes) -> list[KernelResources]:
     elf = _Elf(data)
     meta = None
     for name, ntype, desc in elf.notes():
@@ -73,22 +93,123 @@ def read(data: bytes) -> list[KernelResources]:
     descriptors = elf.kernel_descriptors()
     out = []
     for k in meta.get("amdhsa.kernels") or []:
+        if not isinstance(k, dict):
+            raise CodeObjectError("the metadata note's amdhsa.kernels holds something that is not a kernel")
         kd = descriptors.get(k.get(".symbol") or f"{k.get('.name')}.kd", {})
-        out.append(KernelResources(
-            name=str(k.get(".name", "")),
-            vgprs=k.get(".vgpr_count"), agprs=k.get(".agpr_count"), sgprs=k.get(".sgpr_count"),
-            vgpr_spills=k.get(".vgpr_spill_count"), sgpr_spills=k.get(".sgpr_spill_count"),
-            lds_static=k.get(".group_segment_fixed_size", kd.get("group_segment_fixed_size")),
-            scratch=k.get(".private_segment_fixed_size", kd.get("private_segment_fixed_size")),
-            wavefront_size=k.get(".wavefront_size"), max_workgroup_size=k.get(".max_flat_workgroup_size"),
-            accum_offset=kd.get("accum_offset") if k.get(".agpr_count") is not None else None,
-            target=meta.get("amdhsa.target")))
+        out.append(_resources(k, kd, meta.get("amdhsa.target")))
     return out
+
+
+def _resources(k: dict[str, Any], kd: dict[str, int], target: Any) -> KernelResources:
+    """One `amdhsa.kernels` entry (from the note or the assembly's YAML), with its descriptor's fields."""
+    return KernelResources(
+        name=str(k.get(".name", "")),
+        vgprs=k.get(".vgpr_count"), agprs=k.get(".agpr_count"), sgprs=k.get(".sgpr_count"),
+        vgpr_spills=k.get(".vgpr_spill_count"), sgpr_spills=k.get(".sgpr_spill_count"),
+        lds_static=k.get(".group_segment_fixed_size", kd.get("group_segment_fixed_size")),
+        scratch=k.get(".private_segment_fixed_size", kd.get("private_segment_fixed_size")),
+        wavefront_size=k.get(".wavefront_size"), max_workgroup_size=k.get(".max_flat_workgroup_size"),
+        accum_offset=kd.get("accum_offset") if k.get(".agpr_count") is not None else None,
+        target=str(target) if target is not None else None)
+
+
+# amdgcn-amd-amdhsa--gfx942   amdgpu9.42-amd-amdhsa-unknown-gfx942   amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-
+_GFX_RE = re.compile(r"(gfx[0-9a-f]+)")
+
+
+def gfx_of(target: str | None) -> str | None:
+    """'amdgcn-amd-amdhsa--gfx942' -> 'gfx942' (the processor, without target features)."""
+    m = _GFX_RE.search(target or "")
+    return m.group(1) if m else None
+
+
+def machine_of(data: bytes) -> int | None:
+    """The ELF e_machine of `data` (EM_AMDGPU for a code object, EM_CUDA for a cubin); None if not ELF."""
+    if len(data) < 20 or data[:4] != b"\x7fELF":
+        return None
+    return struct.unpack_from("<H", data, 0x12)[0]
+
+
+# --------------------------------------------------------------------------
+# The same metadata in AMDGCN assembly (a lone .amdgcn file)
+# --------------------------------------------------------------------------
+
+#	.amdgpu_metadata          ...          .end_amdgpu_metadata
+_META_BLOCK_RE = re.compile(r"^\s*\.amdgpu_metadata\s*$(.*?)^\s*\.end_amdgpu_metadata", re.M | re.S)
+#   - .agpr_count:     0            (a kernel's first key: the list item)
+#     .vgpr_count:     58           (its other keys, as deep as the first)
+#       - .offset:         0        (deeper: its .args, not read)
+_YAML_KEY_RE = re.compile(r"^(\s*)(- )?(\.?[\w.]+):\s*(.*?)\s*$")
+# 		.amdhsa_kernel matmul_kernel         ...         .amdhsa_accum_offset 60
+_KD_DIRECTIVE_RE = re.compile(r"^\s*\.amdhsa_(kernel|accum_offset|group_segment_fixed_size|"
+                              r"private_segment_fixed_size)\s+(\S+)", re.M)
+
+
+def from_assembly(text: str) -> list[KernelResources]:
+    """Every kernel the assembly's `.amdgpu_metadata` block describes (what the hsaco's note will hold).
+
+    LLVM prints the note as YAML between `.amdgpu_metadata` and
+    `.end_amdgpu_metadata`; only the scalar keys of each `amdhsa.kernels`
+    item are read.  The AGPR offset comes from the `.amdhsa_kernel` block's
+    `.amdhsa_accum_offset` directive.  CodeObjectError when there is no block.
+    """
+    m = _META_BLOCK_RE.search(text)
+    if not m:
+        raise CodeObjectError("the assembly has no .amdgpu_metadata block")
+    top: dict[str, Any] = {}
+    kernels: list[dict[str, Any]] = []
+    in_kernels = False
+    key_indent = None
+    for raw in m.group(1).splitlines():
+        km = _YAML_KEY_RE.match(raw)
+        if not km:
+            continue
+        indent, item, key, value = len(km.group(1)), km.group(2), km.group(3), km.group(4)
+        if indent == 0 and not item:
+            top[key] = _scalar(value)
+            in_kernels = key == "amdhsa.kernels"
+            continue
+        if not in_kernels:
+            continue
+        if item and (key_indent is None or indent + 2 == key_indent):
+            key_indent = indent + 2
+            kernels.append({})
+        elif indent != key_indent or not kernels:
+            continue  # a kernel's nested lists (.args)
+        if value:
+            kernels[-1][key] = _scalar(value)
+    descriptors: dict[str, dict[str, int]] = {}
+    current: dict[str, int] | None = None
+    for d in _KD_DIRECTIVE_RE.finditer(text):
+        name, value = d.group(1), d.group(2)
+        if name == "kernel":
+            current = descriptors.setdefault(f"{value}.kd", {})
+        elif current is not None and value.isdigit():
+            current[name] = int(value)
+    target = top.get("amdhsa.target")
+    return [_resources(k, descriptors.get(k.get(".symbol") or f"{k.get('.name')}.kd", {}), target)
+            for k in kernels]
+
+
+def _scalar(text: str) -> Any:
+    """A YAML scalar as LLVM prints them: 58, true, false, a bare or quoted string."""
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    if text in ("true", "false"):
+        return text == "true"
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
 
 
 def kernel(data: bytes, name: str | None = None) -> KernelResources:
     """The one kernel of a Triton code object (or the one called `name`)."""
     kernels = read(data)
+    return pick(kernels, name)
+
+
+def pick(kernels: list[KernelResources], name: str | None = None) -> KernelResources:
+    """The one kernel of a list (or the one called `name`)."""
     if name is not None:
         kernels = [k for k in kernels if k.name == name] or kernels
     if not kernels:
@@ -103,8 +224,13 @@ def kernel(data: bytes, name: str | None = None) -> KernelResources:
 
 class _Elf:
     def __init__(self, data: bytes):
-        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        if data[:4] != b"\x7fELF" or len(data) < 64 or data[4] != 2 or data[5] != 1:
             raise CodeObjectError("not a little-endian 64-bit ELF file")
+        machine = machine_of(data)
+        if machine == EM_CUDA:
+            raise CodeObjectError("it is an NVIDIA cubin (ELF machine EM_CUDA)")
+        if machine != EM_AMDGPU:
+            raise CodeObjectError(f"it is an ELF file for another machine (e_machine {machine})")
         self.data = data
         (self.shoff,) = struct.unpack_from("<Q", data, 0x28)
         self.shentsize, self.shnum, self.shstrndx = struct.unpack_from("<HHH", data, 0x3A)

@@ -159,7 +159,7 @@ def diff_analyses(a: Analysis, b: Analysis, *, stages: tuple[str, ...] = STAGE_K
     stage_diffs = [diff_stage(a, b, key, context=context) for key in stages
                    if key in a.artifact.stages or key in b.artifact.stages]
     return ConfigDiff(
-        a_label=side_label(a), b_label=side_label(b), kernel=a.artifact.spec.kernel,
+        a_label=side_label(a, b), b_label=side_label(b, a), kernel=a.artifact.spec.kernel,
         rows=summary_rows(a, b, fa, fb),
         roles=roles,
         stages=stage_diffs,
@@ -168,9 +168,12 @@ def diff_analyses(a: Analysis, b: Analysis, *, stages: tuple[str, ...] = STAGE_K
     )
 
 
-def side_label(an: Analysis) -> str:
+def side_label(an: Analysis, other: Analysis | None = None) -> str:
+    """'BLOCK=16 w4 s3 sm_90a (triton 3.9.0)', plus the launch options that differ from the other side's."""
     art = an.artifact
-    return f"{art.spec.label()} (triton {art.triton_version})"
+    theirs = other.artifact.spec.options if other is not None else art.spec.options
+    extra = "".join(f" {k}={v}" for k, v in art.spec.options.items() if theirs.get(k) != v)
+    return f"{art.spec.label()}{extra} (triton {art.triton_version})"
 
 
 def config_changes(a: Analysis, b: Analysis) -> list[str]:
@@ -189,6 +192,10 @@ def config_changes(a: Analysis, b: Analysis) -> list[str]:
     for name in list(dict.fromkeys([*sa.args, *sb.args])):
         va, vb = sa.args.get(name, "-"), sb.args.get(name, "-")
         if va != vb and not (sa.shape != sb.shape and isinstance(va, (int, str))):
+            out.append(f"{name}: {va} -> {vb}")
+    for name in list(dict.fromkeys([*sa.options, *sb.options])):  # launch options: maxnreg, num_ctas, ...
+        va, vb = sa.options.get(name, "-"), sb.options.get(name, "-")
+        if va != vb:
             out.append(f"{name}: {va} -> {vb}")
     return out
 

@@ -28,6 +28,15 @@ Verdict kinds, in the order they are reported:
     bank conflicts  each shared load/store, from the layouts (and Triton's own count)
     waves           for a problem shape: tiles against SMs, the last wave's utilization
     roofline        for a problem shape: loop-aware FLOPs and bytes against the arch's peaks
+
+A kernel that already compiled (what `tritonscope open` reads: a capture, a
+Triton cache or dump, a single stage file) has only some of these inputs.
+`inputs_of` says which; a verdict whose input is missing is not guessed but
+listed in `Explanation.skipped` with the reason (a lone .ttgir has no
+registers, a lone .ptx no layouts).  Tensor cores and access widths are read
+from the PTX alone when there is no TTGIR.  A `recompile` that cannot
+compile a change (no TTIR to recompile, constexprs folded into the IR)
+raises FixNotCheckable, and the fix says "not checked" and why.
 """
 
 from __future__ import annotations
@@ -86,27 +95,60 @@ class Explanation:
     verdicts: list[Verdict]
     python: dict[int, str] = field(default_factory=dict)  # file line -> source text, for the lines cited
     checked_compiles: int = 0  # how many fixes were compiled to check them
+    # A kernel that already compiled: where it was found ("" for a compile), what that source lacks
+    # (stages, the cubin, Triton's metadata), and each verdict that could not be judged, with why.
+    source: str = ""
+    lacks: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)  # [{"kind": ..., "reason": ...}]
 
     def of(self, kind: str) -> list[Verdict]:
         return [v for v in self.verdicts if v.kind == kind]
+
+    def skip_reason(self, kind: str) -> str | None:
+        return next((s["reason"] for s in self.skipped if s["kind"] == kind), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kernel": self.kernel, "label": self.label, "arch": self.arch, "triton_version": self.triton_version,
                 "file": self.file, "verdicts": [v.to_dict() for v in self.verdicts],
                 "python": {str(k): v for k, v in sorted(self.python.items())},
-                "checked_compiles": self.checked_compiles}
+                "checked_compiles": self.checked_compiles, "source": self.source, "lacks": list(self.lacks),
+                "skipped": [dict(s) for s in self.skipped]}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Explanation:
         return cls(d["kernel"], d["label"], d["arch"], d["triton_version"], d.get("file", ""),
                    [Verdict.from_dict(v) for v in d["verdicts"]],
-                   {int(k): v for k, v in (d.get("python") or {}).items()}, int(d.get("checked_compiles", 0)))
+                   {int(k): v for k, v in (d.get("python") or {}).items()}, int(d.get("checked_compiles", 0)),
+                   str(d.get("source") or ""), [str(x) for x in d.get("lacks") or []],
+                   [{"kind": str(x["kind"]), "reason": str(x["reason"])} for x in d.get("skipped") or []])
+
+
+# A compile's Explain section travels with its Analysis as plain data (Explanation.to_dict(), like the
+# pass table), so that every report renderer, report.relative_paths and `show` see it.  analysis.py has
+# no field for it: these two are the one place that knows where it is kept.
+def explanation_of(analysis) -> dict[str, Any] | None:
+    """explain's verdicts an Analysis carries (`compile --explain`, a report saved with them), or None."""
+    return analysis.explain
+
+
+def attach_explanation(analysis, explained: dict[str, Any] | None):
+    """Carry explain's verdicts (Explanation.to_dict(); None: none) into the analysis' views and reports."""
+    analysis.explain = explained
+    return analysis
 
 
 # A fix to compile: {"num_stages": 2} | {"num_warps": 8} | {"constexprs": {"BLOCK": 64}} |
 # {"args": {"K": "1008"}} | {"maxnreg": 128}.  The callable returns the Analysis, or None when it
-# could not compile.
+# could not compile; it raises FixNotCheckable for a change it cannot compile at all.
 Recompile = Callable[[dict], Any]
+
+
+class FixNotCheckable(Exception):
+    """A Recompile cannot compile this kind of change here (the fix is then marked "not checked: <reason>")."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -117,6 +159,7 @@ class Shape:
     grid: tuple[int, ...] | None
     args: dict[str, Any]              # the runtime arguments for this shape (ints and tensor descriptions)
     flops: int | None = None          # what the example launch says the problem costs
+    why: str = ""                     # grid None: why no launch is known for this shape
 
 
 @dataclass(frozen=True)
@@ -427,6 +470,70 @@ def work(ops: list[Op], ttgir: str, args: dict[str, Any], grid: tuple[int, ...] 
 
 
 # ==========================================================================
+# What there is to judge from
+# ==========================================================================
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Which inputs one analysis holds: all of them for a compile, some for a kernel found on disk.
+
+    shared: Triton's dynamic shared memory (its metadata's "shared"); warps:
+    num_warps from the metadata or the TTGIR; registers and spills: from the
+    cubin (cuobjdump) or the SASS.  `where` words the source in reasons
+    ("stage file", "cache entry", "compile").
+    """
+
+    ttgir: bool
+    ptx: bool
+    machine: bool                     # SASS or AMDGCN
+    arch: bool
+    warps: bool
+    shared: bool
+    registers: bool
+    spills: bool
+    backend: str = "cuda"
+    where: str = "compile"
+
+    def needs(self, *what: str) -> str:
+        """'needs the cubin (...), which this stage file does not have'."""
+        words = what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1]
+        return f"needs {words}, which this {self.where} does not have"
+
+
+def inputs_of(analysis, where: str = "compile") -> Inputs:
+    from tritonscope.model import ARCHES
+
+    art = analysis.artifact
+    meta = art.metadata or {}
+    summary = analysis.summary
+    return Inputs(ttgir="ttgir" in analysis.parsed, ptx="ptx" in analysis.parsed,
+                  machine="sass" in analysis.parsed or "amdgcn" in analysis.parsed,
+                  arch=art.spec.arch in ARCHES, warps="num_warps" in meta, shared="shared" in meta,
+                  registers=summary.registers is not None, spills=summary.spills.known,
+                  backend=summary.backend, where=where)
+
+
+# Why each verdict cannot be judged without its input (the words of Explanation.skipped).
+_TTGIR = "the TTGIR"
+_CUBIN = "the cubin (cuobjdump's REG, STACK and LOCAL)"
+_METADATA_SHARED = "Triton's metadata (.json: the dynamic shared memory)"
+
+
+def _occupancy_unknown(inp: Inputs) -> str | None:
+    missing = []
+    if not inp.arch:
+        missing.append("the target arch")
+    if not inp.warps:
+        missing.append("num_warps (Triton's metadata or the TTGIR)")
+    if not inp.shared:
+        missing.append(_METADATA_SHARED)
+    if not inp.registers:
+        missing.append(_CUBIN if inp.backend == "cuda" else "the code object's register counts")
+    return inp.needs(*missing) if missing else None
+
+
+# ==========================================================================
 # The verdicts
 # ==========================================================================
 
@@ -441,6 +548,8 @@ class _Ctx:
     python: dict[int, str]
     compiles: int = 0
     cache: dict = field(default_factory=dict)
+    inputs: Inputs | None = None
+    refused: list[str] = field(default_factory=list)   # why changes asked for by the current verdict were not compiled
 
     @property
     def spec(self):
@@ -451,17 +560,38 @@ class _Ctx:
         return self.analysis.summary
 
     def compile(self, change: dict):
-        """The Analysis of the config with `change` applied, or None (cached; counted)."""
+        """The Analysis of the config with `change` applied, or None (cached; counted).
+
+        None also when the recompile cannot compile such a change here
+        (FixNotCheckable): its reason goes into `refused`, for the verdict's fix.
+        """
         if self.recompile is None:
             return None
         key = repr(sorted(change.items(), key=str))
         if key not in self.cache:
-            self.compiles += 1
             try:
+                self.compiles += 1
                 self.cache[key] = self.recompile(change)
+            except FixNotCheckable as e:
+                self.compiles -= 1
+                self.cache[key] = e
             except Exception:  # a candidate Triton rejects is simply not a fix
                 self.cache[key] = None
-        return self.cache[key]
+        got = self.cache[key]
+        if isinstance(got, FixNotCheckable):
+            self.refused.append(got.reason)
+            return None
+        return got
+
+    def refuses(self, change: dict) -> bool:
+        """Whether the recompile says up front that it cannot compile such a change (its reason then goes
+        into `refused`): for a fix with nothing to compile from here, e.g. an argument a found kernel has
+        only as a type."""
+        ask = getattr(self.recompile, "refuses", None)
+        reason = ask(change) if callable(ask) else None
+        if reason:
+            self.refused.append(reason)
+        return bool(reason)
 
 
 def _ev(op: Op, stage: str = "ttgir") -> tuple[str, int, str]:
@@ -529,6 +659,8 @@ def verdict_shared(ctx: _Ctx) -> Verdict | None:
     s = ctx.summary
     spec = ctx.spec
     buffers = shared_buffers(ctx.ops)
+    if ctx.inputs is not None and not ctx.inputs.shared:
+        return _shared_from_buffers(ctx, buffers)
     dynamic = s.shared.dynamic
     limit = s.shared.limit_per_block
     if not buffers and not dynamic:
@@ -571,6 +703,37 @@ def verdict_shared(ctx: _Ctx) -> Verdict | None:
         fix = (f"room for about {room // per_stage} more stage(s) of {per_stage:,} B "
                f"(num_stages up to ~{facts['max_stages_estimate']}; an estimate from the buffers, not compiled)")
     return Verdict("shared memory", "ok", title, tuple(evidence), lines, fix=fix, facts=facts)
+
+
+def _shared_from_buffers(ctx: _Ctx, buffers: list[dict[str, Any]]) -> Verdict | str:
+    """Without Triton's metadata: the TTGIR's buffers are a lower bound (scratch for layout conversions and
+    reductions is added later, when the LLVM IR is made); over the arch's limit, that alone says it does not fit."""
+    if not buffers:
+        return ("its TTGIR allocates no shared buffer; what Triton adds later (scratch for layout conversions and "
+                f"reductions) is in {_METADATA_SHARED}, which this {ctx.inputs.where} does not have")
+    spec = ctx.spec
+    limit = ctx.summary.shared.limit_per_block if ctx.inputs.arch else None
+    allocated = sum(b["bytes"] for b in buffers)
+    evidence = []
+    for b in buffers:
+        evidence.append(_ev(ctx.ops[b["op"]]))
+        evidence.extend(_py_ev(ctx, b["python_line"]))
+    staged = [b for b in buffers if b["copies"] > 1 and b["copies"] in (spec.num_stages, spec.num_stages - 1)]
+    per_stage = sum(b["bytes_per_copy"] for b in staged)
+    breakdown = "; ".join((f"{b['name']} " if b["name"] else "") + f"{'x'.join(map(str, b['shape']))}x{b['elem']} = "
+                          f"{b['bytes']:,} B" for b in buffers if not b["barrier"])
+    facts: dict[str, Any] = {"buffers": buffers, "dynamic": None, "lower_bound": allocated, "limit": limit,
+                             "bytes_per_stage": per_stage, "allocated": allocated, "num_stages": spec.num_stages}
+    lines = _lines([b["python_line"] for b in buffers])
+    if limit is not None and allocated > limit:
+        fixes, checked, found = _shared_fixes(ctx, per_stage, allocated, limit)
+        facts["fixes"] = found
+        return Verdict("shared memory", "bad", f"needs at least {allocated:,} B of shared memory per block (its "
+                       f"TTGIR's buffers: {breakdown}); {spec.arch} allows {limit:,}", tuple(evidence), lines,
+                       fix=fixes, fix_checked=checked, facts=facts)
+    title = (f"its TTGIR's buffers take {allocated:,} B of shared memory per block ({breakdown}); the whole size "
+             "(with scratch for layout conversions and reductions) is in Triton's metadata, which is not here")
+    return Verdict("shared memory", "info", title, tuple(evidence), lines, facts=facts)
 
 
 def _shared_fixes(ctx: _Ctx, per_stage: int, dynamic: int, limit: int) -> tuple[str, bool, list[dict]]:
@@ -886,6 +1049,37 @@ def global_access(analysis, ops: list[Op], aliases: dict[str, str]) -> list[dict
     return out
 
 
+def global_from_ptx(ctx: _Ctx) -> Verdict | None:
+    """Without the TTGIR: the PTX's global access widths (how wide they could be needs the TTGIR's tiles)."""
+    from tritonscope.dialects import instructions
+
+    ptx = ctx.analysis.parsed.get("ptx")
+    rows: dict[tuple[Any, str], list] = {}
+    for line, ins in instructions("ptx", ptx.lines):
+        if ins.cls not in ("global load", "global store", "async copy") or not ins.facts.get("bytes"):
+            continue
+        kind = "store" if ins.cls == "global store" else "load"
+        rows.setdefault((line.loc.line if line.loc is not None else None, kind), []).append(
+            (int(ins.facts["bytes"]) * 8, line))
+    if not rows:
+        return None
+    accesses = [{"python_line": py, "kind": kind, "ptx_bits": sorted({b for b, _ in got}),
+                 "min_bits": min(b for b, _ in got)} for (py, kind), got in rows.items()]
+    narrowest = min(a["min_bits"] for a in accesses)
+    evidence: list[tuple[str, int, str]] = []
+    for (py, _), got in rows.items():
+        bits, line = min(got, key=lambda x: x[0])
+        if bits == narrowest and len(evidence) < 4:
+            evidence.append(("ptx", line.number, line.text.strip()))
+            evidence.extend(_py_ev(ctx, py))
+    parts = [f"{'line ' + str(a['python_line']) if a['python_line'] is not None else 'no line'}: {a['kind']} "
+             f"{'/'.join(map(str, a['ptx_bits']))}-bit" for a in accesses]
+    title = (f"global accesses in the PTX: {'; '.join(parts)}; the narrowest is {narrowest}-bit (no TTGIR here: "
+             "how wide its tiles would allow is not known)")
+    return Verdict("global access", "info", title, tuple(evidence), _lines([a["python_line"] for a in accesses]),
+                   facts={"accesses": accesses, "min_bits": narrowest, "from": "ptx"})
+
+
 def _fastest_dim(encoding: str | None, aliases: dict[str, str], rank: int) -> int:
     text = aliases.get(encoding[1:], "") if encoding and encoding.startswith("#") else (encoding or "")
     m = re.search(r"order\s*=\s*\[(\d+)", text)
@@ -984,6 +1178,8 @@ def _width_fix(ctx: _Ctx, narrow, ints: list[str], ptrs: list[str], facts: dict)
     if ptrs:
         words.append("pass 16-byte-aligned tensors for " + ", ".join(ptrs) + " (no storage offset)")
     fix = "; ".join(words)
+    if not change_args:
+        ctx.refuses({"args": {n: None for n in ints + ptrs}})
     if change_args:
         a = ctx.compile({"args": change_args})
         if a is not None:
@@ -1062,7 +1258,9 @@ def _pipeline_fix(ctx: _Ctx, loop: Op, mine: list[dict], facts: dict) -> tuple[s
         return ("Triton disabled the pipelined load of a dot operand whose order differs from its shared layout "
                 "(its remark above): store that operand in the order tl.dot wants (K-major for fp8: "
                 "load a [N, K] tile and tl.trans it) so it can go to shared memory as it is", False)
-    if spec.num_stages < 2 or facts.get("loop_num_stages", 2) < 2:
+    # a lone TTGIR does not say its num_stages (its metadata would): a not-pipelined loop then asks for 3 too
+    known = ctx.inputs is None or "num_stages" in (ctx.analysis.artifact.metadata or {})
+    if not known or spec.num_stages < 2 or facts.get("loop_num_stages", 2) < 2:
         a = ctx.compile({"num_stages": 3})
         if a is not None:
             again = [v for v in verdict_pipelining(_Ctx(a, ttgir_ops(a.parsed["ttgir"]),
@@ -1073,11 +1271,15 @@ def _pipeline_fix(ctx: _Ctx, loop: Op, mine: list[dict], facts: dict) -> tuple[s
             facts["fix"] = {"num_stages": 3, "pipelined": ok, "shared": a.summary.shared.dynamic,
                             "fits": _fits(a)}
             if ok:
-                return (f"num_stages=3 (now {spec.num_stages}): the loop then prefetches with async copies; "
+                return (f"num_stages=3 (now {spec.num_stages if known else 'unknown'}): the loop then prefetches "
+                        "with async copies; "
                         f"{a.summary.shared.dynamic:,} B of shared memory, "
                         + ("fits" if _fits(a) else "does NOT fit") + " (checked by compiling)", True)
             return ("num_stages=3 did not pipeline it either (checked): the loads are probably too narrow for "
                     "cp.async (at least 4 bytes per thread) or not used by a dot", True)
+    if not known:
+        return ("num_stages=3: the loop can then prefetch with async copies, when each thread copies >= 4 "
+                "contiguous bytes", False)
     return ("loads that feed a tl.dot in the loop are pipelined when num_stages >= 2 and each thread copies "
             ">= 4 contiguous bytes; check the global-access verdict", False)
 
@@ -1143,6 +1345,43 @@ def verdict_tensor_cores(ctx: _Ctx) -> list[Verdict]:
             severity = "info"
             title += " (" + remarks[0].get("message", "") + ")"
         out.append(Verdict("tensor cores", severity, title, tuple(evidence), _lines(op.py), fix=fix, facts=facts))
+    return out
+
+
+def tensor_cores_from_code(ctx: _Ctx) -> list[Verdict] | str:
+    """Without the TTGIR: the MMA instructions of the PTX (else SASS, AMDGCN), one verdict per Python line;
+    or why nothing can be said (a tl.dot on FMA looks like any other math there)."""
+    from tritonscope.dialects import instructions
+
+    found: list[tuple[str, Any, Any]] = []
+    for key in ("ptx", "sass", "amdgcn"):
+        st = ctx.analysis.parsed.get(key)
+        if st is not None:
+            found = [(key, line, ins) for line, ins in instructions(key, st.lines) if ins.cls in ("mma", "wgmma")]
+            if found:
+                break
+    if not found:
+        return ("no TTGIR here: a tl.dot left on FMA cannot be told apart from other math in the machine code, "
+                "and it has no MMA instruction")
+    by_line: dict[Any, list] = {}
+    for key, line, ins in found:
+        by_line.setdefault(line.loc.line if line.loc is not None else None, []).append((key, line, ins))
+    out = []
+    for py, group in by_line.items():
+        key, line, ins = group[0]
+        op = ins.op.lower()
+        unit = ("tcgen05" if "tcgen05" in op else "wgmma" if ins.cls == "wgmma" or "gmma" in op
+                else "MFMA" if "mfma" in op else "WMMA" if "wmma" in op else "mma")
+        tf32 = any("tf32" in i.op.lower() for _, _, i in group)
+        where = f"line {py}" if py is not None else "an unknown line (no line info)"
+        title = (f"tensor cores at {where}: {len(group)} {ins.op} in the {key.upper()}"
+                 + ("; fp32 operands multiplied as TF32" if tf32 else "")
+                 + " (no TTGIR here: read from the machine code, so a tl.dot left on FMA would not show)")
+        evidence = [(key, line.number, line.text.strip())] + _py_ev(ctx, py)
+        facts = {"unit": unit, "detail": ins.op, "tf32": tf32, "instruction": ins.op, "count": len(group),
+                 "from": key, "python_line": py}
+        out.append(Verdict("tensor cores", "info" if tf32 else "ok", title, tuple(evidence), _lines(py),
+                           facts=facts))
     return out
 
 
@@ -1405,16 +1644,15 @@ def _peak_kind(ctx: _Ctx) -> tuple[str, bool]:
     return "fp16", True
 
 
-def verdict_shape(ctx: _Ctx, shape: Shape, gpu: GpuPeaks | None) -> list[Verdict]:
+def verdict_shape(ctx: _Ctx, shape: Shape, gpu: GpuPeaks | None,
+                  occupancy_unknown: str | None = None) -> list[Verdict]:
+    """Waves and the roofline for one problem shape (explain() skips both when the shape has no grid)."""
     out = []
     dims = "x".join(map(str, shape.dims))
     s = ctx.summary
-    if shape.grid is None:
-        return [Verdict("waves", "info", f"shape {dims}: no launch grid known (give the kernel an EXAMPLES entry "
-                                         "whose launch returns a grid)", facts={"shape": list(shape.dims)})]
     tiles = _prod(shape.grid)
     sms = gpu.sms if gpu else 0
-    occ = s.occupancy.blocks_per_sm if s.occupancy else None
+    occ = s.occupancy.blocks_per_sm if s.occupancy and not occupancy_unknown else None
     facts: dict[str, Any] = {"shape": list(shape.dims), "grid": list(shape.grid), "tiles": tiles, "sms": sms,
                              "blocks_per_sm": occ, "gpu": gpu.name if gpu else None}
     if sms and occ:
@@ -1439,8 +1677,8 @@ def verdict_shape(ctx: _Ctx, shape: Shape, gpu: GpuPeaks | None) -> list[Verdict
                    "looping over tiles")
         out.append(Verdict("waves", severity, title, (), (), fix=fix, facts=facts))
     elif sms:
-        out.append(Verdict("waves", "info", f"shape {dims}: {tiles} tiles for {sms} SMs (occupancy unknown)",
-                           facts=facts))
+        out.append(Verdict("waves", "info", f"shape {dims}: {tiles} tiles for {sms} SMs (occupancy unknown"
+                           + (f": it {occupancy_unknown})" if occupancy_unknown else ")"), facts=facts))
     # roofline
     w = work(ctx.ops, ctx.ttgir, shape.args, shape.grid)
     compulsory = _compulsory_bytes(shape.args)
@@ -1516,44 +1754,120 @@ def python_lines(analysis) -> dict[int, str]:
     return {art.python_first_line + i: text for i, text in enumerate(src.splitlines())}
 
 
+def lacks_of(analysis) -> list[str]:
+    """What a kernel found on disk lacks, in pipeline order: stages, the cubin, Triton's metadata."""
+    art = analysis.artifact
+    machine = "amdgcn" if "amdgcn" in art.stages else None
+    out = [] if "python" in art.stages else ["the Python source"]
+    for key in ("ttir", "ttgir", "llir", machine or "ptx"):
+        if key not in art.stages:
+            out.append(key)
+    if art.resources.registers is None:
+        out.append("the cubin" if not machine else "the code object's resources")
+    if "sass" not in art.stages and not machine:
+        out.append("sass")
+    if "shared" not in (art.metadata or {}):
+        out.append("Triton's metadata (.json)")
+    return out
+
+
 def explain(analysis, *, recompile: Recompile | None = None, shapes: Iterable[Shape] = (), gpu: str | None = None,
-            cubin: bytes | None = None, triton_banks: bool = True) -> Explanation:
+            cubin: bytes | None = None, triton_banks: bool = True, source: str = "",
+            where: str = "compile") -> Explanation:
     """Every verdict for one compile.  `recompile` checks fixes (None: fixes stay unchecked);
-    `cubin` gives live registers (nvdisasm -lrm); `triton_banks` asks Triton for its bank-conflict count."""
+    `cubin` gives live registers (nvdisasm -lrm); `triton_banks` asks Triton for its bank-conflict count.
+
+    `source` names a kernel found on disk ("capture tests/data/capture, kernel 01c9a1bc..."), and `where`
+    words it in reasons ("stage file"): a verdict whose input that source lacks is skipped, with the reason.
+    """
     ttgir_stage = analysis.parsed.get("ttgir")
     ttgir = analysis.artifact.stages.get("ttgir", "")
     ops = ttgir_ops(ttgir_stage) if ttgir_stage is not None else []
-    ctx = _Ctx(analysis, ops, ttgir, alias_table(ttgir), recompile, python_lines(analysis))
+    inp = inputs_of(analysis, where)
+    ctx = _Ctx(analysis, ops, ttgir, alias_table(ttgir), recompile, python_lines(analysis), inputs=inp)
     verdicts: list[Verdict] = []
+    skipped: list[dict[str, str]] = []
 
-    def add(v):
-        if v is None:
+    def skip(kind: str, reason: str) -> None:
+        item = {"kind": kind, "reason": reason}
+        if item not in skipped:  # each shape of several without a launch says so once
+            skipped.append(item)
+
+    def add(kind: str, fn, *args) -> None:
+        ctx.refused = []
+        got = fn(ctx, *args)
+        if got is None:
             return
-        verdicts.extend(v if isinstance(v, list) else [v])
+        if isinstance(got, str):  # a reason: nothing can be judged
+            skip(kind, got)
+            return
+        for v in got if isinstance(got, list) else [got]:
+            if ctx.refused and v.fix:  # a fix it wanted to compile, but could not here
+                why = "; ".join(dict.fromkeys(ctx.refused))
+                v = replace(v, fix=v.fix + (f"; other candidates not checked: {why}" if v.fix_checked
+                                            else f" (not checked: {why})"), facts={**v.facts, "not_checked": why})
+            verdicts.append(v)
 
-    add(verdict_shared(ctx))
-    add(verdict_occupancy(ctx))
-    live = live_registers(cubin) if cubin else None
-    add(verdict_registers(ctx, live))
-    add(verdict_spills(ctx))
-    add(verdict_global(ctx))
-    add(verdict_pipelining(ctx))
-    add(verdict_tensor_cores(ctx))
-    counts = None
-    if triton_banks:
-        try:
-            counts = triton_bank_conflicts(ctx)
-        except Exception:
-            counts = None
-    add(verdict_bank_conflicts(ctx, counts))
+    def need(kind: str, reason: str | None, fn, *args) -> None:
+        if reason:
+            skip(kind, reason)
+        else:
+            add(kind, fn, *args)
+
+    shared_unknown = None if inp.ttgir or inp.shared else inp.needs(_METADATA_SHARED, f"{_TTGIR} (its buffers)")
+    need("shared memory", shared_unknown, verdict_shared)
+    occupancy_unknown = _occupancy_unknown(inp)
+    need("occupancy", occupancy_unknown, verdict_occupancy)
+    live = live_registers(cubin) if cubin and inp.registers else None
+    need("registers", None if inp.registers else inp.needs(_CUBIN), verdict_registers, live)
+    need("spills", None if inp.spills else inp.needs("the cubin or the SASS (STACK and LOCAL, STL and LDL)"),
+         verdict_spills)
+    if inp.ttgir and inp.ptx:
+        add("global access", verdict_global)
+    elif inp.ptx:
+        add("global access", global_from_ptx)
+    elif inp.backend != "cuda":
+        skip("global access", "access widths are read from the PTX, and an AMD target has none (its AMDGCN "
+                              "widths are not judged)")
+    else:
+        skip("global access", inp.needs("the PTX (the access widths)" + ("" if inp.ttgir else
+                                                                          f" and {_TTGIR} (the tiles)")))
+    need("pipelining", None if inp.ttgir else inp.needs(f"{_TTGIR} (its loops and async copies)"),
+         verdict_pipelining)
+    if inp.ttgir:
+        add("tensor cores", verdict_tensor_cores)
+    elif inp.ptx or inp.machine:
+        add("tensor cores", tensor_cores_from_code)
+    else:
+        skip("tensor cores", inp.needs(f"{_TTGIR} (its tl.dot ops) or the PTX (its MMA instructions)"))
+    if inp.ttgir:
+        counts = None
+        if triton_banks:
+            try:
+                counts = triton_bank_conflicts(ctx)
+            except Exception:
+                counts = None
+        add("bank conflicts", verdict_bank_conflicts, counts)
+    else:
+        skip("bank conflicts", inp.needs(f"{_TTGIR} (its register and shared layouts)"))
     peaks = gpu_peaks(analysis.artifact.spec.arch, gpu)
     for shape in shapes:
-        add(verdict_shape(ctx, shape, peaks))
+        dims = "x".join(map(str, shape.dims))
+        if shape.grid is None:
+            why = shape.why or "no launch grid is known (give the kernel an EXAMPLES entry whose launch returns a grid)"
+            skip("waves", f"shape {dims}: {why}")
+            skip("roofline", f"shape {dims}: {why}")
+        elif not inp.ttgir:
+            skip("waves", f"shape {dims}: " + inp.needs(f"{_TTGIR} (its dots, loads and loops)"))
+            skip("roofline", f"shape {dims}: " + inp.needs(f"{_TTGIR} (its dots, loads and loops)"))
+        else:
+            add("waves", verdict_shape, shape, peaks, occupancy_unknown)
     cited = {ln for v in verdicts for ln in v.python_lines} | {e[1] for v in verdicts for e in v.evidence
                                                                if e[0] in ("python", "remark")}
     spec = analysis.artifact.spec
     return Explanation(spec.kernel, spec.label(), spec.arch, analysis.artifact.triton_version, spec.file, verdicts,
-                       {k: v for k, v in ctx.python.items() if k in cited}, ctx.compiles)
+                       {k: v for k, v in ctx.python.items() if k in cited}, ctx.compiles, source,
+                       lacks_of(analysis) if source else [], skipped)
 
 
 def apply_change(request, change: dict):
@@ -1649,9 +1963,27 @@ def parse_expectation(text: str) -> Expectation:
     return Expectation(text.strip(), name, bool(neg), op, value)
 
 
+# The verdict each expectation reads (a skipped one makes the expectation unknown).
+VERDICT_OF = {"tensor-cores": "tensor cores", "tf32": "tensor cores", "pipelined": "pipelining",
+              "stages": "pipelining", "no-spills": "spills", "spills": "spills", "fits": "shared memory",
+              "shared": "shared memory", "registers": "registers", "occupancy": "occupancy", "blocks": "occupancy",
+              "no-bank-conflicts": "bank conflicts", "width": "global access"}
+
+
 def measure(expl: Explanation, analysis, name: str) -> tuple[Any, str]:
-    """(value, words) of one expectation's quantity for a compile."""
+    """(value, words) of one expectation's quantity for a compile; (None, why) when it is not known."""
     s = analysis.summary
+    why = expl.skip_reason(VERDICT_OF.get(name, ""))
+    if why:
+        return None, f"not known: {why}"
+    if name in ("fits", "shared"):
+        bound = next((v.facts["lower_bound"] for v in expl.of("shared memory") if "lower_bound" in v.facts), None)
+        if bound is not None:  # only the TTGIR's buffers are known: a lower bound
+            bad = any(v.severity == "bad" for v in expl.of("shared memory"))
+            if name == "fits" and bad:
+                return False, f"needs at least {bound:,} B of shared memory (its TTGIR's buffers)"
+            return None, (f"not known: at least {bound:,} B (its TTGIR's buffers); the whole size is in Triton's "
+                          "metadata, which is not here")
     if name == "tensor-cores":
         tc = expl.of("tensor cores")
         if not tc:
@@ -1720,8 +2052,9 @@ def evaluate(expl: Explanation, analysis, expectations: Iterable[Expectation]) -
     out = []
     for e in expectations:
         value, words = measure(expl, analysis, e.name)
-        if value is None:
-            out.append(CheckResult(expl.arch, e.text, False, words, "not measurable here"))
+        if value is None:  # `words` say why (a verdict not judged) or what is missing
+            out.append(CheckResult(expl.arch, e.text, False, words,
+                                   "" if words.startswith("not known") else "not measurable here"))
             continue
         held = _CMP[e.op](value, e.value) if e.op else bool(value)
         if e.negate:

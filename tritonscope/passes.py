@@ -17,6 +17,11 @@ predecessor's line multiset is kept to count lines added and removed.  Step
 texts stay in the files and are read back by byte offset when asked for
 (`PassTrace.text`), so nothing holds the dump whole, let alone twice.
 
+Triton's remarks are tied to their stage by the child's stderr ranges, and
+to the pass that printed them by a second, partial compile that runs only
+when there are remarks (attribute_remarks: the dumps go to a buffered file
+here, so only dumps on stderr show which pass a diagnostic came from).
+
 Dump headers are read, never matched against a list of pass names:
 
     3.6: // -----// IR Dump Before Canonicalizer (canonicalize) ('builtin.module' operation) //----- //
@@ -37,11 +42,11 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from tritonscope.errors import CompileError, InputFileError, NotFoundError
+from tritonscope.errors import CompileError, InputFileError, NotFoundError, TritonscopeError
 from tritonscope.remarks import Remark, is_diagnostic_line, parse_remarks
 
 # The stages whose pass managers are dumped, in pipeline order.
@@ -266,11 +271,18 @@ class PassTrace:
         return self.summaries.get(ref) if ref is not None else None
 
     def to_dict(self) -> dict:
+        """The pass table as data.  Each remark names its `step` and `pass_name` (0 and "": pass
+        unknown); each step lists its remarks as positions in `remarks`."""
+        steps = []
+        for s in self.steps:
+            d = s.to_dict()
+            d["remarks"] = [i for i, r in enumerate(self.remarks) if r.step == s.index]
+            steps.append(d)
         return {
             "kernel": self.kernel, "file": self.file, "arch": self.arch, "label": self.label,
             "triton_version": self.triton_version, "compile_seconds": self.compile_seconds,
             "seconds": self.seconds, "warnings": list(self.warnings),
-            "steps": [s.to_dict() for s in self.steps],
+            "steps": steps,
             "remarks": [r.to_dict() for r in self.remarks],
         }
 
@@ -505,7 +517,14 @@ class _RawDump:
     internal: list[str]
     remarks: list[Remark]         # diagnostics the pass printed while it ran
     timing: list[str]             # execution-time report lines printed after it
+    # diagnostics printed after its pass manager's timing report, before the next dump:
+    # outside any pass, so tied to no pass ("pass unknown")
+    loose: list[Remark] = field(default_factory=list)
 
+
+# The line that opens MLIR's timing report, printed when a pass manager has run all its passes:
+#                          ... Execution time report ...
+_REPORT_MARK = "... Execution time report ..."
 
 # Written by the child around each stage (see _install_stage_hook):
 # // -----// tritonscope stage ttgir
@@ -515,19 +534,26 @@ STAGE_MARK = "// -----// tritonscope stage "
 
 def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final: bool = False,
                strict: bool = False, orphans: list[str] | None = None,
-               lines: Iterable[bytes] | None = None) -> Iterator[_RawDump]:
+               lines: Iterable[bytes] | None = None, summarize: bool = True) -> Iterator[_RawDump]:
     """Stream the module dumps of one file, one summarised dump at a time.
 
-    The file is what MLIR printed with MLIR_ENABLE_DUMP (the child sends it
-    to stderr, so diagnostics and timing reports sit between the dumps in
-    the order they happened): after a dump's module closes, anything else
-    up to the next header was printed by that pass while it ran.
+    The file is what MLIR printed with MLIR_ENABLE_DUMP.  When the dumps went
+    to stderr (no MLIR_DUMP_PATH), diagnostics and timing reports sit between
+    the dumps in the order they happened, since MLIR writes all three to the
+    same unbuffered stream from one thread: after a dump's module closes,
+    a diagnostic up to the next header was printed by that pass while it
+    ran, unless its pass manager's timing report ("... Execution time report
+    ...") came first (the pass manager had finished: no pass printed it).
+    (With MLIR_DUMP_PATH the dumps go to a buffered file and diagnostics to
+    stderr, and the order between them is lost; see attribute_remarks.)
 
     With `final`, the file holds one module with no header (a stage's last
     module).  With `strict` (a file the user gave), text before the first
     header is an error.  Diagnostics printed outside any pass go to `orphans`.
     `lines` replaces reading `path` (e.g. following a file still being
-    written); offsets still refer to `path`.  A module that never closes (a cut-off file) and a
+    written); offsets still refer to `path`.  With `summarize=False` the
+    modules are only delimited, not summarised (when only the order of
+    passes and diagnostics is wanted).  A module that never closes (a cut-off file) and a
     file with no header raise InputFileError: a damaged dump is reported,
     never half-read.
     """
@@ -544,11 +570,13 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
     class _Open:
         def __init__(self, header, start, stage, number):
             self.header, self.start, self.stage, self.number = header, start, stage, number
-            self.reader = _DumpReader(kernel_file)
+            self.reader = _DumpReader(kernel_file) if summarize else None
             self.internal: list[str] = []
             self.end: int | None = None      # where the module text ended
             self.state = "module"            # module -> tail (#loc lines) -> other
             self.other: list[str] = []
+            self.pm_done = False             # its pass manager's timing report has been printed
+            self.loose: list[str] = []       # diagnostics printed after that
 
         def done(self, end: int) -> _RawDump:
             if self.state == "module":
@@ -559,8 +587,9 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
             end = self.end if self.end is not None else end
             remarks = parse_remarks(self.other, stage=self.stage)
             timing = [line for line in self.other if _TIMING_RE.match(line)]
-            return _RawDump(self.header, self.stage, TextRef(path, self.start, end), self.reader.finish(),
-                            self.reader.norm, self.internal, remarks, timing)
+            summary, norm = (self.reader.finish(), self.reader.norm) if self.reader else (DumpSummary(), Counter())
+            return _RawDump(self.header, self.stage, TextRef(path, self.start, end), summary, norm, self.internal,
+                            remarks, timing, parse_remarks(self.loose, stage=self.stage))
 
     with f as source:
         offset = 0
@@ -611,7 +640,8 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
             line = raw.decode(errors="replace").rstrip("\r\n")
             state = current.state
             if state == "module":
-                current.reader.feed(line)
+                if current.reader:
+                    current.reader.feed(line)
                 # the top-level op closes at column 0: "}" or "} loc(#loc)"
                 if line[:1] == "}" and (not line[1:].strip() or line[1:].lstrip().startswith("loc(")):
                     current.state = "tail"
@@ -620,14 +650,19 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
                 if not line.strip():
                     continue
                 if line.startswith("#loc"):
-                    current.reader.feed(line)
+                    if current.reader:
+                        current.reader.feed(line)
                     continue
                 if current.end is None:
                     current.end = line_start
                 current.state = state = "other"
             # printed while the pass ran (or an internal dump): keep what we read
-            if line and not line[0].isspace() and is_diagnostic_line(line) or _TIMING_RE.match(line):
+            if line and not line[0].isspace() and is_diagnostic_line(line):
+                (current.loose if current.pm_done else current.other).append(line)
+            elif _TIMING_RE.match(line):
                 current.other.append(line)
+            elif _REPORT_MARK in line:
+                current.pm_done = True
         if current is not None:
             yield current.done(offset)
         elif not seen and not final:
@@ -766,6 +801,7 @@ def steps_from_file(path: str, *, plan: list[dict] | None = None, plan_at=None, 
         steps.append(step)
         for r in dump.remarks:
             remarks.append(Remark(r.file, r.line, r.col, r.severity, r.message, stage, step.index, step.name))
+        remarks.extend(replace(r, stage=stage) for r in dump.loose)
         timings.setdefault(stage, []).extend(dump.timing)
         if prev is not None:
             prev.norm = Counter()  # free what is no longer needed
@@ -936,17 +972,22 @@ def line_history(trace: PassTrace, line: int) -> list[LineEvent]:
     return events
 
 
-def normalized_text(text: str) -> list[str]:
-    """A dump's lines less locations and #loc definitions (what --pass diffs)."""
+def numbered_lines(text: str) -> list[tuple[int, str]]:
+    """(line number in `text`, line) for a dump's lines less locations, #loc definitions and blank lines."""
     out = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         if line.startswith("#loc") and _LOC_DEF_RE.match(line):
             continue
         if "loc(" in line:
             line = _LOC_RE.sub("", line).rstrip()
         if line.strip():
-            out.append(line)
+            out.append((number, line))
     return out
+
+
+def normalized_text(text: str) -> list[str]:
+    """A dump's lines less locations and #loc definitions (what --pass diffs)."""
+    return [line for _, line in numbered_lines(text)]
 
 
 def step_diff(trace: PassTrace, step: Step, *, context: int = 3) -> list[str]:
@@ -960,19 +1001,111 @@ def step_diff(trace: PassTrace, step: Step, *, context: int = 3) -> list[str]:
     return list(difflib.unified_diff(a, b, f"before {step.name}", f"after {step.name}", n=context, lineterm=""))
 
 
+@dataclass(frozen=True)
+class DiffBlock:
+    """A run of lines the same on both sides, or replaced, removed or added (difflib's opcodes).
+
+    Lines are (number, text): the number counts the loc-free lines, as the
+    unified diff's `@@` headers do.
+    """
+
+    tag: str                                  # "equal" | "replace" | "delete" | "insert"
+    before: tuple[tuple[int, str], ...]
+    after: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class Hunk:
+    header: str                               # "@@ -42,8 +43,12 @@", as the unified diff writes it
+    blocks: tuple[DiffBlock, ...]
+
+
+@dataclass
+class PassDiff:
+    """One step's before and after, in hunks, with the notes the stage views would put on its lines.
+
+    `before_notes` / `after_notes`: loc-free line number -> model.Note, from
+    the MLIR dialect's annotator (encodings, ops) and the remarks this pass
+    printed (on the ops with the remark's location).  Both the side-by-side
+    and the unified view are drawn from this (render/passes_view.py).
+    """
+
+    step: int
+    name: str
+    stage: str
+    hunks: list[Hunk]
+    before_notes: dict[int, list[Any]] = field(default_factory=dict)
+    after_notes: dict[int, list[Any]] = field(default_factory=dict)
+
+
+def _unified_range(start: int, stop: int) -> str:
+    # as difflib.unified_diff writes a range: "42,8", "43" (one line), "41,0" (none)
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start if not length else start + 1},{length}"
+
+
+def pass_diff(trace: PassTrace, step: Step, *, context: int = 3, notes: bool = True) -> PassDiff:
+    """One step's before/after as hunks (the same hunks as step_diff) with the lines' notes."""
+    import difflib
+
+    out = PassDiff(step.index, step.name, step.stage, [])
+    if step.after is None:
+        return out
+    before_text, after_text = trace.text(step.before), trace.text(step.after)
+    a, b = numbered_lines(before_text), numbered_lines(after_text)
+    matcher = difflib.SequenceMatcher(None, [t for _, t in a], [t for _, t in b])
+    for group in matcher.get_grouped_opcodes(context):
+        header = (f"@@ -{_unified_range(group[0][1], group[-1][2])} "
+                  f"+{_unified_range(group[0][3], group[-1][4])} @@")
+        blocks = tuple(DiffBlock(tag, tuple((i + 1, a[i][1]) for i in range(i1, i2)),
+                                 tuple((j + 1, b[j][1]) for j in range(j1, j2)))
+                       for tag, i1, i2, j1, j2 in group)
+        out.hunks.append(Hunk(header, blocks))
+    if notes and out.hunks:
+        mine = [r for r in trace.remarks if r.step == step.index]
+        out.before_notes = _line_notes(before_text, a, step.stage, trace.file, mine)
+        out.after_notes = _line_notes(after_text, b, step.stage, trace.file, mine)
+    return out
+
+
+def _line_notes(text: str, numbered: list[tuple[int, str]], stage: str, file: str,
+                remarks: list[Remark]) -> dict[int, list[Any]]:
+    """{loc-free line number: notes}: the stage views' annotations of one dumped module, and `remarks`."""
+    from tritonscope.dialects import annotate_stage, parse_stage
+    from tritonscope.remarks import remark_notes
+
+    # every dump is MLIR; the LLVM stage's passes work on MLIR's llvm dialect until translation
+    key = "ttir" if stage == "ttir" else "ttgir"
+    parsed = parse_stage(key, text, file=file)
+    found = annotate_stage(parsed)
+    if remarks:
+        found += remark_notes({key: parsed}, remarks, file)
+    index = {raw: n for n, (raw, _) in enumerate(numbered, 1)}
+    out: dict[int, list[Any]] = {}
+    for note in found:
+        n = index.get(note.line)
+        if n is not None:
+            out.setdefault(n, []).append(note)
+    return out
+
+
 # --------------------------------------------------------------------------
 # Running the compile (in a child process)
 # --------------------------------------------------------------------------
 
 
-def trace_passes(request, default_arch: str, *, timeout: float = 600) -> PassTrace:
+def trace_passes(request, default_arch: str, *, timeout: float = 600, attribute: bool = True) -> PassTrace:
     """Compile `request` (a kernels.Request) once with every dump on; parse it.
 
     The compile runs in a child process (see the module docstring), in a
     private temporary directory that the returned trace owns: use it as a
     context manager, or close() it.  The dump is parsed while the child
     still compiles (a thread follows the file as it grows), so parsing
-    costs little more than the compile itself.
+    costs little more than the compile itself.  When Triton printed remarks
+    and `attribute` is on, each is tied to the pass that printed it
+    (attribute_remarks: a second, partial compile, only then).
     """
     import threading
 
@@ -1010,12 +1143,95 @@ def trace_passes(request, default_arch: str, *, timeout: float = 600) -> PassTra
         if "error" in parsed:
             raise parsed["error"]
         trace = _trace_of(workdir, result, *parsed["value"])
+        if attribute:
+            attribute_remarks(trace, request, default_arch, workdir / "remarks", timeout=timeout)
     except BaseException:
         workdir_obj.cleanup()
         raise
     trace._workdir = workdir_obj
     trace.seconds = time.perf_counter() - started
     return trace
+
+
+# --------------------------------------------------------------------------
+# Which pass printed each remark
+# --------------------------------------------------------------------------
+#
+# Triton prints diagnostics from its diagnostic handler to llvm::errs()
+# (stderr, unbuffered) and the per-pass dumps to MLIR_DUMP_PATH (a buffered
+# file) or, without it, to llvm::dbgs(), which is stderr too (3.6 and 3.9:
+# python/src/ir.cc, mlir_dumps_or_dbgs and TritonSourceMgrDiagnosticHandler).
+# So only dumps sent to stderr sit in order with the diagnostics: a
+# diagnostic printed after "IR Dump Before X" and before the next dump was
+# printed while X ran.  Dumps on stderr cost a write per token (the 21 MB
+# dump of the grouped matmul doubles its compile time), so the main compile
+# keeps the file, which only tells each remark's stage, and a second compile
+# runs only when there are remarks: with the dumps on stderr for just the
+# stages that printed remarks, stopped after the last of them.  Its dump
+# headers must match the first compile's steps of those stages one for one;
+# where they do not, or the child fails, a remark keeps step 0: pass unknown.
+
+
+def attribute_remarks(trace: PassTrace, request, default_arch: str, workdir: Path, *,
+                      timeout: float = 600) -> None:
+    """Set each remark's step and pass (in place, the trace's Artifact too); see the comment above."""
+    stages = [s for s in MLIR_STAGES if any(r.stage == s for r in trace.remarks)]
+    if not stages or request is None:
+        return
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        proc = _start_child(request, default_arch, workdir, attribute=stages)
+        try:
+            proc.wait(timeout=timeout)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        _child_result(workdir, proc)
+        dumps = list(read_dumps(workdir / "stderr.txt", summarize=False))
+    except (TritonscopeError, subprocess.TimeoutExpired, OSError) as e:
+        trace.warnings.append(f"Triton's remarks could not be tied to passes ({type(e).__name__}: "
+                              f"{getattr(e, 'message', e)}); they show their stage only.")
+        return
+    trace.remarks = remarks_by_pass(trace.steps, trace.remarks, dumps, stages)
+    if trace.artifact is not None:
+        trace.artifact.remarks = [r.to_dict() for r in trace.remarks]
+
+
+def remarks_by_pass(steps: list[Step], remarks: list[Remark], dumps: list[_RawDump],
+                    stages: Iterable[str]) -> list[Remark]:
+    """`remarks` with step and pass set from `dumps` (a stream of dumps and diagnostics in order).
+
+    For each of `stages` whose dumps name the same passes, in the same
+    order, as `steps` of that stage, the stage's remarks are replaced by the
+    diagnostics the stream shows inside each pass (one per pass that printed
+    it; notes stay after their remark).  A remark of the trace that no pass
+    printed there, and every remark of another stage, is kept as it was.
+    """
+    out = list(remarks)
+    for stage in stages:
+        mine = [s for s in steps if s.stage == stage]
+        theirs = [d for d in dumps if d.stage == stage and d.header is not None]
+        if not mine or [(h.header.name, h.header.arg, h.header.anchor) for h in theirs] != \
+                [(s.name, s.arg, s.anchor) for s in mine]:
+            continue  # not the same passes: the order cannot be read (pass unknown)
+        known = {_key(r) for r in out if r.stage == stage}
+        placed: list[Remark] = []
+        seen: set[tuple] = set()
+        for step, dump in zip(mine, theirs):
+            for r in dump.remarks:
+                if _key(r) in known and (_key(r), step.index) not in seen:
+                    seen.add((_key(r), step.index))
+                    placed.append(replace(r, stage=stage, step=step.index, pass_name=step.name))
+        found = {_key(r) for r in placed}
+        placed += [r for r in out if r.stage == stage and _key(r) not in found]
+        at = next((i for i, r in enumerate(out) if r.stage == stage), len(out))
+        out = out[:at] + placed + [r for r in out[at:] if r.stage != stage]
+    return out
+
+
+def _key(r: Remark) -> tuple:
+    return (r.file, r.line, r.col, r.severity, r.message)
 
 
 def trace_from_dump(path: str | os.PathLike, *, kernel_file: str | None = None) -> PassTrace:
@@ -1155,19 +1371,27 @@ def _trace_of(workdir: Path, result: dict, steps, summaries, remarks) -> PassTra
     )
 
 
-def _start_child(request, default_arch: str, workdir: Path):
+def _start_child(request, default_arch: str, workdir: Path, *, attribute: list[str] | None = None):
+    """The compiling child; with `attribute`, the remarks run (see attribute_remarks)."""
     payload = {"request": _request_dict(request), "default_arch": default_arch, "workdir": str(workdir)}
+    if attribute:
+        payload["attribute"] = list(attribute)
     env = dict(os.environ)
     for key in ("MLIR_ENABLE_DUMP", "MLIR_DUMP_PATH", "LLVM_IR_ENABLE_DUMP", "TRITON_KERNEL_OVERRIDE",
                 "TRITON_KERNEL_DUMP", "TRITON_DUMP_DIR"):
         env.pop(key, None)
+    if not attribute:
+        env.update({
+            # A file, not stderr: MLIR writes stderr unbuffered, a syscall per
+            # token, which doubles the compile time of a big kernel.  The file is
+            # opened once per process and flushed at exit, so the child exits
+            # normally; stages are told apart with the child's records.
+            # (The remarks run sends the dumps of a few stages to stderr, where
+            # they sit in order with the diagnostics; the child turns them on.)
+            "MLIR_ENABLE_DUMP": "1",
+            "MLIR_DUMP_PATH": str(workdir / "dump.mlir"),
+        })
     env.update({
-        # A file, not stderr: MLIR writes stderr unbuffered, a syscall per
-        # token, which doubles the compile time of a big kernel.  The file is
-        # opened once per process and flushed at exit, so the child exits
-        # normally; stages are told apart with the child's records.
-        "MLIR_ENABLE_DUMP": "1",
-        "MLIR_DUMP_PATH": str(workdir / "dump.mlir"),
         "MLIR_ENABLE_TIMING": "1",
         "MLIR_ENABLE_DIAGNOSTICS": "remarks,warnings",
         "TRITON_CACHE_DIR": str(workdir / "cache"),
@@ -1378,12 +1602,16 @@ def first_divergence(a: PassTrace, b: PassTrace, *, shown: int = 8) -> tuple[Div
 
 
 def trace_both(request_a, request_b, default_arch: str) -> tuple[PassTrace, PassTrace]:
-    """trace_passes for two requests at once (two child processes; the parsing overlaps too)."""
+    """trace_passes for two requests at once (two child processes; the parsing overlaps too).
+
+    Remarks keep their stage only (no second compile to tie them to passes):
+    the divergence compares a stage's remarks.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tritonscope-passes") as pool:
-        fa = pool.submit(trace_passes, request_a, default_arch)
-        fb = pool.submit(trace_passes, request_b, default_arch)
+        fa = pool.submit(trace_passes, request_a, default_arch, attribute=False)
+        fb = pool.submit(trace_passes, request_b, default_arch, attribute=False)
         try:
             ta = fa.result()
         except BaseException:

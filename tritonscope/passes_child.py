@@ -7,11 +7,14 @@ stage's slice of stderr and final module for the parent, which parses the
 dump while it grows, and writes the answer to result.json.  It is a module
 of its own so that passes.py (which reports and the HTML renderer read)
 does not import the compile.
+
+With "attribute" in the payload it is the remarks run instead
+(passes.attribute_remarks): the dumps of a few stages on stderr, in order
+with Triton's diagnostics, and the compile stopped after them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -19,7 +22,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from tritonscope.passes import MLIR_STAGES
+from tritonscope import triton_api
+from tritonscope.passes import MLIR_STAGES, STAGE_MARK
 
 
 def main() -> None:
@@ -44,7 +48,62 @@ def main() -> None:
 
 
 def job(payload: dict) -> dict:
+    if payload.get("attribute"):
+        return _remarks_compile(payload)
     return _child_compile(payload, Path(payload["workdir"]))
+
+
+class _Enough(Exception):
+    """Raised after the last stage the remarks run needs: the rest of the compile is not wanted."""
+
+
+def _remarks_compile(payload: dict) -> dict:
+    """The remarks run (passes.attribute_remarks): the dumps of the stages that printed remarks, on stderr.
+
+    MLIR_ENABLE_DUMP is set for those stages only (Triton reads it when a
+    stage builds its pass manager) and MLIR_DUMP_PATH is unset, so their dumps
+    go to stderr, in order with the diagnostics; a mark on stderr opens and
+    closes each stage.  The compile stops after the last of those stages.
+    """
+    from tritonscope.compile import compile_artifact
+    from tritonscope.kernels import Request, build_spec
+
+    wanted = [k for k in MLIR_STAGES if k in payload["attribute"]]
+    loaded = build_spec(Request(**payload["request"]), payload["default_arch"])
+    state = {"stopped": False}
+    _install_remarks_hook(wanted, state)
+    try:
+        compile_artifact(loaded, remarks=False)  # remarks=False: stderr stays the parent's file
+    except Exception:
+        if not state["stopped"]:
+            raise
+    return {"stages": wanted, "stopped": state["stopped"]}
+
+
+def _install_remarks_hook(wanted: list[str], state: dict) -> None:
+    last = wanted[-1]
+
+    def mark(text: str) -> None:
+        sys.stderr.flush()
+        os.write(2, text.encode())  # fd 2 itself: in order with what MLIR writes there
+
+    def wrap(key: str, fn):
+        def run(src, metadata):
+            if key in wanted:
+                os.environ["MLIR_ENABLE_DUMP"] = "1"
+            mark(f"{STAGE_MARK}{key}\n")
+            try:
+                out = fn(src, metadata)
+            finally:
+                os.environ.pop("MLIR_ENABLE_DUMP", None)
+                mark(f"{STAGE_MARK}{key} end\n")
+            if key == last:
+                state["stopped"] = True
+                raise _Enough(key)
+            return out
+        return run
+
+    triton_api.wrap_stages(wrap, MLIR_STAGES, cache_part="tritonscope-passes")
 
 
 def _child_compile(payload: dict, workdir: Path) -> dict:
@@ -96,8 +155,6 @@ def _install_stage_hook(workdir: Path, stages: list[dict]) -> None:
     saved module is the "after" of the stage's last pass, which no dump
     shows.
     """
-    from triton import knobs
-
     def wrap(key: str, fn):
         def run(src, metadata):
             n = sum(1 for s in stages if s["key"] == key)
@@ -120,13 +177,4 @@ def _install_stage_hook(workdir: Path, stages: list[dict]) -> None:
             return out
         return run
 
-    def hook(*args):
-        if not args:  # 3.9: asks for a cache-key part first
-            return "tritonscope-passes", hashlib.sha256(b"tritonscope-passes").hexdigest()
-        table = args[1]
-        for key in MLIR_STAGES:
-            if key in table:
-                table[key] = wrap(key, table[key])
-        return None
-
-    knobs.runtime.add_stages_inspection_hook = hook
+    triton_api.wrap_stages(wrap, MLIR_STAGES, cache_part="tritonscope-passes")

@@ -288,7 +288,9 @@ def remark_notes(parsed: dict, remarks: Iterable[Remark | dict], file: str) -> l
         if len(label) > _LABEL_CHARS:
             label = label[:_LABEL_CHARS - 1].rstrip() + "…"
         said = r.said + "".join(f" ({d.said})" for d in details)
-        by = f"{_STAGE_WORDS.get(r.stage, r.stage.upper())} passes, " if r.stage else ""
+        stage_words = _STAGE_WORDS.get(r.stage, r.stage.upper())
+        by = (f"{stage_words} pass {r.pass_name}, " if r.pass_name and r.stage else
+              f"{stage_words} passes, " if r.stage else "")
         explanation = f"Triton {r.severity} ({by}{r.where()}): {said}"
         for key, stage in parsed.items():
             for number in _lines_named(stage, key, r, SOURCE, dialect(key).lexer == "mlir"):

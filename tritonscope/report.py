@@ -15,7 +15,12 @@ Schema versions:
      "remarks", Triton's own remarks and warnings (remarks.Remark dicts: file,
      line, col, severity, message, stage), which the notes of kind "remark"
      pin to stage lines; "passes", the pass table (passes.PassTrace.to_dict())
-     when the report was saved with it (`compile --passes`, `passes --save`).
+     when the report was saved with it (`compile --passes`, `passes --save`);
+     "explain", explain's verdicts (explain.Explanation.to_dict(): kernel,
+     label, arch, verdicts with kind, severity, title, evidence, fix and
+     facts, the verdicts not judged and why) when saved with them
+     (`compile --explain`, `explain --save`).  A report without them opens
+     as before; an older tritonscope ignores the key.
 """
 
 from __future__ import annotations
@@ -55,7 +60,13 @@ def analysis_to_dict(analysis: Analysis) -> dict[str, Any]:
     }
     if analysis.passes is not None:
         out["passes"] = analysis.passes
+    from tritonscope.explain import explanation_of
+
+    explained = explanation_of(analysis)
+    if explained is not None:
+        out["explain"] = explained
     return out
+
 
 
 def _versions(analysis: Analysis) -> dict[str, str]:
@@ -91,8 +102,14 @@ def analysis_from_dict(data: dict[str, Any], source: str = "report") -> Analysis
         passes = data.get("passes")
         if passes is not None and not isinstance(passes, dict):
             raise TypeError("the pass table is not an object")
-        return Analysis(artifact, parsed, notes, data["mix"], list(data.get("layouts", [])),
-                        summary=Summary.from_dict(data["summary"]), passes=passes)
+        explained = data.get("explain")
+        if explained is not None:
+            from tritonscope.explain import attach_explanation
+
+            _check_explain(explained)
+        analysis = Analysis(artifact, parsed, notes, data["mix"], list(data.get("layouts", [])),
+                            summary=Summary.from_dict(data["summary"]), passes=passes)
+        return attach_explanation(analysis, explained) if explained is not None else analysis
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputFileError(f"{source} is a damaged report (schema version {version}): {type(e).__name__}: {e}",
                              hint="Re-save the report with `--save FILE.json`.") from e
@@ -156,6 +173,43 @@ def _check_types(artifact: Artifact, parsed: dict[str, ParsedStage], notes: list
         _expect(counts, dict, f"mix of {key}")
         for count in counts.values():
             _expect(count, int, f"a count in the mix of {key}")
+
+
+def _check_explain(data: Any) -> None:
+    """The Explain section's fields, checked on reading (a damaged one is a damaged report: exit 7)."""
+    from tritonscope.explain import SEVERITIES
+
+    _expect(data, dict, "explain")
+    for name in ("kernel", "label", "arch", "triton_version"):
+        _expect(data[name], str, f"explain.{name}")
+    _expect(data["verdicts"], list, "explain.verdicts")
+    for i, v in enumerate(data["verdicts"]):
+        what = f"explain.verdicts[{i}]"
+        _expect(v, dict, what)
+        for name in ("kind", "severity", "title"):
+            _expect(v[name], str, f"{what}.{name}")
+        if v["severity"] not in SEVERITIES:
+            raise ValueError(f"{what}.severity is {v['severity']!r}")
+        _expect(v.get("fix", ""), str, f"{what}.fix")
+        _expect(v.get("facts", {}), dict, f"{what}.facts")
+        for e in v.get("evidence", []):
+            _expect(e, list, f"{what}.evidence")
+            if len(e) != 3:
+                raise ValueError(f"{what}.evidence has an item of {len(e)} fields, not 3")
+            _expect(e[0], str, f"{what}.evidence stage")
+            _expect(e[1], int, f"{what}.evidence line")
+            _expect(e[2], str, f"{what}.evidence text")
+        for line in v.get("python_lines", []):
+            _expect(line, int, f"{what}.python_lines")
+    for key, text in (data.get("python") or {}).items():
+        int(key)
+        _expect(text, str, f"explain.python[{key}]")
+    for item in data.get("skipped") or []:
+        _expect(item, dict, "explain.skipped")
+        _expect(item["kind"], str, "explain.skipped kind")
+        _expect(item["reason"], str, "explain.skipped reason")
+    for text in data.get("lacks") or []:
+        _expect(text, str, "explain.lacks")
 
 
 def _note(data: dict[str, Any]) -> Note:
@@ -374,6 +428,13 @@ def render_text(analysis: Analysis, width: int = TEXT_WIDTH, *, hide: frozenset[
         from tritonscope.render.passes_view import saved_table
 
         console.print(saved_table(analysis.passes))
+    from tritonscope.explain import Explanation, explanation_of
+
+    explained = explanation_of(analysis)
+    if explained is not None:
+        from tritonscope.render.explain_view import explain_renderable
+
+        console.print(explain_renderable(Explanation.from_dict(explained), width, title="Explain"))
     for key in analysis.parsed:
         console.print(stage_panel(analysis, key, hide=hide))
     return console.export_text(styles=False)

@@ -64,6 +64,8 @@ class RunResult:
     tf32_note: str | None
     seconds: float
     versions: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # launch options: maxnreg, num_ctas, enable_fp_fusion
+    notes: list[str] = field(default_factory=list)         # what the result cannot say (e.g. the interpreter)
 
     @property
     def passed(self) -> bool:
@@ -225,7 +227,11 @@ def tensor_bytes(loaded: Loaded, values: dict[str, Any]) -> tuple[int, int]:
 
 
 def launch(loaded: Loaded, values: dict[str, Any], fn=None):
-    """kernel[grid](*args, **constexprs, num_warps=..., num_stages=...)."""
+    """kernel[grid](*args, **constexprs, num_warps=..., num_stages=..., maxnreg=..., num_ctas=..., enable_fp_fusion=...).
+
+    The launch options are passed only when set, as a user's launch would
+    (Triton's JIT then compiles with them; the interpreter ignores them).
+    """
     spec = loaded.spec
     if not spec.grid:
         raise KernelSpecError(f"No launch grid for {spec.kernel}.",
@@ -233,7 +239,25 @@ def launch(loaded: Loaded, values: dict[str, Any], fn=None):
     kernel = fn if fn is not None else loaded.jit_fn
     args = [values[n] for n in spec.args]
     return kernel[tuple(spec.grid)](*args, **spec.constexprs, num_warps=spec.num_warps,
-                                    num_stages=spec.num_stages)
+                                    num_stages=spec.num_stages, **launch_options(loaded))
+
+
+def launch_options(loaded: Loaded) -> dict[str, Any]:
+    """The spec's Triton launch options (maxnreg, num_ctas, enable_fp_fusion) that are set."""
+    from tritonscope.kernels import TRITON_OPTIONS
+
+    return {k: v for k, v in loaded.spec.options.items() if k in TRITON_OPTIONS and v is not None}
+
+
+def run_label(loaded: Loaded) -> str:
+    """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it runs with."""
+    words = " ".join(f"{k}={v}" for k, v in launch_options(loaded).items())
+    return f"{loaded.spec.label()} {words}".strip()
+
+
+# What the interpreter cannot show: it runs the kernel's Python semantics, not Triton's generated code.
+INTERPRETER_OPTIONS_NOTE = ("The interpreter runs the kernel's Python semantics on the CPU: the launch options "
+                            "({}) change only the GPU code Triton generates, so they have no effect here.")
 
 
 def reference(loaded: Loaded, values: dict[str, Any]) -> dict[str, Any]:
@@ -329,8 +353,9 @@ def run_on_gpu(loaded: Loaded, *, seed: int | None = None) -> tuple[RunResult, A
     ptx = getattr(compiled, "asm", {}).get("ptx") if compiled is not None else None
     tf32 = uses_tf32(ptx)
     checks = check(loaded, values, tf32)
-    result = RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label(), "gpu", device_name(),
-                       checks, tf32, tf32_note(tf32, "gpu", loaded), seconds, versions())
+    result = RunResult(loaded.spec.target, loaded.spec.kernel, run_label(loaded), "gpu", device_name(),
+                       checks, tf32, tf32_note(tf32, "gpu", loaded), seconds, versions(),
+                       options=launch_options(loaded))
     return result, compiled
 
 
@@ -375,6 +400,9 @@ def _interpret_worker(payload: dict) -> dict:
     checks = check(loaded, values, tf32=None)
     if payload.get("save_to"):
         torch.save({k: v for k, v in values.items() if isinstance(v, torch.Tensor)}, payload["save_to"])
-    return RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label().replace(f" {loaded.spec.arch}", ""),
+    options = launch_options(loaded)
+    notes = [INTERPRETER_OPTIONS_NOTE.format(", ".join(f"{k}={v}" for k, v in options.items()))] if options else []
+    return RunResult(loaded.spec.target, loaded.spec.kernel, run_label(loaded).replace(f" {loaded.spec.arch}", ""),
                      "interpreter", "CPU (Triton interpreter)", checks, None,
-                     tf32_note(None, "interpreter", loaded), seconds, versions()).to_dict()
+                     tf32_note(None, "interpreter", loaded), seconds, versions(), options=options,
+                     notes=notes).to_dict()

@@ -10,8 +10,9 @@ plainly what is missing.  Layouts, as Triton 3.6-3.9 write them
   per cache key (base32), holding `<name>.json` (the metadata: target,
   options, `shared`, `hash`, `name`...), `__grp__<name>.json` (the group:
   file name -> absolute path), `<name>.source` (the TTIR `make_ir` gave,
-  before any pass; newer Tritons), `.ttir .ttgir .llir .ptx .cubin`.  With
-  TRITON_STORE_BINARY_ONLY=1 only `.cubin` and `.json` are kept.
+  before any pass; newer Tritons), `.ttir .ttgir .llir .ptx .cubin` (AMD:
+  `.ttir .ttgir .llir .amdgcn .hsaco`).  With TRITON_STORE_BINARY_ONLY=1
+  only the binary (`.cubin`, `.hsaco`) and `.json` are kept.
 - **Inductor cache** (`$TMPDIR/torchinductor_<user>`): Triton caches under
   `triton/<device>/`, plus the generated kernel modules (`xx/cxxx.py`) that
   the IR's locations name.
@@ -21,13 +22,18 @@ plainly what is missing.  Layouts, as Triton 3.6-3.9 write them
   `kernels/<hash>/` (stage files as in the cache + `record.json`: Python
   source, file/line, signature, constexprs, options) and per-process
   `launches-<pid>.json` / `autotune-<pid>.json`.
-- **A single stage file**: .ttir .ttgir .llir .ptx .cubin .sass .json.
+- **A single stage file**: .ttir .ttgir .llir .ptx .cubin .sass .amdgcn
+  .hsaco .json.
 
-Listing reads metadata only (JSON, the capture records, the cubin's ELF
-`.nv.info` for registers and stack): 1,000 kernels list in well under 2 s.
-Stages are read when one kernel is opened (`load_artifact`).  Nothing here
-imports Triton; SASS and resources of a cubin come from compile.py's helpers
-(the bundled nvdisasm/cuobjdump).
+Which stages a kernel has, and in what order, is the dialect registry's
+(`dialects.stages(backend)`): an entry's backend (CUDA or HIP) comes from its
+metadata's target, else from its files.  Listing reads metadata only (JSON,
+the capture records, the cubin's ELF `.nv.info` for registers and stack, the
+hsaco's AMDGPU metadata note for VGPRs, SGPRs, LDS and scratch): 1,000
+kernels list in well under 2 s.  Stages are read when one kernel is opened
+(`load_artifact`).  Nothing here imports Triton; SASS and resources of a
+cubin come from compile.py's helpers (the bundled nvdisasm/cuobjdump), those
+of an hsaco from codeobject.py (no ROCm tools).
 """
 
 from __future__ import annotations
@@ -40,15 +46,65 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tritonscope import codeobject
+from tritonscope.dialects import SOURCE, every_stage_key
+from tritonscope.dialects import stages as dialect_stages
 from tritonscope.errors import InputFileError, NotFoundError, UsageError, close_matches
 from tritonscope.model import ARCHES, ArgSpecialization, Artifact, KernelSpec, arch_for_capability
 
-# The stage files Triton writes, by extension, in pipeline order ("source" is
-# the TTIR before any pass: kept for recompiles, not shown as a stage).
-STAGE_EXTS = ("ttir", "ttgir", "llir", "ptx", "cubin", "sass")
-TEXT_STAGES = ("ttir", "ttgir", "llir", "ptx", "sass")
-SINGLE_FILE_EXTS = (".ttir", ".ttgir", ".llir", ".ptx", ".cubin", ".sass", ".json", ".source")
+# The binary Triton writes per backend (file extension -> backend), and the stage
+# tritonscope derives from it (SASS, by nvdisasm; AMD's assembly is Triton's own .amdgcn).
+BINARIES = {"cubin": "cuda", "hsaco": "hip"}
+DERIVED = {"cubin": "sass"}
+# The text stages, by extension, in pipeline order (every stage some backend's dialect
+# claims, the source aside): ttir ttgir llir ptx amdgcn sass.  "source" is the TTIR
+# before any pass: kept for recompiles, not shown as a stage.
+TEXT_STAGES = tuple(k for k in every_stage_key() if k != SOURCE)
+STAGE_EXTS = TEXT_STAGES + tuple(BINARIES)
+SINGLE_FILE_EXTS = tuple(f".{e}" for e in STAGE_EXTS) + (".json", ".source")
 CAPTURE_FORMAT = "tritonscope-capture"
+
+
+def binary_ext(backend: str) -> str | None:
+    """'cubin' for CUDA, 'hsaco' for HIP: the file that holds a backend's machine code."""
+    return next((ext for ext, b in BINARIES.items() if b == backend), None)
+
+
+def expected_files(backend: str) -> tuple[str, ...]:
+    """What Triton writes for one kernel of a backend, in pipeline order: its text stages, then its binary.
+
+    CUDA: ttir ttgir llir ptx cubin; HIP: ttir ttgir llir amdgcn hsaco (from the
+    dialect registry; a derived stage such as SASS is not Triton's output).
+    """
+    derived = set(DERIVED.values())
+    texts = tuple(d.key for d in dialect_stages(backend) if d.key != SOURCE and d.key not in derived)
+    binary = binary_ext(backend)
+    return texts + ((binary,) if binary else ())
+
+
+def target_of(metadata: dict[str, Any]) -> tuple[str | None, int | str | None]:
+    """(backend, arch) of Triton's metadata `target`: ('cuda', 90) or ('hip', 'gfx942'); (None, None) if none.
+
+    Triton writes it as a dict ({"backend": "hip", "arch": "gfx942", ...}),
+    older JSON as a list, and `--emit` as GPUTarget's repr.
+    """
+    target = metadata.get("target")
+    backend = arch = None
+    if isinstance(target, dict):
+        backend, arch = target.get("backend"), target.get("arch")
+    elif isinstance(target, (list, tuple)) and len(target) >= 2:
+        backend, arch = target[0], target[1]
+    elif target:
+        # GPUTarget(backend='cuda', arch=90, warp_size=32)   GPUTarget(backend='hip', arch='gfx942', warp_size=64)
+        m = re.search(r"backend='?(\w+)'?.*?arch=(\d+|'[^']*')", str(target))
+        if m:
+            backend, arch = m.group(1), m.group(2)
+            arch = int(arch) if arch.isdigit() else arch.strip("'")
+    if isinstance(arch, str):
+        arch = int(arch) if arch.isdigit() else (arch.split(":")[0] or None)  # gfx90a:sramecc+ -> gfx90a
+    elif not isinstance(arch, int) or isinstance(arch, bool):
+        arch = None
+    return (str(backend) if backend else None), arch
 
 
 # --------------------------------------------------------------------------
@@ -69,29 +125,37 @@ class KernelEntry:
     record: dict[str, Any] | None = None   # capture record (source, signature, constexprs, options)
     launches: int | None = None       # counted by a capture; None: not known
     launch_info: dict[str, Any] = field(default_factory=dict)  # grids and argument descriptions (capture)
-    registers: int | None = None      # from the cubin's .nv.info (no tools run)
-    stack: int | None = None          # frame bytes per thread (.nv.info): > 0 means spills
+    registers: int | None = None      # from the cubin's .nv.info, or the hsaco's VGPRs per lane (no tools run)
+    stack: int | None = None          # frame bytes per thread (.nv.info; AMD: scratch per lane): > 0 means spills
     static_shared: int | None = None
+    sgprs: int | None = None          # AMD: SGPRs per wave (the code object's metadata)
+    agprs: int | None = None          # AMD: accumulation VGPRs (CDNA), counted in `registers` too
     _location: tuple[str, int] | None = field(default=None, repr=False)  # (file, line) of the def, read once
 
     @property
     def capability(self) -> int | None:
-        target = self.metadata.get("target")
-        if isinstance(target, dict) and isinstance(target.get("arch"), int):
-            return target["arch"]
-        if isinstance(target, (list, tuple)) and len(target) >= 2 and isinstance(target[1], int):
-            return target[1]
-        # GPUTarget(backend='cuda', arch=90, warp_size=32)
-        m = re.search(r"arch=(\d+)", str(target or ""))
-        return int(m.group(1)) if m else None
+        """The CUDA compute capability of the target (None for an AMD target, or when unknown)."""
+        arch = target_of(self.metadata)[1]
+        return arch if isinstance(arch, int) else None
+
+    @property
+    def backend(self) -> str:
+        """'cuda' or 'hip': the metadata's target, else what the files are (an .amdgcn or .hsaco is AMD's)."""
+        backend = target_of(self.metadata)[0]
+        if backend in BINARIES.values():
+            return backend
+        amd_only = set(expected_files("hip")) - set(expected_files("cuda"))   # amdgcn, hsaco
+        return "hip" if amd_only & set(self.files) else "cuda"
 
     @property
     def arch(self) -> str:
-        cap = self.capability
-        if cap is None:
+        arch = target_of(self.metadata)[1]
+        if isinstance(arch, str):
+            return arch
+        if arch is None:
             return "?"
-        found = arch_for_capability(cap)
-        return found.name if found else f"sm_{cap}"
+        found = arch_for_capability(arch)
+        return found.name if found else f"sm_{arch}"
 
     @property
     def short_key(self) -> str:
@@ -113,7 +177,11 @@ class KernelEntry:
     def _ir_location(self) -> tuple[str, int]:
         if self._location is None:
             path = next((self.files[k] for k in ("source", "ttir", "ttgir") if k in self.files), None)
-            self._location = ir_location(path) if path else ("", 0)
+            if path is not None:
+                self._location = ir_location(path)
+            else:  # no MLIR: the machine assembly's debug lines (a lone .amdgcn or .ptx)
+                path = next((self.files[k] for k in ("amdgcn", "ptx") if k in self.files), None)
+                self._location = asm_location(path) if path else ("", 0)
         return self._location
 
     def config(self) -> str:
@@ -130,12 +198,9 @@ class KernelEntry:
         return " ".join(parts)
 
     def missing(self) -> list[str]:
-        """Stages this source lacks, in pipeline order ('python' first)."""
+        """Stages (and the binary) this source lacks, in pipeline order ('python' first)."""
         out = [] if self.has_python() else ["python"]
-        for key in ("ttir", "ttgir", "llir", "ptx", "cubin"):
-            if key not in self.files:
-                out.append(key)
-        return out
+        return out + [k for k in expected_files(self.backend) if k not in self.files]
 
     def has_python(self) -> bool:
         if self.record and self.record.get("source"):
@@ -146,8 +211,9 @@ class KernelEntry:
     def row(self) -> dict[str, Any]:
         """The listing row (JSON-safe): what `open DIR` shows and sorts/filters on."""
         return {
-            "key": self.short_key, "name": self.name, "arch": self.arch, "config": self.config(),
-            "registers": self.registers, "shared": self.shared, "spills": None if self.stack is None else self.stack,
+            "key": self.short_key, "name": self.name, "arch": self.arch, "backend": self.backend,
+            "config": self.config(), "registers": self.registers, "sgprs": self.sgprs, "agprs": self.agprs,
+            "shared": self.shared, "spills": None if self.stack is None else self.stack,
             "launches": self.launches, "source": self.source_file, "kind": self.kind,
             "missing": self.missing(),
         }
@@ -176,7 +242,8 @@ def open_source(path: str | Path) -> Source:
     if not p.exists():
         raise NotFoundError(f"No such file or folder: {path}",
                             hint="Give a Triton cache (~/.triton/cache), a TRITON_KERNEL_DUMP folder, "
-                                 "a capture folder or a stage file (.ttir, .ttgir, .llir, .ptx, .cubin, .json).")
+                                 "a capture folder or a stage file (.ttir, .ttgir, .llir, .ptx, .cubin, .amdgcn, "
+                                 ".hsaco, .json).")
     if p.is_file():
         return Source(p, "file", [file_entry(p)], single=True)
     try:
@@ -269,16 +336,28 @@ def _folder_entry(folder: Path, *, kind: str, names: list[str] | None = None) ->
             raise InputFileError(f"{files['json']} is not Triton's kernel metadata (no name or target).")
     elif kind == "triton-cache":
         raise InputFileError(f"{folder} has no <name>.json metadata: the cache entry is incomplete.")
-    if not metadata and "ttgir" in files:  # a dump keeps no metadata: the TTGIR's module attributes say some
-        metadata = ttgir_facts(files["ttgir"])
+    if not metadata:  # a dump keeps no metadata: the TTGIR's module attributes (or AMD's assembly) say some
+        metadata = _facts_without_metadata(files)
     # the kernel's name: the metadata's, else the stage files' common stem
     name = metadata.get("name") or max(stems, key=stems.get)
     entry = KernelEntry(key=folder.name, name=str(name), kind=kind, folder=folder, files=files, metadata=metadata)
     extra = metadata.get("tritonscope")  # what `--emit` adds to the metadata
     if isinstance(extra, dict) and isinstance(extra.get("constexprs"), dict):
         entry.record = {"constexprs": extra["constexprs"]}
-    _read_cubin_facts(entry)
+    _read_binary_facts(entry)
     return entry
+
+
+def _facts_without_metadata(files: dict[str, Path]) -> dict[str, Any]:
+    """Target, warps and name from the stages themselves, for a source with no metadata JSON."""
+    facts: dict[str, Any] = {}
+    if "ttgir" in files:
+        facts = ttgir_facts(files["ttgir"])
+    if "target" not in facts and "amdgcn" in files:
+        facts = {**amdgcn_facts(files["amdgcn"]), **facts}
+    if "target" not in facts and "llir" in files:
+        facts = {**llir_facts(files["llir"]), **facts}
+    return facts
 
 
 def _read_json(path: Path, *, what: str) -> Any:
@@ -297,8 +376,8 @@ def file_entry(p: Path) -> KernelEntry:
     ext = p.suffix.lower()
     if ext not in SINGLE_FILE_EXTS:
         raise InputFileError(f"{p.name}: not a stage file tritonscope can open (extension {ext or 'none'!r}).",
-                             hint="Open .ttir, .ttgir, .llir, .ptx, .cubin, .sass or a Triton metadata .json, "
-                                  "or the folder that holds them.")
+                             hint="Open .ttir, .ttgir, .llir, .ptx, .cubin, .sass, .amdgcn, .hsaco or a Triton "
+                                  "metadata .json, or the folder that holds them.")
     key = ext[1:]
     files = {key: p}
     metadata: dict[str, Any] = {}
@@ -311,14 +390,88 @@ def file_entry(p: Path) -> KernelEntry:
         head = p.open("rb").read(4)
         if head != b"\x7fELF":
             raise InputFileError(f"{p} is not a cubin (no ELF header).")
+    elif key == "hsaco":
+        metadata = hsaco_facts(_code_object(p))
     elif key != "json":
         _check_text(p, key)
     if key == "ttgir":
         metadata = ttgir_facts(p)
+    elif key == "amdgcn":
+        metadata = amdgcn_facts(p)
+    elif key == "llir":
+        metadata = llir_facts(p)
     name = str(metadata.get("name") or _name_in_stage(p, key) or p.stem)
     entry = KernelEntry(key=p.name, name=name, kind="file", folder=None, files=files, metadata=metadata)
-    _read_cubin_facts(entry)
+    _read_binary_facts(entry)
     return entry
+
+
+def _code_object(p: Path) -> list[codeobject.KernelResources]:
+    """The kernels an .hsaco describes; a damaged or foreign file is an InputFileError (exit 7)."""
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise InputFileError(f"Cannot read {p}: {e.strerror or e}.") from e
+    try:
+        kernels = codeobject.read(data)
+    except codeobject.CodeObjectError as e:
+        hint = ("Open it as a .cubin." if codeobject.machine_of(data) == codeobject.EM_CUDA else
+                "An .hsaco is the AMD code object Triton's HIP backend writes; open the cache or dump folder "
+                "that holds it, or its .amdgcn.")
+        raise InputFileError(f"{p} is not an AMD code object (hsaco): {e}.", hint=hint) from e
+    if not kernels:
+        raise InputFileError(f"{p} is an AMD code object that describes no kernel.")
+    return kernels
+
+
+def hsaco_facts(kernels: list[codeobject.KernelResources], name: str | None = None) -> dict[str, Any]:
+    """{'target', 'num_warps', 'name'} from a code object's metadata (for a lone .hsaco)."""
+    k = codeobject.pick(kernels, name)
+    return _amd_facts(k, codeobject.gfx_of(k.target))
+
+
+def _amd_facts(k: codeobject.KernelResources, gfx: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": k.name} if k.name else {}
+    wave = k.wavefront_size or (ARCHES[gfx].warp_size if gfx in ARCHES else None)
+    if gfx:
+        out["target"] = {"backend": "hip", "arch": gfx, "warp_size": wave or 64}
+    # Triton asks for num_warps x wave size work-items per workgroup (amdgpu-flat-work-group-size)
+    if wave and k.max_workgroup_size and k.max_workgroup_size % wave == 0:
+        out["num_warps"] = k.max_workgroup_size // wave
+    return out
+
+
+def amdgcn_facts(path: Path) -> dict[str, Any]:
+    """{'target', 'num_warps', 'name'} from AMDGCN assembly (`.amdgcn_target` and its metadata block)."""
+    from tritonscope.dialects import amdgcn
+
+    text = _read_text(path)
+    gfx = amdgcn.target_of(text)
+    try:
+        k = codeobject.pick(codeobject.from_assembly(text))
+    except codeobject.CodeObjectError:
+        return {"target": {"backend": "hip", "arch": gfx, "warp_size": amdgcn.wave_size(text)}} if gfx else {}
+    return _amd_facts(k, gfx or codeobject.gfx_of(k.target))
+
+
+# target triple = "amdgpu9.42-amd-amdhsa"     (3.6: "amdgcn-amd-amdhsa"; the arch then is in "target-cpu")
+_LLIR_AMD_RE = re.compile(r'^target triple = "(amdgcn|amdgpu)[^"]*"', re.M)
+# "target-cpu"="gfx942"
+_LLIR_CPU_RE = re.compile(r'"target-cpu"="(gfx[0-9a-f]+)')
+# amdgpu9.42 -> gfx942; amdgpu11.0.0 -> gfx1100 (the triple's subarch is the gfx number with dots)
+_LLIR_SUBARCH_RE = re.compile(r'^target triple = "amdgpu([0-9a-f.]+)-', re.M)
+
+
+def llir_facts(path: Path) -> dict[str, Any]:
+    """{'target'} of an AMD LLVM IR file (its triple names the backend; the gfx comes with it); {} for NVIDIA's."""
+    text = _read_text(path)
+    if not _LLIR_AMD_RE.search(text):
+        return {}
+    m = _LLIR_CPU_RE.search(text) or _LLIR_SUBARCH_RE.search(text)
+    gfx = None
+    if m:
+        gfx = m.group(1) if m.group(1).startswith("gfx") else "gfx" + m.group(1).replace(".", "")
+    return {"target": {"backend": "hip", "arch": gfx, "warp_size": ARCHES[gfx].warp_size if gfx in ARCHES else 64}}
 
 
 # Looks for each stage's first distinctive line:
@@ -330,18 +483,24 @@ _STAGE_SIGNS = {
     "llir": re.compile(r"^define\b|^target triple|^; ModuleID", re.M),
     "ptx": re.compile(r"^\s*\.(version|target|entry|visible)\b", re.M),
     "sass": re.compile(r"Function\s*:|\.text\.|/\*[0-9a-f]{4}\*/", re.M),
+    # 	.amdgcn_target "amdgpu9.42-amd-amdhsa-unknown-gfx942"      .amdhsa_code_object_version 5
+    "amdgcn": re.compile(r"^\s*\.(amdgcn_target|amdhsa_code_object_version|amdhsa_kernel)\b", re.M),
 }
 # tt.func public @matmul_kernel(      define ... @matmul_kernel(      .entry matmul_kernel(     Function : matmul_kernel
+# 	.amdhsa_kernel matmul_kernel
 _NAME_RES = (
     re.compile(r"tt\.func\s+(?:public\s+)?@([\w$.]+)"),
     re.compile(r"^define\b[^@]*@([\w$.]+)\(", re.M),
     re.compile(r"\.entry\s+([\w$]+)"),
     re.compile(r"Function\s*:\s*([\w$]+)"),
+    re.compile(r"^\s*\.amdhsa_kernel\s+([\w$.]+)", re.M),
 )
 
 
 # module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", ...
-_TTGIR_ATTR_RE = re.compile(r'"?ttg\.(num-warps|num-ctas|target)"?\s*=\s*(?:"cuda:(\d+)"|(\d+))')
+# module attributes {..., ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32}
+_TTGIR_ATTR_RE = re.compile(r'"?ttg\.(num-warps|num-ctas|target|threads-per-warp)"?\s*=\s*'
+                            r'(?:"(cuda|hip):(\w+)"|(\d+))')
 
 
 def ttgir_facts(path: Path) -> dict[str, Any]:
@@ -352,13 +511,20 @@ def ttgir_facts(path: Path) -> dict[str, Any]:
     except OSError:
         return {}
     out: dict[str, Any] = {}
-    for attr, cap, number in _TTGIR_ATTR_RE.findall(head):
-        if attr == "target" and cap:
-            out["target"] = {"backend": "cuda", "arch": int(cap), "warp_size": 32}
+    wave = None
+    for attr, backend, arch, number in _TTGIR_ATTR_RE.findall(head):
+        if attr == "target" and backend == "cuda" and arch.isdigit():
+            out["target"] = {"backend": "cuda", "arch": int(arch), "warp_size": 32}
+        elif attr == "target" and backend == "hip":
+            out["target"] = {"backend": "hip", "arch": arch, "warp_size": 64}
         elif attr == "num-warps" and number:
             out.setdefault("num_warps", int(number))
         elif attr == "num-ctas" and number:
             out.setdefault("num_ctas", int(number))
+        elif attr == "threads-per-warp" and number:
+            wave = int(number)
+    if wave and "target" in out:
+        out["target"]["warp_size"] = wave
     return out
 
 
@@ -366,7 +532,7 @@ def _check_text(p: Path, key: str) -> None:
     try:
         head = p.open("r", encoding="utf-8").read(65536)
     except UnicodeDecodeError as e:
-        raise InputFileError(f"{p} is not a {key} file: it is not text.") from e
+        raise InputFileError(f"{p} is not a .{key} file: it is not text.") from e
     except OSError as e:
         raise InputFileError(f"Cannot read {p}: {e.strerror or e}.") from e
     if not _STAGE_SIGNS[key].search(head):
@@ -401,6 +567,28 @@ def ir_location(path: Path) -> tuple[str, int]:
         return "", 0
     m = _FIRST_LOC_RE.search(head)
     return (m.group(1), int(m.group(2))) if m else ("", 0)
+
+
+# 	.file	1 "/work/main/samples" "matmul.py"        (AMDGCN, DWARF 5: directory, then file)
+# 	.file	1 "/work/main/samples/matmul.py"          (PTX)
+_ASM_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', re.M)
+# 	.loc	1 8 0 prologue_end                        (file 1, line 8: the first line with a number is the def)
+_ASM_LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+([1-9]\d*)\s", re.M)
+
+
+def asm_location(path: Path) -> tuple[str, int]:
+    """(file, line) of the first `.loc` in AMDGCN or PTX (the kernel's def); ('', 0) when there is none."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "", 0
+    loc = _ASM_LOC_RE.search(text)
+    if not loc:
+        return "", 0
+    for m in _ASM_FILE_RE.finditer(text):
+        if m.group(1) == loc.group(1):
+            return (f"{m.group(2)}/{m.group(3)}" if m.group(3) else m.group(2)), int(loc.group(2))
+    return "", 0
 
 
 # --------------------------------------------------------------------------
@@ -467,19 +655,38 @@ def _nv_info(blob: bytes):
             i += 2
 
 
-def _read_cubin_facts(entry: KernelEntry) -> None:
-    path = entry.files.get("cubin")
-    if path is None:
+def _read_binary_facts(entry: KernelEntry) -> None:
+    """Registers, spills and static shared memory from the binary's own metadata (no tools run).
+
+    A cubin's `.nv.info`; an hsaco's AMDGPU metadata note (else, for a
+    source with AMDGCN but no hsaco, the same metadata in the assembly).  A
+    binary that does not read leaves them unknown here: opening the kernel
+    says why.
+    """
+    if "cubin" in entry.files:
+        try:
+            facts = cubin_facts(entry.files["cubin"].read_bytes())
+        except OSError:
+            return
+        entry.registers = facts.get("registers")
+        entry.stack = facts.get("stack")
+        entry.static_shared = facts.get("static_shared")
+        if entry.kind == "file" and not entry.metadata.get("name") and facts.get("name"):
+            entry.name = facts["name"]
         return
+    kernels = None
     try:
-        facts = cubin_facts(path.read_bytes())
-    except OSError:
+        if "hsaco" in entry.files:
+            kernels = codeobject.read(entry.files["hsaco"].read_bytes())
+        elif "amdgcn" in entry.files:
+            kernels = codeobject.from_assembly(entry.files["amdgcn"].read_text(encoding="utf-8", errors="replace"))
+    except (OSError, codeobject.CodeObjectError):
         return
-    entry.registers = facts.get("registers")
-    entry.stack = facts.get("stack")
-    entry.static_shared = facts.get("static_shared")
-    if entry.kind == "file" and not entry.metadata.get("name") and facts.get("name"):
-        entry.name = facts["name"]
+    if not kernels:
+        return
+    k = codeobject.pick(kernels, entry.name)
+    entry.registers, entry.sgprs, entry.agprs = k.vgprs, k.sgprs, k.agprs
+    entry.stack, entry.static_shared = k.scratch, k.lds_static
 
 
 # --------------------------------------------------------------------------
@@ -544,7 +751,8 @@ def _capture(p: Path) -> Source:
 # Choosing, filtering, sorting
 # --------------------------------------------------------------------------
 
-SORT_FIELDS = ("name", "arch", "config", "registers", "shared", "spills", "launches", "source", "key")
+SORT_FIELDS = ("name", "arch", "config", "registers", "sgprs", "shared", "spills", "launches", "source", "key",
+               "backend")
 
 
 def find_entry(source: Source, wanted: str | None) -> KernelEntry:
@@ -626,8 +834,12 @@ def sort_rows(rows: list[dict[str, Any]], by: str | None) -> list[dict[str, Any]
 def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     """Read every stage the entry has into an Artifact; what it lacks goes into `warnings`.
 
-    SASS comes from a `.sass` file when there is one, else from the cubin
-    through nvdisasm (compile.py's helper), as do the resources.
+    The stages are those of the entry's backend, in the dialect registry's
+    order.  CUDA: SASS comes from a `.sass` file when there is one, else from
+    the cubin through nvdisasm (compile.py's helper), as do the resources.
+    HIP: the resources come from the hsaco's code-object metadata (else from
+    the same metadata in the AMDGCN); an hsaco alone shows its summary only
+    (tritonscope does not disassemble it).
     """
     from types import SimpleNamespace
 
@@ -640,40 +852,52 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     python, first = _python_stage(entry, warnings)
     if python is not None:
         stages["python"] = python
-    for key in ("ttir", "ttgir", "llir", "ptx"):
-        if key in entry.files:
-            stages[key] = _read_text(entry.files[key])
-    cubin = entry.files.get("cubin")
-    resources_text = None
-    if "sass" in entry.files:
-        stages["sass"] = _read_text(entry.files["sass"])
-    if cubin is not None:
-        try:
-            blob = cubin.read_bytes()
-        except OSError as e:
-            raise InputFileError(f"Cannot read {cubin}: {e.strerror or e}.") from e
-        sass, resources_text = compile_mod._derived(SimpleNamespace(asm={"cubin": blob}), entry.capability or 0,
-                                                    warnings)
-        if sass is not None and "sass" not in stages:
-            stages["sass"] = sass
-    present = set(stages) | ({"cubin"} if cubin is not None else set())
-    lacking = [k for k in ("ttir", "ttgir", "llir", "ptx", "cubin") if k not in present]
-    if lacking:
-        warnings.append(f"This {_kind_words(entry)} has no {', '.join(lacking)}: "
-                        + ("only the binary was kept (TRITON_STORE_BINARY_ONLY)." if entry.files.keys() <= {"cubin", "json", "source"}
-                           else "those stages are not shown.")
-                        + ("" if cubin is not None else " Without a cubin there is no SASS and no register count."))
-    if not stages:
-        raise InputFileError(f"{entry.key} has no stage tritonscope can show (no IR, no PTX, and no SASS from the cubin).",
-                             context="\n".join(warnings) or None)
+    backend = entry.backend
+    for d in dialect_stages(backend):  # pipeline order: ttir ttgir llir ptx sass / ttir ttgir llir amdgcn
+        if d.key != SOURCE and d.key in entry.files:
+            stages[d.key] = _read_text(entry.files[d.key])
+    binary = binary_ext(backend)
+    blob = _read_binary(entry, binary)
     metadata = {k: entry.metadata[k] for k in sorted(entry.metadata) if k != "hash"}
     if entry.record and entry.record.get("options"):
         metadata = {**entry.record["options"], **metadata}
-    resources = compile_mod._resources(resources_text, metadata)
-    if resources.registers is None and entry.registers is not None:  # no cuobjdump: the ELF's own numbers
-        resources = replace(resources, registers=entry.registers, stack=entry.stack, static_shared=entry.static_shared)
+    if backend == "hip":
+        resources = _amd_resources(entry, blob, metadata, warnings, compile_mod)
+    else:
+        resources_text = None
+        if blob is not None:
+            sass, resources_text = compile_mod._derived(SimpleNamespace(asm={"cubin": blob}), entry.capability or 0,
+                                                        warnings)
+            if sass is not None and "sass" not in stages:
+                stages["sass"] = sass
+        resources = compile_mod._resources(resources_text, metadata)
+        if resources.registers is None and entry.registers is not None:  # no cuobjdump: the ELF's own numbers
+            resources = replace(resources, registers=entry.registers, stack=entry.stack,
+                                static_shared=entry.static_shared)
+    expected = expected_files(backend)
+    lacking = [k for k in expected if k not in stages and not (k == binary and blob is not None)]
+    if lacking:
+        binary_only = entry.kind != "file" and entry.files.keys() <= {binary, "json", "source"}
+        warnings.append(f"This {_kind_words(entry)} has no {', '.join(lacking)}: "
+                        + ("only the binary was kept (TRITON_STORE_BINARY_ONLY)." if binary_only
+                           else "those stages are not shown.")
+                        + ("" if blob is not None else " " + _WITHOUT_BINARY[binary](stages)))
+    if not stages and (blob is None or backend != "hip"):
+        raise InputFileError(f"{entry.key} has no stage tritonscope can show (no IR, no PTX or AMDGCN, and no SASS "
+                             "from a cubin).", context="\n".join(warnings) or None)
+    if not stages:  # an hsaco alone: its summary is what there is
+        warnings.append("An hsaco alone: tritonscope reads its metadata (registers and scratch: the summary) "
+                        "but does not disassemble it, so there is no stage to show; open the folder that holds "
+                        "its .amdgcn and IR for those.")
     warnings += _environment_notes(entry)
     spec, specialization = _spec_of(entry, target or str(entry.folder or entry.files[next(iter(entry.files))]))
+    if "shared" not in entry.metadata:
+        memory = "LDS" if backend == "hip" else "shared memory"
+        warnings.append(f"The {memory} Triton allocates at launch is recorded only in its metadata .json, which "
+                        f"this {_kind_words(entry)} lacks: the {memory} shown (0 bytes) is not the kernel's.")
+    if not (entry.metadata.get("num_stages") or (entry.record or {}).get("options", {}).get("num_stages")):
+        warnings.append(f"This {_kind_words(entry)} does not record num_stages: the config shows Triton's "
+                        f"default for {spec.arch} ({spec.num_stages}), which the kernel may not have used.")
     return Artifact(
         spec=spec,
         triton_version=str(entry.metadata.get("triton_version") or (entry.record or {}).get("triton_version") or "?"),
@@ -686,6 +910,46 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
         warnings=warnings,
         env=recorded_environment(entry)["vars"],
     )
+
+
+# What a kernel without its binary cannot show, per binary (the stages it does have decide the AMD wording).
+_WITHOUT_BINARY = {
+    "cubin": lambda stages: "Without a cubin there is no SASS and no register count.",
+    "hsaco": lambda stages: ("Without the hsaco, registers and scratch come from the AMDGCN's metadata block."
+                             if "amdgcn" in stages else
+                             "Without the hsaco or the AMDGCN there is no register count."),
+}
+
+
+def _read_binary(entry: KernelEntry, ext: str | None) -> bytes | None:
+    path = entry.files.get(ext) if ext else None
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
+
+
+def _amd_resources(entry: KernelEntry, blob: bytes | None, metadata: dict[str, Any], warnings: list[str],
+                   compile_mod) -> Any:
+    """Registers, LDS and scratch of an AMD kernel: the hsaco's metadata note, else the AMDGCN's metadata block."""
+    from types import SimpleNamespace
+
+    from tritonscope.model import Resources
+
+    if blob is not None:  # compile.py's reader, as a compile uses it (warns when the code object does not read)
+        return compile_mod._hip_resources(SimpleNamespace(asm={"hsaco": blob}, metadata=metadata), warnings)
+    dynamic = int(metadata.get("shared") or 0)
+    if "amdgcn" not in entry.files:
+        return Resources(dynamic_shared=dynamic)
+    try:
+        k = codeobject.pick(codeobject.from_assembly(_read_text(entry.files["amdgcn"])), metadata.get("name"))
+    except codeobject.CodeObjectError as e:
+        warnings.append(f"Registers are unknown: {e}.")
+        return Resources(dynamic_shared=dynamic)
+    return Resources(registers=k.vgprs, agprs=k.agprs, sgprs=k.sgprs, stack=k.scratch, static_shared=k.lds_static,
+                     dynamic_shared=dynamic, vgpr_spills=k.vgpr_spills, sgpr_spills=k.sgpr_spills)
 
 
 def _kind_words(entry: KernelEntry) -> str:
@@ -707,7 +971,11 @@ def _python_stage(entry: KernelEntry, warnings: list[str]) -> tuple[str | None, 
         return record["source"], int(record.get("line") or 1)
     file, line = entry._ir_location()
     if not file:
-        warnings.append("No Python source: the IR names no source file (compiled without line info).")
+        if not set(entry.files) & set(TEXT_STAGES + ("source",)):
+            warnings.append(f"No Python source: this {_kind_words(entry)} holds only a binary, which does not "
+                            "name it.")
+        else:
+            warnings.append("No Python source: the IR names no source file (compiled without line info).")
         return None, 1
     if not os.path.isfile(file):
         warnings.append(f"No Python source: {file} (named by the IR's locations) is not on this machine.")
@@ -766,11 +1034,15 @@ def signature_from_ttir(text: str) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+# Triton's default num_stages per backend (CUDAOptions / HIPOptions): what the config shows when a source
+# does not record it (a stage file, a dump), said in a warning.
+DEFAULT_NUM_STAGES = {"cuda": 3, "hip": 2}
+
+
 def _spec_of(entry: KernelEntry, target: str) -> tuple[KernelSpec, list[ArgSpecialization]]:
     record = entry.record or {}
     meta = entry.metadata
-    cap = entry.capability
-    arch = entry.arch if entry.arch in ARCHES else (entry.arch if cap else "?")
+    arch = entry.arch  # "?" when the source does not say
     file = record.get("file") or entry._ir_location()[0]
     specialization: list[ArgSpecialization] = []
     args: dict[str, Any] = {}
@@ -793,7 +1065,8 @@ def _spec_of(entry: KernelEntry, target: str) -> tuple[KernelSpec, list[ArgSpeci
         target=target, kernel=entry.name, file=str(file or ""), args=args,
         constexprs=dict(record.get("constexprs") or {}),
         num_warps=int(meta.get("num_warps") or record.get("options", {}).get("num_warps") or 4),
-        num_stages=int(meta.get("num_stages") or record.get("options", {}).get("num_stages") or 0),
+        num_stages=int(meta.get("num_stages") or record.get("options", {}).get("num_stages")
+                       or DEFAULT_NUM_STAGES.get(entry.backend, 3)),
         arch=arch, grid=tuple((entry.launch_info.get("grids") or [None])[0] or ()) or None,
         options={k: v for k, v in options.items() if not (k == "num_ctas" and v == 1)},
     )
@@ -820,12 +1093,14 @@ def check_emit_dir(folder: str | Path) -> Path:
     return out_dir
 
 
-def emit_files(artifact: Artifact, folder: str | Path, *, cubin: bytes | None = None, force: bool = False,
-               stem: str | None = None) -> list[Path]:
-    """Write each stage as `<kernel>.<ext>` (+ .cubin, + .json metadata) into `folder`, as Triton's dump does.
+def emit_files(artifact: Artifact, folder: str | Path, *, binaries: dict[str, bytes] | None = None,
+               cubin: bytes | None = None, force: bool = False, stem: str | None = None) -> list[Path]:
+    """Write each stage as `<kernel>.<ext>` (+ the binary, + .json metadata) into `folder`, as Triton's dump does.
 
-    Stages are written as the compiler wrote them: no display filter applies.
-    Every file goes through the one writer (output.write_atomic).
+    `binaries`: {'cubin': bytes} or {'hsaco': bytes} (`cubin=` is the same
+    as {'cubin': ...}).  Stages are written as the compiler wrote them: no
+    display filter applies.  Every file goes through the one writer
+    (output.write_atomic).
     """
     from tritonscope.dialects import dialect
     from tritonscope.output import write_atomic
@@ -843,8 +1118,9 @@ def emit_files(artifact: Artifact, folder: str | Path, *, cubin: bytes | None = 
         # Triton's own names (kernel.llir, not .ll), so `open` reads an emitted folder back
         ext = key if key in TEXT_STAGES else dialect(key).ext
         written.append(write_atomic(out_dir / f"{stem}.{ext}", text, force=force))
-    if cubin:
-        written.append(write_atomic(out_dir / f"{stem}.cubin", cubin, force=force))
+    for ext, blob in {**({"cubin": cubin} if cubin else {}), **(binaries or {})}.items():
+        if blob:
+            written.append(write_atomic(out_dir / f"{stem}.{ext}", bytes(blob), force=force))
     meta = {**artifact.metadata, "hash": artifact.kernel_hash, "name": artifact.spec.kernel,
             "tritonscope": {"target": artifact.spec.target, "constexprs": artifact.spec.constexprs,
                             "args": {k: str(v) for k, v in artifact.spec.args.items()},
@@ -855,11 +1131,36 @@ def emit_files(artifact: Artifact, folder: str | Path, *, cubin: bytes | None = 
 
 
 def cubin_of(entry: KernelEntry) -> bytes | None:
-    path = entry.files.get("cubin")
-    try:
-        return path.read_bytes() if path else None
-    except OSError:
-        return None
+    return binaries_of(entry).get("cubin")
+
+
+def binaries_of(entry: KernelEntry) -> dict[str, bytes]:
+    """{'cubin': bytes} / {'hsaco': bytes}: the binary files the entry has (for --emit)."""
+    out = {}
+    for ext in BINARIES:
+        path = entry.files.get(ext)
+        try:
+            if path:
+                out[ext] = path.read_bytes()
+        except OSError:
+            continue
+    return out
+
+
+def binaries_of_artifact(artifact: Artifact) -> dict[str, bytes]:
+    """The binary of a compile (`compile --emit`): Triton's cache keeps it next to the stages; {} if gone.
+
+    The Artifact holds no binary; a recompile keeps its own (`_binaries`).
+    """
+    kept = getattr(artifact, "_binaries", None)
+    if kept:
+        return dict(kept)
+    from tritonscope import triton_api
+
+    arch = ARCHES.get(artifact.spec.arch)
+    ext = binary_ext(arch.backend if arch else "cuda")
+    blob = triton_api.cached_stage_file(artifact.kernel_hash, artifact.spec.kernel, ext) if ext else None
+    return {ext: blob} if blob else {}
 
 
 # --------------------------------------------------------------------------
@@ -902,11 +1203,24 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     arch_name = canonical_arch(arch) if arch else original.spec.arch
     if arch_name not in ARCHES:
         raise UsageError(f"The original target {arch_name!r} is unknown; name one with --arch.")
-    capability = ARCHES[arch_name].capability
+    target_arch = ARCHES[arch_name]
+    capability = target_arch.capability          # None for an AMD target: it is named by `where`
+    where = compile_mod._target(target_arch)     # {"capability": 90} or {"target": ("hip", "gfx942", 64)}
+    backend = target_arch.backend
+    if backend == "hip" and not triton_api.has_backend("amd"):
+        raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot recompile for "
+                           f"{arch_name}.", hint="Install a Triton wheel that includes triton/backends/amd.")
     warps = num_warps or original.spec.num_warps
     stages_n = num_stages if num_stages is not None else (original.spec.num_stages or 3)
     extra = {k: v for k, v in (original.spec.options or {}).items() if k in ("maxnreg", "num_ctas", "enable_fp_fusion")}
     extra.update(options or {})
+    notes: list[str] = []
+    if backend == "hip" and "maxnreg" in extra:  # the HIP backend has no such option (a launch with it fails)
+        notes.append(f"maxnreg={extra.pop('maxnreg')} is a CUDA launch option; the recompile for {arch_name} "
+                     "leaves it out.")
+    was = ARCHES.get(original.spec.arch)
+    if was is not None and was.backend != backend:
+        notes.append(_cross_vendor_note(was.backend, arch_name))
     started = time.perf_counter()
     record = entry.record or {}
     recorded = recorded_environment(entry)
@@ -915,7 +1229,8 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     in_child = any(env.get(k) != os.environ.get(k) for k in names)
     ir_path = entry.files.get("source") or entry.files.get("ttir")
     ast_ok = record.get("constants") is not None and record.get("module_text") is not None
-    payload: dict[str, Any] = {"capability": capability, "num_warps": warps, "num_stages": stages_n,
+    payload: dict[str, Any] = {"capability": capability, "target": list(where.get("target") or []) or None,
+                               "num_warps": warps, "num_stages": stages_n,
                                "options": extra, "kernel": entry.name, "file": original.spec.file}
     if ast_ok and (constexprs or ir_path is None):
         # Only when the IR cannot do it: this imports the kernel's module (runs its top level).
@@ -940,7 +1255,7 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
                                   what=f"The recompile of {entry.name} (with its recorded environment)")
             compiled, used_tools = _compiled_from_json(answer["compiled"]), answer["tools"]
         else:
-            compiled, used_tools = _compile_now(payload), triton_api.compile_tools(capability)
+            compiled, used_tools = _compile_now(payload), (triton_api.compile_tools(capability) if capability else {})
     except (UsageError, InputFileError):
         raise
     except KeyboardInterrupt:
@@ -959,30 +1274,48 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     if in_child:
         shown = ", ".join(f"{k}={v}" for k, v in replayed.items()) or "none set"
         setting = f", in a process with the compile's recorded environment ({shown})"
-    warnings = [f"Recompiled {how} for {arch_name} (w{warps} s{stages_n}){setting}."]
+    warnings = [f"Recompiled {how} for {arch_name} (w{warps} s{stages_n}){setting}.", *notes]
     warnings += _replay_warnings(recorded, missing, used_tools, original.stages.get("ptx", ""),
                                  compiled.asm.get("ptx") or "", capability)
     stages: dict[str, str] = {}
     if "python" in original.stages:
         stages["python"] = original.stages["python"]
-    for key in ("ttir", "ttgir", "llir", "ptx"):
-        if key in compiled.asm:
-            stages[key] = compiled.asm[key]
-    sass, res = compile_mod._derived(SimpleNamespace(asm=compiled.asm), capability, warnings)
-    if sass is not None:
-        stages["sass"] = sass
+    for d in dialect_stages(backend):  # the texts Triton gives for this backend's stages, in pipeline order
+        if d.key != SOURCE and isinstance(compiled.asm.get(d.key), str):
+            stages[d.key] = compiled.asm[d.key]
+    if backend == "hip":
+        resources = compile_mod._hip_resources(compiled, warnings)
+    else:
+        sass, res = compile_mod._derived(SimpleNamespace(asm=compiled.asm), capability, warnings)
+        if sass is not None:
+            stages["sass"] = sass
+        resources = compile_mod._resources(res, compiled.metadata)
     spec = replace(original.spec, arch=arch_name, num_warps=warps, num_stages=stages_n,
                    constexprs={**original.spec.constexprs, **(constexprs or {})},
-                   options={**original.spec.options, **(options or {})})
+                   options={**{k: v for k, v in original.spec.options.items()
+                               if k not in ("maxnreg", "num_ctas", "enable_fp_fusion")}, **extra})
     artifact = Artifact(
         spec=spec, triton_version=triton_api.triton_version(), kernel_hash=compiled.kernel_hash, stages=stages,
         python_first_line=original.python_first_line,
         metadata={k: compiled.metadata[k] for k in sorted(compiled.metadata) if k != "hash"},
-        resources=compile_mod._resources(res, compiled.metadata), specialization=list(original.specialization),
+        resources=resources, specialization=list(original.specialization),
         warnings=warnings, env=replayed, compile_seconds=time.perf_counter() - started,
         remarks=list(getattr(compiled, "remarks", []) or []))  # none when Triton's cache answered
-    artifact._cubin = compiled.asm.get("cubin")  # for --emit
+    binary = binary_ext(backend)
+    blob = compiled.asm.get(binary) if binary else None
+    artifact._binaries = {binary: bytes(blob)} if isinstance(blob, (bytes, bytearray)) else {}  # for --emit
     return artifact
+
+
+def _cross_vendor_note(was: str, arch_name: str) -> str:
+    """What a recompile across vendors keeps of the original launch's specialization, said plainly."""
+    if was == "cuda":
+        return ("The TTIR carries the specialization a CUDA launch made; a launch on an AMD GPU also marks tensors "
+                "under 2 GiB with tt.pointer_range = 32 (which allows buffer loads), and this TTIR has no such "
+                f"marks, so the code may differ from what a real {arch_name} launch compiles.")
+    return ("The TTIR carries an AMD launch's specialization (tt.pointer_range = 32 on tensors under 2 GiB); the "
+            f"CUDA backend has no use for it, so {arch_name} compiles as a CUDA launch with the same divisibility "
+            "would.")
 
 
 def _compile_now(payload: dict[str, Any]):
@@ -990,7 +1323,8 @@ def _compile_now(payload: dict[str, Any]):
     from tritonscope import triton_api
 
     common = dict(capability=payload["capability"], num_warps=payload["num_warps"],
-                  num_stages=payload["num_stages"], options=payload.get("options") or {})
+                  num_stages=payload["num_stages"], options=payload.get("options") or {},
+                  target=tuple(payload["target"]) if payload.get("target") else None)
     if payload["how"] == "ast":
         record = payload["record"]
         fn = _captured_function(record)
@@ -1029,7 +1363,7 @@ def _recompile_child(payload: dict[str, Any]) -> dict[str, Any]:
            for k, v in compiled.asm.items()}
     return {"compiled": {"asm": asm, "metadata": compiled.metadata, "kernel_hash": compiled.kernel_hash,
                          "remarks": compiled.remarks},
-            "tools": triton_api.compile_tools(payload["capability"])}
+            "tools": triton_api.compile_tools(payload["capability"]) if payload["capability"] else {}}
 
 
 def _compiled_from_json(data: dict[str, Any]):

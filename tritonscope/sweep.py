@@ -33,7 +33,8 @@ from typing import Any, Callable, Iterable
 
 from tritonscope.errors import TritonscopeError, UsageError
 
-ROW_FORMAT = 2   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL)
+ROW_FORMAT = 3   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL;
+                 # 3: launch options)
 
 
 @dataclass
@@ -45,6 +46,7 @@ class SweepRow:
     num_stages: int | None
     arch: str | None
     dtype: str | None
+    options: dict[str, Any] = field(default_factory=dict)  # launch options: maxnreg, num_ctas, enable_fp_fusion
     ok: bool = False
     error: str | None = None          # why it did not compile
     error_kind: str | None = None     # CompileError, KernelSpecError, ...
@@ -76,6 +78,7 @@ class SweepResult:
     seconds: float = 0.0
     workers: int = 0
     from_autotune: bool = False
+    options: dict[str, Any] = field(default_factory=dict)  # the launch options every config was given
 
     @property
     def finished(self) -> int:
@@ -85,7 +88,7 @@ class SweepResult:
         return {"schema": "tritonscope.sweep", "schema_version": 1, "kernel": self.kernel, "target": self.target,
                 "requested": self.requested, "finished": self.finished, "interrupted": self.interrupted,
                 "seconds": round(self.seconds, 3), "workers": self.workers, "from_autotune": self.from_autotune,
-                "rows": [asdict(r) for r in self.rows]}
+                "options": dict(self.options), "rows": [asdict(r) for r in self.rows]}
 
 
 # --------------------------------------------------------------------------
@@ -124,7 +127,7 @@ def _ints(values: list[str] | None, what: str) -> list[int] | None:
 def build_grid(base, *, constexprs: dict[str, list[str]], num_warps: list[int] | None,
                num_stages: list[int] | None, arches: list[str] | None, dtypes: list[str] | None,
                autotune: list[dict[str, Any]] | None = None) -> list:
-    """Every combination, as Requests (the user's axes override autotune fields)."""
+    """Every combination, as Requests (the user's axes and launch options override autotune fields)."""
     seeds: list[dict[str, Any]] = autotune or [{"constexprs": {}, "num_warps": None, "num_stages": None}]
     names = list(constexprs)
     out, seen = [], set()
@@ -136,9 +139,12 @@ def build_grid(base, *, constexprs: dict[str, list[str]], num_warps: list[int] |
                 cx = dict(base.constexprs or {})
                 cx.update({k: str(v) for k, v in seed["constexprs"].items()})
                 cx.update(zip(names, combo))
+                options = {**(seed.get("options") or {}), **(base.options or {})}  # a Config's maxnreg= ...
                 req = replace(base, constexprs=cx, num_warps=w if w is not None else base.num_warps,
-                              num_stages=s if s is not None else base.num_stages, arch=arch, dtype=dt)
-                key = (tuple(sorted(cx.items())), req.num_warps, req.num_stages, arch, dt)
+                              num_stages=s if s is not None else base.num_stages, arch=arch, dtype=dt,
+                              options=options)
+                key = (tuple(sorted(cx.items())), req.num_warps, req.num_stages, arch, dt,
+                       tuple(sorted(options.items())))
                 if key not in seen:
                     seen.add(key)
                     out.append(req)
@@ -152,7 +158,15 @@ def build_grid(base, *, constexprs: dict[str, list[str]], num_warps: list[int] |
 
 def _row_shell(index: int, req) -> SweepRow:
     return SweepRow(index=index, config=_req_label(req), constexprs=dict(req.constexprs or {}),
-                    num_warps=req.num_warps, num_stages=req.num_stages, arch=req.arch, dtype=req.dtype)
+                    num_warps=req.num_warps, num_stages=req.num_stages, arch=req.arch, dtype=req.dtype,
+                    options=dict(req.options or {}))
+
+
+def options_label(options: dict[str, Any] | None) -> str:
+    """'maxnreg=32 num_ctas=2 enable_fp_fusion=False': the launch options a config adds to its label."""
+    from tritonscope.kernels import TRITON_OPTIONS
+
+    return " ".join(f"{k}={v}" for k, v in (options or {}).items() if k in TRITON_OPTIONS)
 
 
 def _req_label(req) -> str:
@@ -165,6 +179,8 @@ def _req_label(req) -> str:
         parts.append(req.arch)
     if req.dtype:
         parts.append(req.dtype)
+    if options_label(req.options):
+        parts.append(options_label(req.options))
     return " ".join(parts)
 
 
@@ -172,14 +188,16 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     """Compile one config and reduce it to a row; errors become the row's error."""
     from tritonscope.compile import compile_artifact
     from tritonscope.dialects import class_counts, machine_stage
-    from tritonscope.kernels import build_spec
+    from tritonscope.kernels import TRITON_OPTIONS, build_spec
     from tritonscope.summary import summarize
 
     row = _row_shell(index, req)
     try:
         loaded = build_spec(req, default_arch)
         spec = loaded.spec
-        row.config, row.constexprs = spec.label(), dict(spec.constexprs)
+        row.config, row.constexprs = " ".join(filter(None, (spec.label(), options_label(spec.options)))), \
+            dict(spec.constexprs)
+        row.options = {k: v for k, v in spec.options.items() if k in TRITON_OPTIONS}
         row.num_warps, row.num_stages, row.arch, row.dtype = spec.num_warps, spec.num_stages, spec.arch, spec.dtype
         artifact = compile_artifact(loaded)
     except KeyboardInterrupt:
@@ -581,6 +599,8 @@ def _is_constexpr(rows, name) -> bool:
 def _field(row: SweepRow, name: str):
     if name in row.constexprs:
         return row.constexprs[name]
+    if name in row.options:  # maxnreg, num_ctas, enable_fp_fusion
+        return row.options[name]
     if name.startswith("mix."):
         return row.mix.get(name[4:].replace("_", " "), 0)
     return getattr(row, name, None)
@@ -632,7 +652,8 @@ def csv_text(result: SweepResult, rows: list[SweepRow] | None = None) -> str:
     rows = result.rows if rows is None else rows
     cx_names = list(dict.fromkeys(n for r in rows for n in r.constexprs))
     mix_names = list(dict.fromkeys(n for r in rows for n in r.mix))
-    head = ["config", *cx_names, "num_warps", "num_stages", "arch", "dtype", "ok", "fits", "shared_bytes",
+    opt_names = list(dict.fromkeys(n for r in rows for n in r.options))  # only when a launch option was set
+    head = ["config", *cx_names, "num_warps", "num_stages", "arch", "dtype", *opt_names, "ok", "fits", "shared_bytes",
             "shared_limit", "registers", "spill_bytes", "spill_stores", "spill_loads", "blocks_per_sm", "occupancy", "limited_by",
             *[f"mix:{m}" for m in mix_names], "problems", "error", "compile_seconds", "cached", "kernel_hash"]
     buf = io.StringIO()
@@ -640,7 +661,7 @@ def csv_text(result: SweepResult, rows: list[SweepRow] | None = None) -> str:
     w.writerow(head)
     for r in rows:
         w.writerow([r.config, *[r.constexprs.get(n, "") for n in cx_names], r.num_warps, r.num_stages, r.arch,
-                    r.dtype or "", r.ok, "" if r.fits is None else r.fits, _blank(r.shared), _blank(r.shared_limit),
+                    r.dtype or "", *[_blank(r.options.get(n)) for n in opt_names], r.ok, "" if r.fits is None else r.fits, _blank(r.shared), _blank(r.shared_limit),
                     _blank(r.registers), _blank(r.spills), _blank(r.spill_stores), _blank(r.spill_loads),
                     _blank(r.blocks_per_sm),
                     "" if r.occupancy is None else f"{r.occupancy:.4f}", r.limited_by or "",

@@ -52,6 +52,30 @@ def triton_version() -> str:
         return triton.__version__
 
 
+def wrap_stages(wrap, keys, *, cache_part: str) -> None:
+    """Have Triton run each compile stage in `keys` ('ttir', 'ttgir', 'llir') as `wrap(key, stage_fn)`.
+
+    Through Triton's public `knobs.runtime.add_stages_inspection_hook`: 3.6
+    and 3.9 call it with the backend's stage table to edit, and 3.9 first
+    calls it with no arguments for a part of the cache key (`cache_part`),
+    so that wrapped compiles do not share cache entries with plain ones.
+    """
+    import hashlib
+
+    from triton import knobs
+
+    def hook(*args):
+        if not args:
+            return cache_part, hashlib.sha256(cache_part.encode()).hexdigest()
+        table = args[1]
+        for key in keys:
+            if key in table:
+                table[key] = wrap(key, table[key])
+        return None
+
+    knobs.runtime.add_stages_inspection_hook = hook
+
+
 def triton_series() -> tuple[int, int] | None:
     """(major, minor) of the installed Triton, e.g. (3, 9); None when Triton is not installed."""
     try:
@@ -649,14 +673,20 @@ class InterpretedKernel:
 
 
 def autotune_configs(obj) -> list[dict[str, Any]] | None:
-    """The configs of a @triton.autotune kernel as {constexprs, num_warps, num_stages}, else None."""
+    """The configs of a @triton.autotune kernel as {constexprs, num_warps, num_stages, options}, else None.
+
+    `options` holds the launch options a Config sets beyond Triton's defaults (maxnreg, num_ctas > 1),
+    which its launch passes on to the compile.
+    """
     configs = getattr(obj, "configs", None)
     if configs is None or type(obj).__name__ != "Autotuner":
         return None
     out = []
     for cfg in configs:
+        options = {k: getattr(cfg, k, None) for k in ("maxnreg", "num_ctas")}
         out.append({"constexprs": {k: v for k, v in (getattr(cfg, "kwargs", None) or {}).items()},
-                    "num_warps": getattr(cfg, "num_warps", None), "num_stages": getattr(cfg, "num_stages", None)})
+                    "num_warps": getattr(cfg, "num_warps", None), "num_stages": getattr(cfg, "num_stages", None),
+                    "options": {k: v for k, v in options.items() if v is not None and not (k == "num_ctas" and v == 1)}})
     return out
 
 
@@ -932,20 +962,20 @@ def _layout_from_text(builder, ctx, spec: dict[str, Any], shape: list[int], shar
 # ==========================================================================
 
 
-def compile_from_ttir(ttir_text: str, *, capability: int, num_warps: int, num_stages: int,
-                      options: dict[str, Any] | None = None) -> Compiled:
-    """Run Triton's CUDA pipeline (ttir passes onwards) on TTIR text for `capability`; no GPU needed."""
+def compile_from_ttir(ttir_text: str, *, capability: int | None, num_warps: int, num_stages: int,
+                      options: dict[str, Any] | None = None, target: tuple[str, Any, int] | None = None) -> Compiled:
+    """Run Triton's pipeline (ttir passes onwards) on TTIR text for `capability` (or `target`, e.g.
+    ("hip", "gfx942", 64), for the HIP backend's pipeline); no GPU needed."""
     import hashlib
     import tempfile
     from pathlib import Path
 
     from triton import __version__ as version
     from triton._C.libtriton import ir
-    from triton.backends.compiler import GPUTarget
     from triton.compiler import make_backend
 
     quiet_known_warnings()
-    target = GPUTarget("cuda", capability, 32)
+    target = gpu_target(capability, target)
     backend = make_backend(target)
     opts = backend.parse_options({"num_warps": num_warps, "num_stages": num_stages, **(options or {})})
     import inspect
@@ -966,7 +996,7 @@ def compile_from_ttir(ttir_text: str, *, capability: int, num_warps: int, num_st
         module.context = context
         stages: dict[str, Any] = {}
         backend.add_stages(stages, opts, *language_args)
-        key = hashlib.sha256(f"{ttir_text}-{capability}-{sorted(opts.__dict__.items(), key=str)}".encode()).hexdigest()
+        key = hashlib.sha256(f"{ttir_text}-{target}-{sorted(opts.__dict__.items(), key=str)}".encode()).hexdigest()
         metadata: dict[str, Any] = {"hash": key, "target": target, **opts.__dict__, "triton_version": version}
         asm: dict[str, Any] = {}
         for ext, step in stages.items():
@@ -978,17 +1008,17 @@ def compile_from_ttir(ttir_text: str, *, capability: int, num_warps: int, num_st
 
 
 def compile_ast(jit_fn, signature: dict[str, str], constants: dict[tuple, Any], attrs: dict[tuple, Any], *,
-                capability: int, num_warps: int, num_stages: int, options: dict[str, Any] | None = None) -> Compiled:
-    """triton.compile(ASTSource(...)) for `capability` with a recorded specialization (what a launch compiles)."""
+                capability: int | None, num_warps: int, num_stages: int, options: dict[str, Any] | None = None,
+                target: tuple[str, Any, int] | None = None) -> Compiled:
+    """triton.compile(ASTSource(...)) for `capability` (or an AMD `target`) with a recorded specialization."""
     import triton
-    from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     quiet_known_warnings()
     constants = {k: (_dtype_of(v) if isinstance(v, str) and signature.get(_name_at(jit_fn, k)) == "constexpr"
                      and _is_dtype_name(v) else v) for k, v in constants.items()}
     src = ASTSource(fn=jit_fn, signature=signature, constexprs=constants, attrs=attrs)
-    target = GPUTarget("cuda", capability, 32)
+    target = gpu_target(capability, target)
     seen: dict[str, Any] = {}
     with _lock, _diagnosed(seen):
         kernel = triton.compile(src, target=target,

@@ -34,6 +34,10 @@ EXTRA = [
     ("matmul_grouped", {"shape": "1000x1000x1000", "constexprs": {"BLOCK_M": "64", "BLOCK_N": "64"}}),
     ("vector_add", {"shape": "1000000", "dtype": "fp16"}),
     ("softmax", {"shape": "64x4096", "constexprs": {"BLOCK": "4096"}, "dtype": "bf16"}),
+    # launch options, passed to the real launch as kernel[grid](..., maxnreg=..., num_ctas=..., enable_fp_fusion=...)
+    ("vector_add", {"constexprs": {"BLOCK": "4096"}, "options": {"maxnreg": 32}}),
+    ("matmul", {"block": 64, "shape": "256x256x256", "options": {"enable_fp_fusion": False}}),
+    ("vector_add", {"options": {"num_ctas": 2}}),
 ]
 CASES = [(s.name, {}) for s in list_samples()] + EXTRA
 
@@ -112,7 +116,9 @@ def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
         ours, real = normalize(stage, artifact.stages[stage]), normalize(stage, compiled.asm[stage])
         same[stage] = ours == real
     real_hash = compiled.hash if hasattr(compiled, "hash") else compiled.metadata.hash
-    print(f"\nFIDELITY {target} [{loaded.spec.label()}] shape={loaded.spec.shape}: "
+    options = runner.launch_options(loaded)
+    print(f"\nFIDELITY {target} [{loaded.spec.label()}{''.join(f' {k}={v}' for k, v in options.items())}] "
+          f"shape={loaded.spec.shape}: "
           + " ".join(f"{k}={'same' if v else 'DIFFERENT'}" for k, v in same.items())
           + f" hash={'same' if real_hash == artifact.kernel_hash else 'different'}"
           + f" check={'pass' if result.passed else 'FAIL'} rel_err={result.checks[0].rel_error:.2e}"
@@ -122,6 +128,8 @@ def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
                                                              normalize(stage, compiled.asm[stage]))
     assert real_hash == artifact.kernel_hash
     assert result.passed, result.checks
+    for name, value in options.items():  # the real launch compiled with the option, and so did tritonscope
+        assert compiled.metadata._asdict()[name] == value == artifact.metadata[name], name
 
 
 def test_bench_matmul_correct():

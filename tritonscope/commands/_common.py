@@ -273,6 +273,14 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
             from tritonscope.render.passes_view import saved_table
 
             console.print(saved_table(analysis.passes))
+        from tritonscope.explain import explanation_of
+
+        if explanation_of(analysis) is not None and line is None:  # `compile --explain`, or a report saved with it
+            from tritonscope.explain import Explanation
+            from tritonscope.render.explain_view import explain_renderable
+
+            console.print(explain_renderable(Explanation.from_dict(explanation_of(analysis)), console.width,
+                                             title="Explain"))
         if line is not None:
             shown = tuple(k for k in stages if k != "python") if stage else None
             console.print(views.line_view(analysis, line, shown))
@@ -294,3 +302,53 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
 
             for panel in layout_panels(analysis):
                 console.print(panel)
+
+
+# --------------------------------------------------------------------------
+# Launch options (maxnreg, num_ctas, enable_fp_fusion) for the commands that compile or launch
+# --------------------------------------------------------------------------
+
+def launch_options(maxnreg: Optional[int], num_ctas: Optional[int], fp_fusion: Optional[bool]) -> dict:
+    """--maxnreg / --num-ctas / --fp-fusion as Triton's option names, checked (exit 2) before any work."""
+    from tritonscope.kernels import check_launch_options
+
+    return check_launch_options({"maxnreg": maxnreg, "num_ctas": num_ctas, "enable_fp_fusion": fp_fusion})
+
+
+def check_options_for_arches(options: Optional[dict], arches) -> None:
+    """Refuse (exit 2, before any compile) a launch option the named target cannot take, as its launch would.
+
+    maxnreg is ptxas's register limit: Triton's HIP backend has no such
+    option, and a launch that passes it on an AMD GPU fails.  num_ctas > 1
+    is a thread-block cluster, which Triton's CUDA backend refuses below
+    sm_90.  (Whether an AMD target takes num_ctas > 1 is the HIP backend's
+    own check, made when it compiles.)
+    """
+    from tritonscope.kernels import canonical_arch
+    from tritonscope.model import ARCHES
+
+    options = options or {}
+    for name in arches or ():
+        if not name:
+            continue
+        arch = ARCHES[canonical_arch(name)]
+        if arch.backend == "hip" and options.get("maxnreg") is not None:
+            raise UsageError(f"--maxnreg is a CUDA launch option (ptxas's register limit); Triton's HIP backend has "
+                             f"no such option, and a launch with maxnreg= on {arch.name} fails.",
+                             hint="Leave --maxnreg out for AMD targets.")
+        if arch.backend == "cuda" and (options.get("num_ctas") or 1) > 1 and arch.capability < 90:
+            raise UsageError(f"--num-ctas {options['num_ctas']} makes a thread-block cluster, which needs sm_90 or "
+                             f"newer; Triton refuses it for {arch.name}.",
+                             hint="Use --num-ctas 1 (the default) on this target, or target sm_90a or newer.")
+
+
+def launch_option_words(options: Optional[dict]) -> str:
+    """'maxnreg=32 num_ctas=2 fp fusion off' (what a table header or a label adds), '' when none is set."""
+    from tritonscope.kernels import TRITON_OPTIONS
+
+    words = []
+    for key, value in (options or {}).items():
+        if key not in TRITON_OPTIONS:
+            continue
+        words.append(f"fp fusion {'on' if value else 'off'}" if key == "enable_fp_fusion" else f"{key}={value}")
+    return " ".join(words)

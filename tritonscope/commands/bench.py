@@ -28,6 +28,9 @@ def bench_cmd(
         None, "--shape", metavar="SHAPE",
         help="Problem shape, repeatable: --shape 1024x1024x1024 --shape 4096x4096x4096."),
     dtype: Optional[str] = c.DtypeOpt,
+    maxnreg: Optional[int] = c.MaxnregOpt,
+    num_ctas: Optional[int] = c.NumCtasOpt,
+    fp_fusion: Optional[bool] = c.FpFusionOpt,
     warmup: int = typer.Option(25, "--warmup", help="do_bench warm-up time in ms."),
     rep: int = typer.Option(100, "--rep", help="do_bench repetition time in ms (the median is reported)."),
     no_torch: bool = typer.Option(False, "--no-torch", help="Skip the torch baseline."),
@@ -51,6 +54,10 @@ def bench_cmd(
     resources and not launched.  Needs a CUDA GPU (exit code 9 without one);
     on a CPU, `tritonscope run TARGET --interpret` checks a kernel instead.
 
+    --maxnreg, --num-ctas and --fp-fusion/--no-fp-fusion are passed to every
+    launch (kernel[grid](..., maxnreg=N)), so the JIT compiles what such a
+    launch compiles.
+
     Examples:
 
       tritonscope bench matmul_grouped --shape 4096x4096x4096
@@ -60,6 +67,8 @@ def bench_cmd(
       tritonscope bench matmul_masked --shape 4096x4096x4096 -c BLOCK_SIZE=32,64,128,256 --save sweep.png
 
       tritonscope bench matmul_grouped -w 4,8 -s 3,4 --json
+
+      tritonscope bench matmul_grouped --shape 4096x4096x4096 --maxnreg 128
     """
     from tritonscope import runner
     from tritonscope.bench import bench_configs
@@ -67,6 +76,7 @@ def bench_cmd(
     from tritonscope.kernels import build_spec, parse_assignments
 
     env = env_of(ctx).with_display(width=width, color=color)
+    options = c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else
     if save:  # fail before any timing when the file cannot be written
         _check_save(save, force)
     runner.require_gpu("`tritonscope bench`")
@@ -89,7 +99,9 @@ def bench_cmd(
         cx = {k[2:]: v for k, v in chosen.items() if k.startswith("c:")}
         request = c.make_request(target, [f"{k}={v}" for k, v in cx.items()],
                                  _int(chosen.get("block"), "--block"), arg, _int(chosen.get("w"), "--num-warps"),
-                                 _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype)
+                                 _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype,
+                                 maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+        c.check_options_for_arches(options, [arch])  # --num-ctas 2 on an sm_80: exit 2 before any compile
         loadeds.append(build_spec(request, arch))
 
     err = env.console(stderr=True)
@@ -102,9 +114,14 @@ def bench_cmd(
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=1))
     else:
+        from rich.markup import escape
+
         from tritonscope.render.bench_view import bench_view
 
-        env.console().print(bench_view(report))
+        console = env.console()
+        console.print(bench_view(report))
+        if report.options:
+            console.print(f"launch options (every config): {escape(c.launch_option_words(report.options))}")
     if save:
         _save(report, save, force)
     if any(r.status in ("wrong", "failed", "measurement error") for r in report.rows):

@@ -1,4 +1,11 @@
-"""tritonscope check: assert what explain finds (tensor cores, pipelining, spills, widths, resources) for CI."""
+"""tritonscope check: assert what explain finds (tensor cores, pipelining, spills, widths, resources) for CI.
+
+TARGET is what `explain` takes: a kernel to compile, or a kernel that
+already compiled (a capture, a Triton cache or dump, a stage file), picked
+with --kernel as `open` does.  An expectation whose verdict the found
+kernel's stages cannot give (registers of a lone .ttgir) does not hold, and
+the table says why.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +15,13 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.explain import TARGET_HELP, KernelOpt
 
 
 def check_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    target: str = typer.Argument(..., help=TARGET_HELP),
+    kernel: Optional[str] = KernelOpt,
     expect: Optional[List[str]] = typer.Option(
         None, "--expect", "-e", metavar="EXPR",
         help="An expectation (repeatable): tensor-cores, pipelined, no-spills, fits, no-bank-conflicts, tf32, "
@@ -24,7 +33,8 @@ def check_cmd(
     num_warps: Optional[int] = c.WarpsOpt,
     num_stages: Optional[int] = c.StagesOpt,
     arch: Optional[List[str]] = typer.Option(None, "--arch", help="Target GPU (repeatable: every expectation is "
-                                                                  "checked for each arch); default as compile."),
+                                                                  "checked for each arch); default as compile.  "
+                                                                  "A found kernel is recompiled for each."),
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = c.DtypeOpt,
     maxnreg: Optional[int] = c.MaxnregOpt,
@@ -47,12 +57,13 @@ def check_cmd(
       tritonscope check matmul --block 64 --expect tensor-cores --expect pipelined --expect no-spills
 
       tritonscope check matmul_masked -c BLOCK_SIZE=128 --expect fits --arch sm_80 --arch sm_90a
+
+      tritonscope check ~/.triton/cache --kernel matmul_kernel --expect tensor-cores --expect no-spills
     """
-    from tritonscope.commands.explain import run_explain
+    from tritonscope.commands import explain as ex
     from tritonscope.env import env_of
     from tritonscope.errors import CheckFailedError, UsageError
     from tritonscope.explain import evaluate, parse_expectation
-    from tritonscope.kernels import build_spec
 
     env = env_of(ctx).with_display(width=width, color=color)
     if junit:
@@ -61,27 +72,47 @@ def check_cmd(
         check_path(junit, force=force, formats={".xml": "junit"}, what="JUnit")
     parsed = [parse_expectation(e) for e in (expect or [])]
     archs = list(arch or [None])
-    base = c.make_request(target, constexpr, block, arg, num_warps, num_stages, archs[0], shape, dtype,
-                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-    if not parsed:
-        loaded = build_spec(base, c.default_arch() if not base.arch else "sm_90a")
-        declared = (loaded.example or {}).get("expect") or []
-        if not declared:
-            raise UsageError("No expectations: give --expect EXPR, or an \"expect\": [...] list in the kernel's "
-                             "EXAMPLES entry.", hint="e.g. --expect tensor-cores --expect no-spills --expect width>=128")
-        parsed = [parse_expectation(str(e)) for e in declared]
-    results = []
-    kernel = target
-    for a in archs:
-        from dataclasses import replace
+    found = ex.is_found_target(target)
+    if found:
+        ex.refuse_for_found(target, **{"--block": block, "--arg": arg, "--shape": shape, "--dtype": dtype})
+        changes = ex.recompile_changes(None, num_warps, num_stages, constexpr, maxnreg, num_ctas, fp_fusion)
+        for a in archs:  # every --arch checked before anything is opened
+            if a:
+                ex.recompile_changes(a, None, None, None, None, None, None)
+        if not parsed:
+            raise UsageError("No expectations: give --expect EXPR (a kernel found on disk has no EXAMPLES entry "
+                             "to read them from).", hint="e.g. --expect tensor-cores --expect no-spills")
+    else:
+        ex.refuse_kernel_option(target, kernel)
+        base = c.make_request(target, constexpr, block, arg, num_warps, num_stages, archs[0], shape, dtype,
+                              maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+        if not parsed:
+            from tritonscope.kernels import build_spec
 
-        request = replace(base, arch=a) if a else base
-        analysis, expl = run_explain(request, env, shapes=[], gpu=None, check_fixes=False, progress=not as_json,
-                                     triton_banks=False)
-        kernel = expl.kernel
+            loaded = build_spec(base, c.default_arch() if not base.arch else "sm_90a")
+            declared = (loaded.example or {}).get("expect") or []
+            if not declared:
+                raise UsageError("No expectations: give --expect EXPR, or an \"expect\": [...] list in the "
+                                 "kernel's EXAMPLES entry.",
+                                 hint="e.g. --expect tensor-cores --expect no-spills --expect width>=128")
+            parsed = [parse_expectation(str(e)) for e in declared]
+    results = []
+    checked = target  # the kernel's name, once one is explained
+    for a in archs:
+        if found:
+            wanted = {**changes, **ex.recompile_changes(a, None, None, None, None, None, None)}
+            analysis, expl = ex.run_explain_found(target, kernel, env, changes=wanted, shapes=[], gpu=None,
+                                                  check_fixes=False, progress=not as_json, triton_banks=False)
+        else:
+            from dataclasses import replace
+
+            request = replace(base, arch=a) if a else base
+            analysis, expl = ex.run_explain(request, env, shapes=[], gpu=None, check_fixes=False,
+                                            progress=not as_json, triton_banks=False)
+        checked = expl.kernel
         results.extend(evaluate(expl, analysis, parsed))
     if as_json:
-        typer.echo(json.dumps({"kernel": kernel, "results": [r.to_dict() for r in results],
+        typer.echo(json.dumps({"kernel": checked, "results": [r.to_dict() for r in results],
                                "passed": all(r.held for r in results)}, indent=1))
     else:
         from tritonscope.render.explain_view import check_summary, check_table
@@ -93,7 +124,7 @@ def check_cmd(
         from tritonscope.output import write_atomic
         from tritonscope.render.explain_view import junit_xml
 
-        write_atomic(junit, junit_xml(results, kernel), force=force)
+        write_atomic(junit, junit_xml(results, checked), force=force)
     failed = [r for r in results if not r.held]
     if failed:
         raise CheckFailedError(f"{len(failed)} of {len(results)} expectation{'s' if len(results) != 1 else ''} "

@@ -31,6 +31,10 @@ def compile_cmd(
                                 help="Also record what each compiler pass did (one compile with Triton's per-pass "
                                      "dumps, in a private cache): the pass table is shown and goes into --save "
                                      "reports (see `tritonscope passes`)."),
+    explain: bool = typer.Option(False, "--explain",
+                                 help="Also run explain's verdicts (fixes checked by compiling; with --shape, the "
+                                      "waves and roofline for it): shown after the summary and saved as an "
+                                      "Explain section in --save reports (see `tritonscope explain`)."),
     as_json: bool = c.JsonOpt,
     width: Optional[int] = c.WidthOpt,
     color: Optional[bool] = c.ColorOpt,
@@ -40,8 +44,9 @@ def compile_cmd(
     keep: Optional[str] = c.KeepOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
     emit: Optional[str] = typer.Option(None, "--emit", metavar="DIR",
-                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass, "
-                                            "kernel.cubin, kernel.json), never filtered."),
+                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass "
+                                            "and kernel.cubin; AMD: kernel.amdgcn and kernel.hsaco; kernel.json), "
+                                            "never filtered."),
     force: bool = c.ForceOpt,
     timeout: Optional[float] = c.TimeoutOpt,
     no_cache: bool = c.NoCacheOpt,
@@ -67,7 +72,11 @@ def compile_cmd(
 
       tritonscope compile matmul --block 16 --emit out/ --stage none
 
+      tritonscope compile matmul --block 32 --arch gfx942 --emit out-gfx942/ --stage none
+
       tritonscope compile matmul --block 16 --passes --stage none --save report.html
+
+      tritonscope compile matmul --block 16 --explain --stage none --save report.html
 
       tritonscope compile kernels.py:add_kernel --arg x_ptr='*fp32' --arg y_ptr='*fp32' --arg out_ptr='*fp32' --arg n=4096 -c BLOCK=1024
     """
@@ -80,6 +89,7 @@ def compile_cmd(
     hide = c.noise_filter(raw, keep)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
                              maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+    c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for an AMD target: exit 2
     c.parse_stage_list(stage, stage_keys())  # a bad --stage fails before the compile
     if save:  # fail before compiling when the report cannot be written
         c.check_report_path(save, force)
@@ -96,11 +106,17 @@ def compile_cmd(
     else:
         artifact = c.compile_request(request, env, progress=not as_json, cache=not no_cache, timeout=timeout)
     if emit:
-        from tritonscope import triton_api
-        from tritonscope.sources import emit_files
+        from tritonscope.sources import binaries_of_artifact, binary_ext, emit_files
+        from tritonscope.model import ARCHES
 
-        cubin = triton_api.cached_stage_file(artifact.kernel_hash, artifact.spec.kernel, "cubin")
-        emit_files(artifact, emit, cubin=cubin, force=force)
+        binaries = binaries_of_artifact(artifact)  # the .cubin / .hsaco Triton's cache keeps for this compile
+        emit_files(artifact, emit, binaries=binaries, force=force)
+        wanted = binary_ext(ARCHES[artifact.spec.arch].backend) if artifact.spec.arch in ARCHES else None
+        if wanted and wanted not in binaries:
+            why = ("a --passes compile keeps it in a private cache: run the --emit without --passes" if passes else
+                   "run again with --no-cache to compile afresh")
+            env.console(stderr=True).print(f"note: Triton's cache does not hold this compile's .{wanted}, so it "
+                                           f"was not written ({why}).", markup=False)
     analysis = c.analysis_of(artifact)
     if trace is not None:
         analysis.passes = trace.to_dict()
@@ -109,6 +125,10 @@ def compile_cmd(
         from tritonscope.layouts import layouts_of
 
         analysis.layouts = layouts_of(analysis)
+    if explain:  # the verdicts ride with the analysis into the views, --json and --save
+        from tritonscope.commands.explain import explain_into_report
+
+        explain_into_report(analysis, request, env, shapes=[shape] if shape else [], progress=not as_json)
     c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
     problems = analysis.summary.fit.problems if analysis.summary.fit else ()

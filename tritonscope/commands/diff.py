@@ -14,12 +14,39 @@ from tritonscope.errors import UsageError
 from tritonscope.output import check_path, write_atomic
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape")
+# Launch options a side may set (as a launch's keyword arguments): side keyword -> Triton's option name.
+SIDE_OPTIONS = {"maxnreg": "maxnreg", "num_ctas": "num_ctas", "fp_fusion": "enable_fp_fusion",
+                "enable_fp_fusion": "enable_fp_fusion"}
+_BOOLS = {"1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False}
 SAVE_FORMATS = {".json": "json", ".txt": "text", ".html": "html"}
 
 
+def _side_option(which: str, key: str, value: str):
+    """One launch option of a side, as the launch would pass it; a bad value is a UsageError (exit 2)."""
+    if SIDE_OPTIONS[key] == "enable_fp_fusion":
+        if value.lower() not in _BOOLS:
+            raise UsageError(f"--{which} {key}={value}: give on or off (true/false, 1/0).",
+                             hint=f"For example: --{which} fp_fusion=off")
+        return _BOOLS[value.lower()]
+    try:
+        number = int(value)
+    except ValueError:
+        raise UsageError(f"--{which} {key}={value}: not an integer.",
+                         hint=f"For example: --{which} {key}={'64' if key == 'maxnreg' else '2'}") from None
+    from tritonscope.kernels import check_launch_options
+
+    try:
+        check_launch_options({SIDE_OPTIONS[key]: number})
+    except UsageError as e:  # the one check compile uses, said for this side: "--a maxnreg=7: ..."
+        flag = {"maxnreg": "--maxnreg", "num_ctas": "--num-ctas"}[SIDE_OPTIONS[key]]
+        raise UsageError(e.message.replace(f"{flag} {number}", f"--{which} {key}={number}"), hint=e.hint) from None
+    return number
+
+
 def parse_side(items: Optional[List[str]], which: str) -> dict:
-    """['BLOCK=16,num_warps=8'] -> {'constexprs': {'BLOCK': '16'}, 'num_warps': 8}."""
-    out: dict = {"constexprs": {}}
+    """['BLOCK=16,num_warps=8,maxnreg=64'] -> {'constexprs': {'BLOCK': '16'}, 'options': {'maxnreg': 64},
+    'num_warps': 8}."""
+    out: dict = {"constexprs": {}, "options": {}}
     for item in items or []:
         for part in (p.strip() for p in item.split(",") if p.strip()):
             name, sep, value = part.partition("=")
@@ -35,14 +62,17 @@ def parse_side(items: Optional[List[str]], which: str) -> dict:
                     raise UsageError(f"--{which} {key}={value}: not an integer.") from None
             elif key in SIDE_KEYWORDS:
                 out[key] = value
+            elif key in SIDE_OPTIONS:
+                out["options"][SIDE_OPTIONS[key]] = _side_option(which, key, value)
             else:
                 out["constexprs"][name] = value
     return out
 
 
 def side_request(base, side: dict):
-    changes = {k: v for k, v in side.items() if k != "constexprs"}
-    return replace(base, constexprs={**(base.constexprs or {}), **side["constexprs"]}, **changes)
+    changes = {k: v for k, v in side.items() if k not in ("constexprs", "options")}
+    return replace(base, constexprs={**(base.constexprs or {}), **side["constexprs"]},
+                   options={**(base.options or {}), **side.get("options", {})}, **changes)
 
 
 def _is_report(target: str) -> bool:
@@ -56,7 +86,8 @@ def diff_cmd(
                                              "or two sides: saved .json reports and/or kernels."),
     a: Optional[List[str]] = typer.Option(None, "--a", metavar="NAME=VALUE,...",
                                           help="Config of side A: constexprs and num_warps, num_stages, arch, dtype, "
-                                               "shape, comma-separated (repeatable)."),
+                                               "shape, and the launch options maxnreg, num_ctas, fp_fusion (on/off), "
+                                               "comma-separated (repeatable)."),
     b: Optional[List[str]] = typer.Option(None, "--b", metavar="NAME=VALUE,...", help="Config of side B (as --a)."),
     constexpr: Optional[List[str]] = c.ConstexprOpt,
     block: Optional[int] = c.BlockOpt,
@@ -66,6 +97,9 @@ def diff_cmd(
     arch: Optional[str] = c.ArchOpt,
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = c.DtypeOpt,
+    maxnreg: Optional[int] = c.MaxnregOpt,
+    num_ctas: Optional[int] = c.NumCtasOpt,
+    fp_fusion: Optional[bool] = c.FpFusionOpt,
     stage: Optional[str] = typer.Option(None, "--stage", "--stages",
                                         help="Stages to diff: python,ttir,ttgir,llir,ptx,sass, all (default), "
                                              "or none for the summary only."),
@@ -86,8 +120,9 @@ def diff_cmd(
     """Diff two configs of one kernel: resources, instruction mix, encodings, every stage.
 
     Each side is a config of TARGET (--a/--b: comma-separated NAME=VALUE, where
-    NAME is a constexpr or num_warps, num_stages, arch, dtype, shape), or a
-    saved JSON report. Options like --arch apply to both sides. Stage diffs
+    NAME is a constexpr or num_warps, num_stages, arch, dtype, shape, or a
+    launch option: maxnreg, num_ctas, fp_fusion=on|off), or a saved JSON
+    report. Options like --arch or --maxnreg apply to both sides. Stage diffs
     ignore noise: SSA/register/label numbering, locations, paths, debug info.
 
     --passes compiles both sides with per-pass dumps (in parallel) and names
@@ -110,6 +145,10 @@ def diff_cmd(
 
       tritonscope diff matmul --a arch=sm_80 --b arch=sm_90 --stage none
 
+      tritonscope diff vector_add -c BLOCK=4096 --a maxnreg=255 --b maxnreg=32 --stage none
+
+      tritonscope diff softmax --a fp_fusion=on --b fp_fusion=off --stage ptx
+
       tritonscope diff old.json new.json
 
       tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90a --passes --stage none
@@ -131,17 +170,20 @@ def diff_cmd(
     if len(targets) == 1 and _is_report(targets[0]):
         raise UsageError("A saved report needs a second side to diff against.",
                          hint="tritonscope diff old.json new.json")
-    base = c.make_request("_", constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
+    base = c.make_request("_", constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
 
     loaded = []
     for target, side, which in ((pair[0], side_a, "a"), (pair[1], side_b, "b")):
         if _is_report(target):
-            if side["constexprs"] or len(side) > 1:
+            if side["constexprs"] or side["options"] or len(side) > 2:
                 raise UsageError(f"--{which} cannot change a saved report ({target}).",
                                  hint="Diff a report against a kernel config, or two reports, as saved.")
             loaded.append(("report", target))
         else:
-            loaded.append(("kernel", side_request(replace(base, target=target), side)))
+            request = side_request(replace(base, target=target), side)
+            c.check_options_for_arches(request.options, [request.arch])  # e.g. maxnreg on gfx942: exit 2
+            loaded.append(("kernel", request))
 
     if passes and [k for k, _ in loaded] != ["kernel", "kernel"]:
         raise UsageError("--passes compiles both sides with Triton's per-pass dumps: give two kernel configs.",

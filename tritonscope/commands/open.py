@@ -22,12 +22,13 @@ def open_cmd(
     ctx: typer.Context,
     path: str = typer.Argument(..., help="A Triton cache (~/.triton/cache), an Inductor cache, a TRITON_KERNEL_DUMP "
                                          "folder, a `tritonscope capture` folder, or a stage file "
-                                         "(.ttir .ttgir .llir .ptx .cubin .sass, or Triton's metadata .json)."),
+                                         "(.ttir .ttgir .llir .ptx .cubin .sass .amdgcn .hsaco, or Triton's metadata "
+                                         ".json). NVIDIA and AMD compiles alike."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Open this kernel: its name or (a prefix of) "
                                                                       "its hash, as the listing shows."),
     sort: Optional[str] = typer.Option(None, "--sort", help="Sort the listing by name, arch, config, registers, "
-                                                            "shared, spills, launches, source or key (-FIELD: "
-                                                            "descending)."),
+                                                            "sgprs, shared, spills, launches, source, key or "
+                                                            "backend (-FIELD: descending)."),
     where: Optional[List[str]] = typer.Option(None, "--where", metavar="FIELD OP VALUE",
                                               help="Keep the kernels matching (repeatable): e.g. 'registers>128', "
                                                    "name=triton_poi_*, 'source~layernorm'."),
@@ -51,8 +52,9 @@ def open_cmd(
     keep: Optional[str] = c.KeepOpt,
     save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
     emit: Optional[str] = typer.Option(None, "--emit", metavar="DIR",
-                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass, "
-                                            "kernel.cubin, kernel.json), never filtered."),
+                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass "
+                                            "and kernel.cubin; AMD: kernel.amdgcn and kernel.hsaco; kernel.json), "
+                                            "never filtered."),
     force: bool = c.ForceOpt,
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
 ):
@@ -68,10 +70,14 @@ def open_cmd(
 
       tritonscope open kernel.ttgir --stage ttgir
 
+      tritonscope open kernel.amdgcn --line 19
+
       tritonscope open capture/ --kernel triton_poi_fused_0 --recompile --arch sm_100a --diff
 
       tritonscope open ~/.triton/cache --kernel 3FQ2 --emit out/
     """
+    from rich.markup import escape
+
     from tritonscope import sources
     from tritonscope.env import env_of
     from tritonscope.errors import UsageError
@@ -105,6 +111,7 @@ def open_cmd(
 
     entry = sources.find_entry(source, kernel)
     artifact = sources.load_artifact(entry, target=path)
+    _check_views_apply(artifact, line=line, view=view, stage=stage, as_json=as_json)
     if recompile:
         from tritonscope.kernels import parse_assignments
 
@@ -124,12 +131,12 @@ def open_cmd(
         if diff:
             _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
             if emit:
-                sources.emit_files(artifact, emit, cubin=getattr(artifact, "_cubin", None), force=force)
+                sources.emit_files(artifact, emit, binaries=sources.binaries_of_artifact(artifact), force=force)
             return
     if emit:
-        cubin = getattr(artifact, "_cubin", None) if recompile else sources.cubin_of(entry)
-        written = sources.emit_files(artifact, emit, cubin=cubin, force=force)
-        env.console(stderr=True).print(f"wrote {len(written)} files to {emit}")
+        binaries = sources.binaries_of_artifact(artifact) if recompile else sources.binaries_of(entry)
+        written = sources.emit_files(artifact, emit, binaries=binaries, force=force)
+        env.console(stderr=True).print(f"wrote {len(written)} files to {escape(emit)}")
 
     from tritonscope.analysis import analyze
 
@@ -140,6 +147,24 @@ def open_cmd(
         analysis.layouts = layouts_of(analysis)
     c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
+
+
+def _check_views_apply(artifact, *, line, view, stage, as_json) -> None:
+    """A view that needs what this kernel lacks is refused with the reason (exit 2), not drawn half."""
+    from tritonscope.errors import UsageError
+
+    if as_json:
+        return
+    lacking = next((w for w in artifact.warnings if w.startswith("No Python source")), "")
+    if line is not None and "python" not in artifact.stages:
+        raise UsageError(f"--line follows a Python line into the stages, and {artifact.spec.kernel} has no Python "
+                         "source here." + (f" {lacking}" if lacking else ""),
+                         hint="Open it without --line (the stages show what exists), or open the folder that holds "
+                              "its IR with the kernel's file on this machine.")
+    compiled = [k for k in artifact.stages if k != "python"]
+    if not compiled and (view == "side-by-side" or stage not in (None, "none", "all")):
+        raise UsageError(f"{artifact.spec.kernel} has no stage to show here (only its binary's summary).",
+                         hint="Open the cache or dump folder that holds its IR and assembly for the stages.")
 
 
 def _print_listing(source, env, *, sort, where, as_json) -> None:
@@ -158,21 +183,34 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
     console = env.console()
     title = f"{source.kind}: {source.path} ({len(rows)} of {len(source.entries)} kernels)"
     table = Table(title=escape(title), box=box.SIMPLE_HEAD, title_justify="left")
-    for name, justify in (("hash", "left"), ("name", "left"), ("arch", "left"), ("config", "left"),
-                          ("regs", "right"), ("shared", "right"), ("spills", "right"), ("launches", "right"),
-                          ("source", "left")):
-        table.add_column(name, justify=justify, overflow="fold")
+    # launches are known only to a capture: the column is left out for caches and dumps
+    launches = source.kind == "capture" or any(r["launches"] is not None for r in rows)
+    columns = [("hash", "left"), ("name", "left"), ("arch", "left"), ("config", "left"), ("regs", "right"),
+               ("shared", "right"), ("spills", "right"), *([("launches", "right")] if launches else []),
+               ("source", "left")]
+    for name, justify in columns:
+        # numbers and arch names stay whole ("58v/28s" folded in two reads as two numbers); the rest folds
+        table.add_column(name, justify=justify, overflow="fold", no_wrap=justify == "right" or name == "arch")
 
     def num(value) -> str:
         return "?" if value is None else f"{value:,}"
 
+    def regs(r) -> str:  # AMD: VGPRs per lane / SGPRs per wave
+        if r.get("backend") == "hip" and r["registers"] is not None:
+            return f"{r['registers']}v/{num(r.get('sgprs'))}s"
+        return num(r["registers"])
+
     for r in rows:
         spills = "?" if r["spills"] is None else ("-" if r["spills"] == 0 else f"{r['spills']} B")
-        table.add_row(r["key"], escape(r["name"]), r["arch"], escape(r["config"]), num(r["registers"]),
-                      num(r["shared"]), spills, "" if r["launches"] is None else num(r["launches"]),
-                      escape(_short_source(r["source"])))
+        cells = [r["key"], escape(r["name"]), escape(r["arch"]), escape(r["config"]), regs(r), num(r["shared"]),
+                 spills, *(["" if r["launches"] is None else num(r["launches"])] if launches else []),
+                 escape(_short_source(r["source"]))]
+        table.add_row(*cells)
     with env.paged(console):
         console.print(table)
+        if any(r.get("backend") == "hip" for r in rows):
+            console.print("AMD rows: regs are VGPRs per lane (v) and SGPRs per wave (s), shared is LDS per "
+                          "workgroup, spills are scratch bytes per lane.")
         for warning in source.warnings:
             console.print(f"[yellow]skipped[/] {escape(warning)}")
         autotune = (source.info or {}).get("autotune") or []

@@ -37,6 +37,9 @@ def passes_cmd(
     arch: Optional[str] = c.ArchOpt,
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = c.DtypeOpt,
+    maxnreg: Optional[int] = c.MaxnregOpt,
+    num_ctas: Optional[int] = c.NumCtasOpt,
+    fp_fusion: Optional[bool] = c.FpFusionOpt,
     show_all: bool = typer.Option(False, "--all", help="Show every pass step, not only those that changed the IR."),
     pass_: Optional[str] = typer.Option(None, "--pass", metavar="N|NAME",
                                         help="Show one step's before/after as a coloured diff "
@@ -46,6 +49,10 @@ def passes_cmd(
                                                   "some text (#mma) or a /regex/ (repeatable)."),
     line: Optional[int] = typer.Option(None, "--line", help="Follow Python line N's ops through the passes."),
     context: int = typer.Option(3, "--context", min=0, help="Lines of context in the --pass diff."),
+    diff_style: str = typer.Option("auto", "--diff-style", metavar="STYLE",
+                                   help="How --pass shows the diff: side-by-side (before left, after right), "
+                                        "unified, or auto (side by side on a terminal at least 160 columns "
+                                        "wide)."),
     dump: Optional[str] = typer.Option(None, "--dump", metavar="FILE",
                                        help="Read a dump you made (MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE) "
                                             "instead of compiling."),
@@ -62,8 +69,10 @@ def passes_cmd(
     """Compile once with Triton's per-pass IR dumps on and show what each pass changed.
 
     Unchanged passes are folded (--all shows them); Triton's own remarks and
-    warnings are listed with the line they point at and the stage whose
-    passes wrote them.  The compile runs in a private directory: your Triton
+    warnings are listed with the line they point at and the pass that wrote
+    them (a second, partial compile finds it, only when there are remarks).
+    --pass shows the pass's diff, side by side on a wide terminal
+    (--diff-style).  The compile runs in a private directory: your Triton
     cache is not touched.  --save writes the usual report (every stage,
     annotated) with the pass table and the remarks in it.
 
@@ -74,6 +83,8 @@ def passes_cmd(
       tritonscope passes matmul --block 16 --find ttg.async_copy_global_to_local --find '#mma'
 
       tritonscope passes matmul --block 16 --pass TritonGPUPipeline
+
+      tritonscope passes matmul --block 16 --pass TritonGPUPipeline --diff-style unified
 
       tritonscope passes matmul --block 16 --line 17
 
@@ -86,6 +97,7 @@ def passes_cmd(
     from tritonscope.errors import UsageError
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
+    diff_style = check_diff_style(diff_style)
     if save:  # fail before compiling when the report cannot be written
         c.check_report_path(save, force)
     if dump:
@@ -98,7 +110,8 @@ def passes_cmd(
     elif not target:
         raise UsageError("Missing TARGET.", hint="e.g. tritonscope passes matmul --block 16, or --dump FILE.")
     else:
-        request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype)
+        request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                                 maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
         trace = trace_request(request, env, progress=not as_json)
     with trace:
         step = trace.step(pass_) if pass_ else None
@@ -107,7 +120,9 @@ def passes_cmd(
         if as_json:
             out = trace.to_dict()
             if step is not None:
-                out["pass"] = {"step": step.index, "diff": passes.step_diff(trace, step, context=context)}
+                out["pass"] = {"step": step.index, "name": step.name, "stage": step.stage,
+                               "diff": passes.step_diff(trace, step, context=context),
+                               "remarks": [r.to_dict() for r in trace.remarks if r.step == step.index]}
             if found:
                 out["find"] = {q: [e.to_dict() for e in events] for q, events in found}
             if history is not None:
@@ -119,7 +134,8 @@ def passes_cmd(
             console = env.console()
             with env.paged(console):
                 if step is not None:
-                    console.print(v.pass_view(trace, step, passes.step_diff(trace, step, context=context)))
+                    console.print(v.pass_view(trace, step, passes.pass_diff(trace, step, context=context),
+                                              width=console.width, style=diff_style))
                 for q, events in found:
                     console.print(v.find_view(q, events))
                 if history is not None:
@@ -128,6 +144,17 @@ def passes_cmd(
                     console.print(v.pipeline_table(trace, show_all=show_all))
         if save:
             save_with_passes(trace, save, force=force, keep_paths=keep_paths)
+
+
+def check_diff_style(style: str) -> str:
+    from tritonscope.errors import UsageError, close_matches
+    from tritonscope.render.passes_view import DIFF_STYLES
+
+    style = style.strip().lower().replace("_", "-")
+    if style not in DIFF_STYLES:
+        raise UsageError(f"Unknown diff style {style!r}.{close_matches(style, DIFF_STYLES)}",
+                         hint=f"Diff styles: {', '.join(DIFF_STYLES)}.")
+    return style
 
 
 def save_with_passes(trace, path: str, *, force: bool = False, keep_paths: bool = False):

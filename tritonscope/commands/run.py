@@ -20,6 +20,9 @@ def run_cmd(
     num_stages: Optional[int] = c.StagesOpt,
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = c.DtypeOpt,
+    maxnreg: Optional[int] = c.MaxnregOpt,
+    num_ctas: Optional[int] = c.NumCtasOpt,
+    fp_fusion: Optional[bool] = c.FpFusionOpt,
     interpret: bool = typer.Option(False, "--interpret",
                                    help="Run through Triton's interpreter on the CPU (TRITON_INTERPRET=1); "
                                         "no GPU needed, but slow: use a small --shape."),
@@ -35,6 +38,11 @@ def run_cmd(
     error and ||out - ref|| / ||ref||, against a tolerance suited to the dtype.
     Exit code 0 when every output matches, 1 when one does not.
 
+    --maxnreg, --num-ctas and --fp-fusion/--no-fp-fusion go to the launch
+    (kernel[grid](..., maxnreg=N)) as a user's launch passes them; the
+    interpreter runs the Python semantics, on which they have no effect (it
+    says so).
+
     Examples:
 
       tritonscope run matmul --interpret
@@ -42,7 +50,10 @@ def run_cmd(
       tritonscope run softmax --interpret --shape 64x300 -c BLOCK=512
 
       tritonscope run matmul_grouped --shape 4096x4096x4096        (on a GPU)
+
+      tritonscope run vector_add --maxnreg 32 -c BLOCK=4096         (on a GPU)
     """
+    from rich.markup import escape
     from rich.table import Table
 
     from tritonscope import runner
@@ -50,7 +61,8 @@ def run_cmd(
     from tritonscope.kernels import build_spec
 
     env = env_of(ctx).with_display(width=width, color=color)
-    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype)
+    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype,
+                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
     console = env.console()
     err = env.console(stderr=True)
     if interpret:
@@ -61,7 +73,9 @@ def run_cmd(
             result = runner.run_interpreted(request, seed=seed)
     else:
         runner.require_gpu("`tritonscope run` without --interpret")
-        loaded = build_spec(request, c.default_arch())
+        arch = c.default_arch()
+        c.check_options_for_arches(request.options, [arch])  # --num-ctas 2 on an sm_80 GPU: exit 2
+        loaded = build_spec(request, arch)
         result, _ = runner.run_on_gpu(loaded, seed=seed)
 
     if as_json:
@@ -80,6 +94,8 @@ def run_cmd(
         console.print(t)
         if result.tf32_note:
             console.print(f"[yellow]note:[/] {result.tf32_note}")
+        for note in result.notes:
+            console.print(f"[yellow]note:[/] {escape(note)}")
         if not result.checks:
             console.print("[yellow]note:[/] this launch declares no check, so nothing was compared.")
     if not result.passed:

@@ -1,7 +1,8 @@
 """tritonscope show: re-render a saved JSON report, without Triton.
 
 It takes the same view options as `compile` and renders the same views, from
-the Analysis stored in the report.  Nothing on this path imports triton (a
+the Analysis stored in the report, with its Explain section when it was saved
+with one (`compile --explain`, `explain --save`).  Nothing on this path imports triton (a
 test checks sys.modules), so it works where Triton is not installed.
 """
 
@@ -33,6 +34,9 @@ def show_cmd(
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep the report's file paths as they are in --save."),
 ):
     """Re-render a saved JSON report in the terminal (no Triton needed).
+
+    A report saved with explain's verdicts (`compile --explain`, `explain
+    --save FILE.json`) shows them again, after the summary.
 
     Examples:
 

@@ -28,6 +28,9 @@ def sweep_cmd(
                                        help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE[,DTYPE...]", help="Input dtype axis for a sample."),
+    maxnreg: Optional[int] = c.MaxnregOpt,
+    num_ctas: Optional[int] = c.NumCtasOpt,
+    fp_fusion: Optional[bool] = c.FpFusionOpt,
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
                                             help="Run the configs on a Dask cluster: a running scheduler's "
@@ -50,7 +53,9 @@ def sweep_cmd(
 
     The grid is every combination of the -c axes, --num-warps, --num-stages,
     --arch and --dtype. A @triton.autotune kernel's own configs are the grid
-    (crossed with any axes you give). A config that fails to compile is a row
+    (crossed with any axes you give; a Config's maxnreg/num_ctas go with it).
+    --maxnreg, --num-ctas and --fp-fusion/--no-fp-fusion apply to every config,
+    as the same keywords at a launch do. A config that fails to compile is a row
     with its error; the sweep goes on. Ctrl-C stops the workers and prints what
     finished (exit 130). A repeat sweep is served from the cache.
 
@@ -63,6 +68,8 @@ def sweep_cmd(
       tritonscope sweep matmul_autotuned --sort -occupancy --where fits --save sweep.csv
 
       tritonscope sweep matmul -c BLOCK=16,32,64 --arch sm_80,sm_90 --scheduler tcp://10.0.0.5:8786
+
+      tritonscope sweep vector_add -c BLOCK=1024,4096 --maxnreg 32 --arch sm_90a
     """
     from tritonscope import sweep as sw
     from tritonscope import triton_api
@@ -84,7 +91,9 @@ def sweep_cmd(
     # Check the kernel once here (and find autotune configs) before any worker starts.
     block_values = c.block_axis(block, blocks)
     base = c.make_request(target, None, block_values[0] if block_values else None, arg, None, None,
-                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None)
+                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
+                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+    c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
     first = {k: v[0] for k, v in axes.items()}
     loaded = build_spec(sw_replace(base, constexprs=first), default_arch)
     auto = triton_api.autotune_configs(loaded.obj)
@@ -113,6 +122,7 @@ def sweep_cmd(
     finally:
         if status is not None:
             status.stop()
+    result.options = dict(base.options or {})
 
     rows = sw.sort_rows(sw.filter_rows(result.rows, where), sort)
     if as_json:
@@ -122,9 +132,14 @@ def sweep_cmd(
         data["rows"] = [asdict(r) for r in rows]
         typer.echo(json.dumps(data, indent=1))
     else:
+        from rich.markup import escape
+
         from tritonscope.render.diff_view import sweep_table
 
-        env.console().print(sweep_table(result, rows))
+        console = env.console()
+        console.print(sweep_table(result, rows))
+        if result.options:
+            console.print(f"launch options (every config): {escape(c.launch_option_words(result.options))}")
     if save:
         path = sw.save_sweep(result, save, rows=rows, force=force)
         if not as_json:

@@ -1,7 +1,10 @@
-"""Words and layout for explain's verdicts and check's results (terminal, text, Markdown, HTML, JUnit).
+"""Words and layout for explain's verdicts and check's results (terminal, text, JUnit).
 
 The core (tritonscope/explain.py) returns Verdicts as data; this module only
-lays them out.  Severity decides the mark and colour: ok, info, warn, bad.
+lays them out.  Severity decides the mark and colour: ok, info, warn, bad;
+a verdict that could not be judged (its input is missing) is listed with
+"-" and the reason.  A compile report's Explain section is written by each
+report renderer (render/html.py, render/markdown.py) with the helpers here.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from rich.text import Text
 
 MARK = {"ok": "✓", "info": "·", "warn": "!", "bad": "✗"}
 STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "bad": "bold red"}
+SKIP_MARK = "-"
 STAGE_TITLE = {"python": "python", "ttir": "ttir", "ttgir": "ttgir", "llir": "llir", "ptx": "ptx", "sass": "sass",
                "remark": "remark"}
 
@@ -26,7 +30,26 @@ def header_text(expl) -> Text:
     if expl.checked_compiles:
         extra += f"; {expl.checked_compiles} candidate compile{'s' if expl.checked_compiles != 1 else ''} to check fixes"
     t.append(extra, style="dim")
+    for line in source_lines(expl):
+        t.append(f"\n{line}", style="dim")
     return t
+
+
+def source_lines(expl) -> list[str]:
+    """'from: capture ...' and 'lacks: ...' for a kernel found on disk (nothing for a compile)."""
+    if not expl.source:
+        return []
+    out = [f"from: {expl.source}"]
+    if expl.lacks:
+        out.append("lacks: " + ", ".join(expl.lacks))
+    return out
+
+
+def tally(expl) -> list[tuple[str, int]]:
+    """[('bad', 1), ('warn', 2), ..., ('not judged', 3)]: the counts worth printing."""
+    counts = [(s, sum(1 for v in expl.verdicts if v.severity == s)) for s in ("bad", "warn", "info", "ok")]
+    counts.append(("not judged", len(expl.skipped)))
+    return [(s, n) for s, n in counts if n]
 
 
 def _where(stage: str, line: int) -> str:
@@ -56,62 +79,46 @@ def verdict_text(v, width: int = 100) -> Text:
     return t
 
 
-def explain_renderable(expl, width: int = 100):
-    parts = [header_text(expl), Text("")]
-    if not expl.verdicts:
+def skipped_text(item, width: int = 100) -> Text:
+    """One verdict that could not be judged: its kind and why."""
+    t = Text()
+    t.append(f"{SKIP_MARK} ", style="dim")
+    t.append(f"{item['kind']:<15}", style="bold dim")
+    t.append(f"not judged: {item['reason']}", style="dim")
+    return t
+
+
+def explain_renderable(expl, width: int = 100, *, title: str | None = None):
+    """The verdicts as the terminal shows them; `title` heads them (a compile's or report's Explain section)."""
+    parts = ([Text(title, style="bold")] if title else []) + [header_text(expl), Text("")]
+    if not expl.verdicts and not expl.skipped:
         parts.append(Text("nothing to report"))
     for v in expl.verdicts:
         parts.append(verdict_text(v, width))
-    counts = {s: sum(1 for v in expl.verdicts if v.severity == s) for s in ("bad", "warn", "info", "ok")}
-    tally = Text("\n")
-    for s in ("bad", "warn", "info", "ok"):
-        if counts[s]:
-            tally.append(f"{counts[s]} {s}  ", style=STYLE[s])
-    parts.append(tally)
+    for item in expl.skipped:
+        parts.append(skipped_text(item, width))
+    counts = Text("\n")
+    for s, n in tally(expl):
+        counts.append(f"{n} {s}  ", style=STYLE.get(s, "dim"))
+    parts.append(counts)
     return Group(*parts)
 
 
-def explain_markdown(expl) -> str:
-    out = [f"# explain: {expl.kernel}", "", f"`{expl.label}` · Triton {expl.triton_version}", ""]
-    for v in expl.verdicts:
-        out.append(f"## {MARK.get(v.severity, '?')} {v.kind}: {v.title}")
-        out.append("")
-        if v.evidence:
-            out.append("```text")
-            for stage, line, text in v.evidence:
-                out.append(f"{_where(stage, line):<14} {text}")
-            out.append("```")
-            out.append("")
-        if v.fix:
-            out.append(f"**fix{' (checked by compiling)' if v.fix_checked else ''}:** {v.fix}")
-            out.append("")
-    return "\n".join(out) + "\n"
+def explanation_text(expl, width: int = 120) -> str:
+    """The verdicts as plain text (explain --save FILE.txt, and the Explain section of a .txt report)."""
+    import io
 
+    from tritonscope.sanitize import SafeConsole, visible
 
-def render_explanation(expl, fmt: str, width: int = 100) -> str:
-    """The saved file's text: json, text, markdown or html."""
-    import json
-
-    if fmt == "json":
-        return json.dumps(expl.to_dict(), indent=1) + "\n"
-    if fmt == "markdown":
-        return explain_markdown(expl)
-    from rich.console import Console
-
-    console = Console(record=True, width=width, file=_Null(), color_system="truecolor" if fmt == "html" else None,
-                      highlight=False)
+    console = SafeConsole(file=io.StringIO(), width=width, no_color=True, color_system=None, highlight=False,
+                          record=True, soft_wrap=False)
     console.print(explain_renderable(expl, width))
-    if fmt == "html":
-        return console.export_html(inline_styles=True)
-    return console.export_text()
+    return visible(console.export_text(styles=False))
 
 
-class _Null:
-    def write(self, _):
-        return 0
-
-    def flush(self):
-        pass
+def where(stage: str, line: int) -> str:
+    """'ttgir:54', 'python:23', 'remark L29' or 'sass' (a whole-kernel fact): an evidence line's place."""
+    return _where(stage, line)
 
 
 # -------------------------------------------------------------- check

@@ -165,6 +165,22 @@ vertical-align:top;cursor:help}
 #remarks button.go{font:inherit;padding:0;border:0;background:none;color:var(--note);text-decoration:underline;
 cursor:pointer}
 #remarks code{font:12px ui-monospace,monospace;color:var(--mut)}
+#explain{flex-basis:100%;max-width:100em}
+#explain ul{margin:4px 0;padding-left:0;list-style:none}
+#explain li{margin:0 0 6px}
+#explain .mark{display:inline-block;width:1.2em;font-weight:700}
+#explain .sev-ok .mark{color:#1b7340}
+#explain .sev-info .mark{color:#1f5fa8}
+#explain .sev-warn .mark{color:#a15c00}
+#explain .sev-bad .mark,#explain .sev-bad>b{color:var(--cost)}
+#explain li.skipped{color:var(--mut)}
+#explain table.ev{margin:2px 0 2px 1.2em}
+#explain table.ev td{padding:0 10px 0 0;font:12px ui-monospace,monospace;color:var(--mut);white-space:nowrap}
+#explain table.ev td code{white-space:pre-wrap;color:var(--fg)}
+#explain .fix{margin-left:1.2em}
+#explain button.go{font:inherit;padding:0;border:0;background:none;color:var(--note);text-decoration:underline;
+cursor:pointer}
+#explain .src,#explain .tally{color:var(--mut);margin:2px 0}
 #passes{padding:0 18px 10px}
 #passes table td{border-bottom:1px solid var(--line);padding:1px 10px 1px 0}
 #passes tr.folded td{color:var(--mut);font-style:italic}
@@ -299,15 +315,17 @@ document.getElementById('panes').addEventListener('click', function(ev){
   pane.style.flexGrow = String(w);
   pane.style.minWidth = (19 * w) + 'em';
 });
-// Triton's remarks: a remark's place selects its Python line, as clicking the line does
-var remarks = document.getElementById('remarks');
-if (remarks) remarks.addEventListener('click', function(ev){
-  var a = ev.target.closest('button[data-py]');
-  if (!a) return;
-  ev.preventDefault();
-  var py = a.getAttribute('data-py');
-  var el = document.querySelector('.pane[data-stage="python"] .l[data-py="' + py + '"]');
-  if (el) { select(py, el); el.scrollIntoView({block: 'nearest'}); }
+// Triton's remarks and explain's evidence: a Python line's place selects it, as clicking the line does
+['remarks', 'explain'].forEach(function(id){
+  var section = document.getElementById(id);
+  if (section) section.addEventListener('click', function(ev){
+    var a = ev.target.closest('button[data-py]');
+    if (!a) return;
+    ev.preventDefault();
+    var py = a.getAttribute('data-py');
+    var el = document.querySelector('.pane[data-stage="python"] .l[data-py="' + py + '"]');
+    if (el) { select(py, el); el.scrollIntoView({block: 'nearest'}); }
+  });
 });
 document.body.setAttribute('data-ready', '1');
 })();
@@ -361,6 +379,7 @@ def render_html(analysis: Analysis, *, hide: frozenset[str] | None = None) -> st
     for warning in a.warnings:
         w(f"<p class=\"warn\">warning: {_e(warning)}</p>\n")
     w("</section>\n")
+    _explain_section(analysis, w)
     _remarks_section(analysis, w)
     mixes = [(k, counts) for k, counts in analysis.mix.items() if counts]
     if mixes:
@@ -480,6 +499,47 @@ def _remarks_section(analysis: Analysis, w) -> None:
             w(f"<br><code>{r.line}: {_e(src[r.line].strip())}</code>")
         w("</li>\n")
     w("</ul></section>\n")
+
+
+def _explain_section(analysis: Analysis, w) -> None:
+    """explain's verdicts (`compile --explain`, `explain --save`): mark, kind, title, evidence and fix; a Python
+    line in the evidence selects that line, as clicking it does."""
+    from tritonscope.explain import explanation_of
+
+    explained = explanation_of(analysis)
+    if explained is None:
+        return
+    from tritonscope.explain import Explanation
+    from tritonscope.render.explain_view import MARK, SKIP_MARK, source_lines, tally, where
+
+    expl = Explanation.from_dict(explained)
+    src = {ln.loc.line for ln in analysis.parsed["python"].lines if ln.loc} if "python" in analysis.parsed else set()
+    w(f"<section id=\"explain\"><h2>Explain</h2><p>{_e(expl.label)} · Triton {_e(expl.triton_version)}")
+    if expl.checked_compiles:
+        w(f" · {expl.checked_compiles} candidate compile{'s' if expl.checked_compiles != 1 else ''} to check fixes")
+    w("</p>\n")
+    for line in source_lines(expl):
+        w(f"<p class=\"src\">{_e(line)}</p>\n")
+    w("<ul>\n")
+    for v in expl.verdicts:
+        w(f"<li class=\"verdict sev-{_e(v.severity)}\"><span class=\"mark\">{_e(MARK.get(v.severity, '?'))}</span> "
+          f"<b>{_e(v.kind)}</b> {_e(v.title)}")
+        if v.evidence:
+            w("<table class=\"ev\">")
+            for stage, line, text in v.evidence:
+                place = _e(where(stage, line))
+                if stage == "python" and line in src:  # in the kernel: a link to the line
+                    place = f"<button type=\"button\" class=\"go\" data-py=\"{line}\">{place}</button>"
+                w(f"<tr><td>{place}</td><td><code>{_e(text)}</code></td></tr>")
+            w("</table>")
+        if v.fix:
+            w(f"<div class=\"fix\"><b>fix{' (checked)' if v.fix_checked else ''}:</b> {_e(v.fix)}</div>")
+        w("</li>\n")
+    for item in expl.skipped:
+        w(f"<li class=\"verdict skipped\"><span class=\"mark\">{SKIP_MARK}</span> <b>{_e(item['kind'])}</b> "
+          f"not judged: {_e(item['reason'])}</li>\n")
+    w("</ul>\n<p class=\"tally\">" + _e(" · ".join(f"{n} {s}" for s, n in tally(expl)) or "nothing to report")
+      + "</p></section>\n")
 
 
 def _passes_section(analysis: Analysis, w) -> None:

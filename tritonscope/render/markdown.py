@@ -70,6 +70,37 @@ def _passes(analysis: Analysis) -> list[str]:
     return out + ["", "</details>", ""]
 
 
+def _explain(analysis: Analysis) -> list[str]:
+    """explain's verdicts (`compile --explain`, `explain --save`): each with its evidence in a fence and its fix."""
+    from tritonscope.explain import explanation_of
+
+    explained = explanation_of(analysis)
+    if explained is None:
+        return []
+    from tritonscope.explain import Explanation
+    from tritonscope.render.explain_view import MARK, SKIP_MARK, source_lines, tally, where
+
+    expl = Explanation.from_dict(explained)
+    head = f"`{_cell(expl.label)}` · Triton {_cell(expl.triton_version)}"
+    if expl.checked_compiles:
+        head += f" · {expl.checked_compiles} candidate compile{'s' if expl.checked_compiles != 1 else ''} to check fixes"
+    out = ["### Explain", "", head, ""]
+    out += [f"- {_cell(line)}" for line in source_lines(expl)] + ([""] if expl.source else [])
+    for v in expl.verdicts:
+        out += [f"#### {MARK.get(v.severity, '?')} {_cell(v.kind)}: {_cell(v.title)}", ""]
+        if v.evidence:
+            out += [_fence("\n".join(f"{where(stage, line):<14} {text}" for stage, line, text in v.evidence), "text"),
+                    ""]
+        if v.fix:
+            out += [f"**fix{' (checked)' if v.fix_checked else ''}:** {_cell(v.fix)}", ""]
+    if expl.skipped:
+        out += ["**Not judged**", ""]
+        out += [f"- {SKIP_MARK} **{_cell(x['kind'])}**: {_cell(x['reason'])}" for x in expl.skipped]
+        out.append("")
+    out += [" · ".join(f"{n} {s}" for s, n in tally(expl)) or "nothing to report", ""]
+    return out
+
+
 def render_markdown(analysis: Analysis, *, hide: frozenset[str] | None = None) -> str:
     """The report; noise lines of a kind in `hide` (default: all, none with --raw) are left out of the
     code blocks, with one line per stage saying how many (line numbers in the notes stay real)."""
@@ -85,6 +116,7 @@ def render_markdown(analysis: Analysis, *, hide: frozenset[str] | None = None) -
         out.append(f"> warning: {_cell(warning)}")
     if a.warnings:
         out.append("")
+    out += _explain(analysis)
     out += _remarks(analysis)
     out += _passes(analysis)
     stages, rows = mix_table(analysis)

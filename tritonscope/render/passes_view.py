@@ -11,13 +11,15 @@ import re
 from typing import Iterable
 
 from rich.console import Group
-from rich.markup import escape
 from rich.panel import Panel
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from tritonscope.passes import STAGE_TITLES, FindEvent, LineEvent, PassTrace, Step
+from tritonscope.passes import STAGE_TITLES, FindEvent, LineEvent, PassDiff, PassTrace, Step
 from tritonscope.remarks import Remark
+from tritonscope.render.terminal import StageLines, note_row
+from tritonscope.sanitize import visible
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "remark": "cyan", "note": "dim"}
 STAGE_STYLE = {"ttir": "blue", "ttgir": "magenta", "llir": "green"}
@@ -99,10 +101,7 @@ def pipeline_table(trace: PassTrace, *, show_all: bool = False, remarks: bool = 
         facts = step_facts(step)
         if step.internal:
             facts.append((", " if facts else "") + "internal: " + ", ".join(step.internal), style="dim")
-        for r in by_step.get(step.index, []):
-            if r.severity != "note":
-                facts.append(("\n" if facts else "") + f"{r.severity}: ", style=SEVERITY_STYLE.get(r.severity, ""))
-                facts.append(f"{r.where()} {r.said[:90]}")
+        _said(facts, by_step.get(step.index, []))
         name = Text(step.name, style="" if step.changed else "dim")
         if step.changed is None:
             name.append(" (no after)", style="dim")
@@ -110,10 +109,44 @@ def pipeline_table(trace: PassTrace, *, show_all: bool = False, remarks: bool = 
                       str(step.lines_added) if step.changed else "",
                       str(step.lines_removed) if step.changed else "", facts, _ms(step.seconds))
     flush()
+    for stage, unknown in _unplaced(trace.remarks):
+        table.add_row(Text("?", style="dim"), Text(UNKNOWN_PASS, style="italic"), _stage(stage), "", "",
+                      _said(Text(), unknown), "")
     parts = [table]
     if remarks and trace.remarks:
         parts.append(remarks_view(trace.remarks))
     return Group(*parts)
+
+
+UNKNOWN_PASS = "pass unknown"
+
+
+def _said(cell: Text, remarks: Iterable[Remark]) -> Text:
+    """Append each remark and warning (not their notes) to a table cell, one a line."""
+    for r in remarks:
+        if r.severity != "note":
+            cell.append(("\n" if cell else "") + f"{r.severity}: ", style=SEVERITY_STYLE.get(r.severity, ""))
+            said = r.said if len(r.said) <= 90 else r.said[:89].rsplit(" ", 1)[0] + " …"
+            cell.append(f"{r.where()} {said}")
+    return cell
+
+
+def _unplaced(remarks: Iterable[Remark]) -> list[tuple[str, list[Remark]]]:
+    """The remarks tied to no pass (step 0), by stage in pipeline order: [(stage, remarks)]."""
+    out: dict[str, list[Remark]] = {}
+    for r in remarks:
+        if not r.step and r.severity != "note":
+            out.setdefault(r.stage, []).append(r)
+    order = {s: i for i, s in enumerate(STAGE_TITLES)}
+    return sorted(out.items(), key=lambda kv: order.get(kv[0], len(order)))
+
+
+def pass_words(r: Remark) -> str:
+    """Where a remark comes from: 'TTGIR step 19, TritonGPUAccelerateMatmul' or 'TTGIR, pass unknown'."""
+    stage = STAGE_TITLES.get(r.stage, r.stage) if r.stage else ""
+    if r.pass_name:
+        return f"{stage} step {r.step}, {r.pass_name}".strip()
+    return f"{stage}, {UNKNOWN_PASS}" if stage else UNKNOWN_PASS
 
 
 def remarks_view(remarks: Iterable[Remark], *, source: dict[str, list[str]] | None = None) -> Panel:
@@ -125,10 +158,7 @@ def remarks_view(remarks: Iterable[Remark], *, source: dict[str, list[str]] | No
             body.append("\n")
         body.append(f"{r.where()} ", style="bold")
         body.append(f"{r.severity}", style=SEVERITY_STYLE.get(r.severity, ""))
-        if r.pass_name:
-            body.append(f" (step {r.step}, {r.pass_name})", style="dim")
-        elif r.stage:
-            body.append(f" ({STAGE_TITLES.get(r.stage, r.stage)} passes)", style="dim")
+        body.append(f" ({pass_words(r)})", style="dim")
         body.append(f": {r.said}")
         line = _source_line(cache, r.file, r.line)
         if line is not None and r.severity != "note":
@@ -200,13 +230,31 @@ def _ops(ops: dict[str, int]) -> str:
     return ", ".join(f"{k} x{v}" if v > 1 else k for k, v in ops.items())
 
 
-def pass_view(trace: PassTrace, step: Step, diff: list[str], *, width: int | None = None) -> Group:
-    """One step: a header with what changed, then the coloured unified diff."""
+# The narrowest terminal that gets the side-by-side diff when --diff-style is auto.
+SIDE_BY_SIDE_WIDTH = 160
+DIFF_STYLES = ("auto", "side-by-side", "unified")
+
+
+def diff_style_for(style: str, width: int) -> str:
+    """'side-by-side' or 'unified': `style` as asked, or, for 'auto', by the width (>= SIDE_BY_SIDE_WIDTH)."""
+    if style == "auto":
+        return "side-by-side" if width >= SIDE_BY_SIDE_WIDTH else "unified"
+    return style
+
+
+def pass_view(trace: PassTrace, step: Step, diff: PassDiff, *, width: int = 100, style: str = "auto") -> Group:
+    """One step: a header with what changed, the remarks the pass printed, then the annotated diff.
+
+    The diff is side by side (before on the left, after on the right, aligned
+    hunk by hunk) or unified, by `style` (diff_style_for).  Changed lines are
+    marked (-/+) and coloured, wrapped to the column (a few rows at most) and
+    followed by their notes as in the stage views; unchanged lines are clipped.
+    """
     head = Text()
     head.append(f"step {step.index}: ", style="bold")
-    head.append(step.name, style="bold")
-    head.append(f"  {step.arg}", style="dim")
-    head.append(f"\n{STAGE_TITLES.get(step.stage, step.stage)}, on {step.anchor}")
+    head.append(visible(step.name), style="bold")
+    head.append(f"  {visible(step.arg)}", style="dim")
+    head.append(f"\n{STAGE_TITLES.get(step.stage, step.stage)}, on {visible(step.anchor)}")
     if step.seconds is not None:
         head.append(f", {_ms(step.seconds)} ms")
     facts = step_facts(step)
@@ -214,7 +262,7 @@ def pass_view(trace: PassTrace, step: Step, diff: list[str], *, width: int | Non
         head.append("\n")
         head.append_text(facts)
     for alias, enc in step.layouts_added.items():
-        head.append(f"\n  {alias} = {enc}", style="magenta")
+        head.append(f"\n  {alias} = {visible(enc)}", style="magenta")
     if step.ops_added:
         head.append("\n  ops added: " + _ops(step.ops_added), style="green")
     if step.ops_removed:
@@ -228,24 +276,194 @@ def pass_view(trace: PassTrace, step: Step, diff: list[str], *, width: int | Non
                           style="dim"))
     elif not step.changed:
         parts.append(Text("This pass left the IR unchanged (locations aside).", style="dim"))
+    elif diff_style_for(style, width) == "side-by-side":
+        parts.append(side_by_side_diff(diff, width))
     else:
-        body = Text(no_wrap=True, overflow="ellipsis")
-        for line in diff:
-            if body:
-                body.append("\n")
-            if line.startswith(("+++", "---")):
-                body.append(line, style="bold")
-            elif line.startswith("@@"):
-                body.append(line, style="cyan")
-            elif line.startswith("+"):
-                body.append(line, style="green")
-            elif line.startswith("-"):
-                body.append(line, style="red")
-            else:
-                body.append(line)
-        parts.append(Panel(body, title=f"before -> after {escape(step.name)}", title_align="left",
-                           border_style="dim"))
+        parts.append(unified_diff(diff, width))
     return Group(*parts)
+
+
+# How many rows a changed line may wrap to before it is cut (unchanged lines get one).
+_WRAP_ROWS = 4
+_RED, _GREEN = Style(color="red"), Style(color="green")
+_RED_MARK, _GREEN_MARK = Style(color="red", bold=True), Style(color="green", bold=True)
+_RED_EMPH, _GREEN_EMPH = Style(color="red", bold=True, reverse=True), Style(color="green", bold=True, reverse=True)
+_DIM, _CYAN, _BOLD = Style(dim=True), Style(color="cyan"), Style(bold=True)
+
+Spans = list  # [(text, Style | None)]: one line, in styled pieces
+
+
+def side_by_side_diff(diff: PassDiff, width: int) -> StageLines:
+    """Before on the left, after on the right; each hunk's blocks aligned row for row.
+
+    Each side: line number, marker (- removed, + added, blank unchanged),
+    text.  A replaced block pairs its lines in order (the changed characters
+    of a pair emphasised); the shorter side is padded.  Notes follow the
+    changed lines they belong to, in the same column.
+    """
+    room = max(40, width - 2)  # StageLines indents its rows by two
+    digits = len(str(_last_number(diff)))
+    gutter = digits + 3  # "123 - "
+    text_w = max(8, (room - 3 - 2 * gutter) // 2)
+    side_w = gutter + text_w
+    rows: list[Spans] = [_pad([(" " * gutter + "before", _BOLD)], side_w) + [(" │ ", _DIM),
+                                                                             (" " * gutter + "after", _BOLD)]]
+
+    def cell(number: int | None, text: str, mark: str, style, emph, spans_of=None) -> list[Spans]:
+        if number is None:
+            return []
+        spans = spans_of if spans_of is not None else [(visible(text), style)]
+        cut = _cut(spans, text_w, _WRAP_ROWS if mark.strip() else 1)
+        out = []
+        for i, piece in enumerate(cut):
+            lead = f"{number:>{digits}} " if i == 0 else " " * (digits + 1)
+            out.append([(lead, _DIM), (f"{mark} " if i == 0 else "  ", emph)] + piece)
+        return out
+
+    def notes(by_line: dict, number: int | None) -> list[Spans]:
+        found = by_line.get(number) if number is not None else None
+        if not found:
+            return []
+        label, style = note_row(found)
+        return [[(" " * gutter, None)] + _cut([(visible(label), style)], text_w, 1)[0]]
+
+    for hunk in diff.hunks:
+        rows.append([(hunk.header, _CYAN)])
+        for block in hunk.blocks:
+            pairs = _pairs(block)
+            for (bn, bt), (an, at) in pairs:
+                if block.tag == "equal":
+                    left = cell(bn, bt, " ", None, None)
+                    right = cell(an, at, " ", None, None)
+                else:
+                    spans_b, spans_a = _emphasis(bt, at) if bn is not None and an is not None else (None, None)
+                    left = cell(bn, bt, "-", _RED, _RED_MARK, spans_b) + notes(diff.before_notes, bn)
+                    right = cell(an, at, "+", _GREEN, _GREEN_MARK, spans_a) + notes(diff.after_notes, an)
+                for i in range(max(len(left), len(right))):
+                    lpart = left[i] if i < len(left) else []
+                    rpart = right[i] if i < len(right) else []
+                    rows.append(_pad(lpart, side_w) + ([(" │ ", _DIM)] + rpart if rpart else [(" │", _DIM)]))
+    return StageLines(f"before -> after {visible(diff.name)} (side by side; --diff-style unified for one column)",
+                      rows)
+
+
+def unified_diff(diff: PassDiff, width: int) -> StageLines:
+    """The unified diff (- removed, + added), with the changed lines' notes under them."""
+    room = max(20, width - 2)
+    text_w = room - 2
+    name = visible(diff.name)
+    rows: list[Spans] = [[(f"--- before {name}", _BOLD)], [(f"+++ after {name}", _BOLD)]]
+
+    def add(mark: str, text: str, style, by_line: dict, number: int) -> None:
+        cut = _cut([(visible(text), style)], text_w, _WRAP_ROWS if mark.strip() else 1)
+        for i, piece in enumerate(cut):
+            rows.append([(f"{mark} " if i == 0 else "  ", style)] + piece)
+        found = by_line.get(number) if mark.strip() else None
+        if found:
+            label, note_style = note_row(found)
+            rows.append([("  ", None)] + _cut([(visible(label), note_style)], text_w, 1)[0])
+
+    for hunk in diff.hunks:
+        rows.append([(hunk.header, _CYAN)])
+        for block in hunk.blocks:
+            if block.tag == "equal":
+                for number, text in block.before:
+                    add(" ", text, None, {}, number)
+                continue
+            for number, text in block.before:
+                add("-", text, _RED, diff.before_notes, number)
+            for number, text in block.after:
+                add("+", text, _GREEN, diff.after_notes, number)
+    return StageLines(f"before -> after {name} (unified; --diff-style side-by-side for two columns)", rows)
+
+
+def _last_number(diff: PassDiff) -> int:
+    last = 1
+    for hunk in diff.hunks:
+        for block in hunk.blocks:
+            for number, _ in block.before[-1:] + block.after[-1:]:
+                last = max(last, number)
+    return last
+
+
+def _pairs(block) -> list[tuple[tuple[int | None, str], tuple[int | None, str]]]:
+    """A block's lines side by side: the i-th before line with the i-th after line, the rest alone."""
+    none = (None, "")
+    n = max(len(block.before), len(block.after))
+    return [(block.before[i] if i < len(block.before) else none, block.after[i] if i < len(block.after) else none)
+            for i in range(n)]
+
+
+def _emphasis(before: str, after: str) -> tuple[Spans | None, Spans | None]:
+    """Spans of a replaced pair with the characters that differ emphasised (None: too unlike to bother)."""
+    import difflib
+
+    before, after = visible(before), visible(after)
+    if len(before) + len(after) > 2000:
+        return None, None
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    if matcher.ratio() < 0.5:
+        return None, None
+    left: Spans = []
+    right: Spans = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        same = tag == "equal"
+        if i2 > i1:
+            left.append((before[i1:i2], _RED if same else _RED_EMPH))
+        if j2 > j1:
+            right.append((after[j1:j2], _GREEN if same else _GREEN_EMPH))
+    return left, right
+
+
+def _cut(spans: Spans, width: int, max_rows: int) -> list[Spans]:
+    """Styled spans cut into rows of at most `width` characters; past `max_rows`, the last row ends in '…'.
+
+    Rows after the first hang four columns past the line's own indentation,
+    so a wrapped line never reads as a line of its own.
+    """
+    spans = [(t.replace("\t", "    "), st) for t, st in spans]
+    while spans and not spans[-1][0].strip():  # trailing blanks take room and say nothing
+        spans.pop()
+    if spans:
+        spans[-1] = (spans[-1][0].rstrip(), spans[-1][1])
+    whole = "".join(t for t, _ in spans)
+    hang = min(len(whole) - len(whole.lstrip()) + 4, width // 2)
+    rows: list[Spans] = []
+    row: Spans = []
+    used = 0
+    for text, style in spans:
+        while text:
+            if used == width:
+                rows.append(row)
+                row, used = [(" " * hang, None)], hang
+            take = text[: width - used]
+            if max_rows > 1 and len(take) < len(text):  # wrapping: end the row at a blank near its end
+                blank = take.rfind(" ")
+                if blank >= max(1, (width - used) * 2 // 3):
+                    take = take[: blank + 1]
+                    row.append((take, style))
+                    used = width
+                    text = text[len(take):]
+                    continue
+            row.append((take, style))
+            used += len(take)
+            text = text[len(take):]
+    rows.append(row)
+    if len(rows) > max_rows:
+        rows = rows[:max_rows]
+        last, room = [], width - 1
+        for text, style in rows[-1]:
+            if room <= 0:
+                break
+            last.append((text[:room], style))
+            room -= len(text[:room])
+        rows[-1] = last + [("…", last[-1][1] if last else None)]
+    return rows
+
+
+def _pad(spans: Spans, width: int) -> Spans:
+    used = sum(len(t) for t, _ in spans)
+    return spans + [(" " * (width - used), None)] if used < width else spans
 
 
 # --------------------------------------------------------------------------
@@ -272,6 +490,9 @@ def table_rows(trace: PassTrace, *, show_all: bool = False) -> list[dict]:
                      "ms": "", "folded": True})
         folded.clear()
 
+    by_step: dict[int, list[Remark]] = {}
+    for r in trace.remarks:
+        by_step.setdefault(r.step, []).append(r)
     for step in trace.steps:
         if not show_all and step.changed is False and step.index not in remarked:
             folded.append(step)
@@ -280,8 +501,14 @@ def table_rows(trace: PassTrace, *, show_all: bool = False) -> list[dict]:
         rows.append({"step": str(step.index), "pass": step.name, "stage": STAGE_TITLES.get(step.stage, step.stage),
                      "added": str(step.lines_added) if step.changed else "",
                      "removed": str(step.lines_removed) if step.changed else "",
-                     "what": step_facts(step).plain, "ms": _ms(step.seconds), "folded": False})
+                     "what": _said(step_facts(step), by_step.get(step.index, [])).plain.replace("\n", "; "),
+                     "ms": _ms(step.seconds),
+                     "folded": False})
     flush()
+    for stage, unknown in _unplaced(trace.remarks):
+        rows.append({"step": "?", "pass": UNKNOWN_PASS, "stage": STAGE_TITLES.get(stage, stage), "added": "",
+                     "removed": "", "what": _said(Text(), unknown).plain.replace("\n", "; "), "ms": "",
+                     "folded": False})
     return rows
 
 

@@ -74,6 +74,20 @@ class StageLines:
         yield Segment.line()
 
 
+NOTE_MARK = "◂ "  # what starts the row of note labels under an annotated line
+
+
+def note_row(notes) -> tuple[str, object]:
+    """The labels of one line's notes as the stage views show them under it: ('◂ a; b', style).
+
+    Yellow when a note is about a cost or is Triton's own remark, green otherwise.
+    """
+    from rich.style import Style
+
+    yellow = any(n.kind in ("cost", "remark") for n in notes)
+    return NOTE_MARK + "; ".join(n.label for n in notes), Style(color="yellow" if yellow else "green")
+
+
 def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, notes: bool = True,
                 width: int | None = None, max_lines: int | None = None,
                 hide: frozenset[str] | None = None) -> StageLines:
