@@ -141,10 +141,17 @@ def main() -> int:
             above = bound_ms is not None and measured is not None and bound_ms > measured
             row["bound_above_measured"] = above
             rows.append(row)
-            ratio = measured / bound_ms if (bound_ms and measured) else float("nan")
+            if bound_ms is None:  # explain says why it gives no bound (e.g. loop bounds it cannot read)
+                row["no_bound"] = roof.title if roof else "no roofline verdict"
             note = ("BOUND ABOVE MEASURED" if above else "") + ("" if row["status"] == "ok" else f" {row['status']}")
-            print(f"{label:<92} {n:>5} {bound_ms or float('nan'):9.4f} {measured or float('nan'):9.4f} "
-                  f"{ratio:10.2f} {row['bound'] or '':>8}  {note}", flush=True)
+            note += f" no bound: {row['no_bound']}" if bound_ms is None else ""
+
+            def fig(x, width=9, places=4):
+                return f"{x:{width}.{places}f}" if x else f"{'-':>{width}}"
+
+            ratio = measured / bound_ms if (bound_ms and measured) else None
+            print(f"{label:<92} {n:>5} {fig(bound_ms)} {fig(measured)} {fig(ratio, 10, 2)} "
+                  f"{row['bound'] or '':>8}  {note.strip()}", flush=True)
             del analysis, expl
             if not args.dry_run:
                 torch.cuda.empty_cache()

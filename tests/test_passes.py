@@ -444,6 +444,17 @@ def test_remarks_name_the_pass_in_json_and_reports(traces, monkeypatch, tmp_path
     md = (tmp_path / "r.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith(f"| {step.index} | TritonGPUAccelerateMatmul |"))
     assert re.search(r"remark: matmul.py:19:\d+ MMA version 3 acceleration not applied", row)
+    # and the remarks lists (HTML, Markdown) and the walkthrough say which pass printed it
+    assert "(TTGIR pass TritonGPUAccelerateMatmul)" in page
+    assert "(TTGIR pass TritonGPUAccelerateMatmul)" in md
+    from tritonscope.render import views
+    from tritonscope.render.console import make_console
+    from tritonscope.report import analysis_from_dict
+
+    console = make_console(width=200, color=False)
+    with console.capture() as got:
+        console.print(views.walkthrough(analysis_from_dict(report)))
+    assert "remark, from the TTGIR pass TritonGPUAccelerateMatmul: MMA version 3" in got.get()
 
 
 def _staged(trace):

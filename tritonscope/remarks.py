@@ -288,9 +288,7 @@ def remark_notes(parsed: dict, remarks: Iterable[Remark | dict], file: str) -> l
         if len(label) > _LABEL_CHARS:
             label = label[:_LABEL_CHARS - 1].rstrip() + "…"
         said = r.said + "".join(f" ({d.said})" for d in details)
-        stage_words = _STAGE_WORDS.get(r.stage, r.stage.upper())
-        by = (f"{stage_words} pass {r.pass_name}, " if r.pass_name and r.stage else
-              f"{stage_words} passes, " if r.stage else "")
+        by = f"{made_by(r)}, " if r.stage else ""
         explanation = f"Triton {r.severity} ({by}{r.where()}): {said}"
         for key, stage in parsed.items():
             for number in _lines_named(stage, key, r, SOURCE, dialect(key).lexer == "mlir"):
@@ -299,6 +297,15 @@ def remark_notes(parsed: dict, remarks: Iterable[Remark | dict], file: str) -> l
 
 
 _STAGE_WORDS = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM"}
+
+
+def made_by(r: "Remark") -> str:
+    """Who printed the remark: 'TTGIR pass TritonGPUAccelerateMatmul', or 'TTGIR passes' when the pass
+    is not known ('' when not even the stage is)."""
+    if not r.stage:
+        return ""
+    words = _STAGE_WORDS.get(r.stage, r.stage.upper())
+    return f"{words} pass {r.pass_name}" if r.pass_name else f"{words} passes"
 
 
 def _same_kernel_file(a: str, b: str) -> bool:

@@ -479,7 +479,7 @@ def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int
 
 def _remarks_section(analysis: Analysis, w) -> None:
     """Triton's remarks, each linked to its Python line (a click selects it, as clicking the line does)."""
-    from tritonscope.remarks import grouped
+    from tritonscope.remarks import grouped, made_by
 
     said = grouped(analysis.artifact.remarks)
     if not said:
@@ -490,7 +490,7 @@ def _remarks_section(analysis: Analysis, w) -> None:
         where = _e(r.where())
         if r.line in src:  # in the kernel: a link to the line
             where = f"<button type=\"button\" class=\"go\" data-py=\"{r.line}\">{where}</button>"
-        by = f" ({_e(r.stage.upper() if r.stage != 'llir' else 'LLVM')} passes)" if r.stage else ""
+        by = f" ({_e(made_by(r))})" if r.stage else ""
         w(f"<li class=\"remark sev-{_e(r.severity)}\">{where} <span class=\"sev\">{_e(r.severity)}</span>{by}: "
           f"{_e(r.said)}")
         for d in details:

@@ -35,7 +35,7 @@ def _fence(text: str, lang: str = "") -> str:
 
 def _remarks(analysis: Analysis) -> list[str]:
     """Triton's remarks as a list: place, severity, stage, message, the Python line."""
-    from tritonscope.remarks import grouped
+    from tritonscope.remarks import grouped, made_by
 
     said = grouped(analysis.artifact.remarks)
     if not said:
@@ -43,7 +43,7 @@ def _remarks(analysis: Analysis) -> list[str]:
     src = {ln.loc.line: ln.text for ln in analysis.parsed["python"].lines if ln.loc} if "python" in analysis.parsed else {}
     out = ["**Triton's remarks**", ""]
     for r, details in said:
-        by = f" ({r.stage.upper() if r.stage != 'llir' else 'LLVM'} passes)" if r.stage else ""
+        by = f" ({made_by(r)})" if r.stage else ""
         line = f"- {_cell(r.where())} **{_cell(r.severity)}**{_cell(by)}: {_cell(r.said)}"
         line += "".join(f" (note: {_cell(d.said)})" for d in details)
         if r.line in src:

@@ -497,7 +497,7 @@ def walkthrough(analysis: Analysis) -> RenderableType:
     # ---- Triton's own remarks -----------------------------------------------
     said = [n for n in analysis.notes if n.stage == SOURCE and n.kind == REMARK]
     if said:
-        from tritonscope.remarks import Remark
+        from tritonscope.remarks import Remark, made_by
 
         _section(out, "What Triton itself says")
         first = analysis.artifact.python_first_line
@@ -505,9 +505,9 @@ def walkthrough(analysis: Analysis) -> RenderableType:
             f = note.facts
             line = f.get("line") or note.line + first - 1
             where = f"line {line}" + (f" ({src[line].strip()})" if line in src else "")
-            stage = f.get("stage")
-            by = f", from the {stage.upper() if stage != 'llir' else 'LLVM'} passes" if stage else ""
-            out.append(_para(f"  {where}: {f.get('severity', 'remark')}{by}: {Remark.from_dict(f).said}"))
+            remark = Remark.from_dict(f)
+            by = f", from the {made_by(remark)}" if remark.stage else ""
+            out.append(_para(f"  {where}: {f.get('severity', 'remark')}{by}: {remark.said}"))
             for detail in f.get("notes") or ():
                 out.append(_para(f"    note: {detail}"))
 
