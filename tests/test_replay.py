@@ -174,6 +174,13 @@ def test_a_damaged_entry_is_a_miss(cli, setup):
     entry.write_text(json.dumps(data))
     code, out, ran = cli(*words)
     assert code == 0 and ran and "add_kernel" in out
+    # an entry whose output holds a control character our console never writes: a miss, never printed
+    assert cli(*words)[2] is False
+    data = json.loads(entry.read_text())
+    data["stdout"] = "planted \x1b]52;c;AAAA\x07 text\n"
+    entry.write_text(json.dumps(data))
+    code, out, ran = cli(*words)
+    assert code == 0 and ran and "\x1b]52" not in out and "add_kernel" in out
     entry.write_text("{not json")
     code, out, ran = cli(*words)
     assert code == 0 and ran and "add_kernel" in out

@@ -31,7 +31,9 @@ writes a file (--save, --emit), pages, asks for a fresh compile
 (--no-cache, --timeout) or debugging is run normally, as is every other
 command.  A run is recorded only when it exits 0, printed nothing on stderr,
 and was answered from or stored into one result-cache entry.  An unreadable
-or stale entry is a miss, never an error.  TRITONSCOPE_REPLAY=0 turns replay
+or stale entry is a miss, never an error, and so is one whose output holds
+a control character a SafeConsole never writes (anything but newlines,
+tabs and colour sequences): a planted entry cannot reach the terminal.  TRITONSCOPE_REPLAY=0 turns replay
 off (TRITON_ALWAYS_COMPILE=1 and TRITONSCOPE_RESULT_CACHE=0 do too, as they
 turn off the result cache).
 """
@@ -41,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -116,7 +119,7 @@ def try_replay(parts: dict[str, Any]) -> bool:
         if not isinstance(data, dict) or data.get("parts") != parts or not _still_true(data.get("checks")):
             return False
         out = data["stdout"]
-        if not isinstance(out, str):
+        if not isinstance(out, str) or not _only_drawing(out):
             return False
     except Exception:  # an optimisation only: anything odd means "run it"
         return False
@@ -129,6 +132,16 @@ def try_replay(parts: dict[str, Any]) -> bool:
         except OSError:
             pass
     return True
+
+
+# What the output of a SafeConsole holds besides text: newlines, tabs and colour (SGR) sequences.
+_DRAWING = re.compile(r"\x1b\[[0-9;]*m|[\n\t]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _only_drawing(text: str) -> bool:
+    """No control character but those a SafeConsole writes (a damaged or planted entry is a miss)."""
+    return not _CONTROL.search(_DRAWING.sub("", text))
 
 
 def checks_now(argv: list[str], entry: dict[str, Any]) -> dict[str, Any]:
