@@ -217,6 +217,33 @@ def test_lone_ttgir(unpipelined, tmp_path):
     assert not results["pipelined"]["held"] and "not pipelined" in results["pipelined"]["actual"]
 
 
+def test_found_kernel_reports_name_no_absolute_path_and_no_guessed_stages(unpipelined, tmp_path):
+    """A lone .ttgir does not record num_stages: the header says `s?` and no verdict quotes a stage count;
+    its report, saved from an absolute path, keeps no absolute path (unless --keep-paths)."""
+    path = _lone(unpipelined, "ttgir", tmp_path)
+    data = as_json("explain", path)
+    assert " s? " in f" {data['label']} "
+    assert all(v["facts"].get("num_stages") is None for v in data["verdicts"] if v["kind"] == "pipelining")
+    for name in ("r.json", "r.html", "r.md"):
+        assert invoke("explain", str(path.resolve()), "--save", str(tmp_path / name)).exit_code == 0
+        assert str(tmp_path.resolve()) not in (tmp_path / name).read_text(), name
+    assert invoke("explain", str(path.resolve()), "--save", str(tmp_path / "k.json"), "--keep-paths").exit_code == 0
+    assert str(tmp_path.resolve()) in (tmp_path / "k.json").read_text()
+
+
+def test_explain_on_amd_files_and_targets(compiled):
+    """AMD: an hsaco alone and a compile for gfx942 are explained (VGPRs, not a cubin; no crash)."""
+    data = as_json("explain", DATA / "open_amd" / "gfx1100_vector_add" / "add_kernel.hsaco")
+    assert "ptx" not in data["lacks"] and "sass" not in data["lacks"] and "amdgcn" in data["lacks"]
+    regs = verdict(data, "registers")
+    assert regs["title"].endswith("VGPRs per lane") and "cuobjdump" not in json.dumps(regs["evidence"])
+    result = invoke("explain", "matmul", "--block", "32", "--arch", "gfx942", "--no-check-fixes",
+                    "--shape", "1024x1024x1024", "--json")
+    assert result.exit_code == 0, result.output
+    roof = [v for v in json.loads(result.stdout)["verdicts"] if v["kind"] == "roofline"]
+    assert roof and "no datasheet peaks for gfx942" in roof[0]["title"]
+
+
 def test_lone_ptx(unpipelined, tmp_path):
     path = _lone(unpipelined, "ptx", tmp_path)
     data = as_json("explain", path)

@@ -52,7 +52,9 @@ def flat(text: str) -> str:
 @pytest.fixture
 def no_compile(monkeypatch):
     """Any compile fails the test: validation must come first."""
-    from tritonscope import compile as compile_mod
+    import importlib
+
+    compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a function of that name
 
     def refuse(*a, **k):
         raise AssertionError("compiled before the options were checked")
@@ -179,8 +181,14 @@ def test_sweep_refuses_bad_options_before_compiling(no_compile, args, says):
     assert says in flat(result.output)
 
 
-def test_compile_refuses_maxnreg_for_an_amd_target(no_compile):
-    result = invoke("compile", "matmul", "--arch", "gfx942", "--maxnreg", "64")
+@pytest.mark.parametrize("words", [
+    ["compile", "matmul", "--arch", "gfx942"],
+    ["passes", "matmul", "--arch", "gfx942"],
+    ["explain", "matmul", "--arch", "gfx942"],
+    ["check", "matmul", "--arch", "sm_90a", "--arch", "gfx942", "-e", "fits"],
+])
+def test_every_compiling_command_refuses_maxnreg_for_an_amd_target(no_compile, words):
+    result = invoke(*words, "--maxnreg", "64")
     assert result.exit_code == ExitCode.USAGE and "HIP backend has no such option" in flat(result.output)
 
 

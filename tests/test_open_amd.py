@@ -287,6 +287,15 @@ def test_damaged_and_foreign_amd_files(amd, tmp_path):
     text = (amd["entry"] / "matmul_kernel.llir").read_bytes()
     refused("llir.amdgcn", text, "does not look like AMDGCN")
     refused("binary.amdgcn", hsaco, "not text")
+    # a metadata block whose counts are not numbers: refused, never carried into arithmetic
+    amdgcn = (amd["entry"] / "matmul_kernel.amdgcn").read_text()
+    assert ".wavefront_size: 64" in amdgcn
+    path = tmp_path / "words.amdgcn"
+    path.write_text(amdgcn.replace(".wavefront_size: 64", ".wavefront_size: sixtyfour"))
+    result = invoke("open", path, "--stage", "none")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0 and "unexpected" not in text, result.output
+    assert "'sixtyfour', not a count" in text and "registers unknown" in text and "waves/SIMD" not in text
 
 
 def test_code_object_reader_fails_only_with_its_own_error(amd):

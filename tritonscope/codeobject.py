@@ -101,15 +101,32 @@ def _read(data: bytes) -> list[KernelResources]:
 
 
 def _resources(k: dict[str, Any], kd: dict[str, int], target: Any) -> KernelResources:
-    """One `amdhsa.kernels` entry (from the note or the assembly's YAML), with its descriptor's fields."""
+    """One `amdhsa.kernels` entry (from the note or the assembly's YAML), with its descriptor's fields.
+
+    Every count must be a non-negative integer (or absent): a damaged or hostile file that says
+    `.wavefront_size: sixtyfour` is refused here (CodeObjectError), not carried into arithmetic.
+    """
+    def count(value: Any, field: str) -> int | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise CodeObjectError(f"the kernel's {field} is {value!r}, not a count")
+        return value
+
+    agprs = count(k.get(".agpr_count"), ".agpr_count")
     return KernelResources(
         name=str(k.get(".name", "")),
-        vgprs=k.get(".vgpr_count"), agprs=k.get(".agpr_count"), sgprs=k.get(".sgpr_count"),
-        vgpr_spills=k.get(".vgpr_spill_count"), sgpr_spills=k.get(".sgpr_spill_count"),
-        lds_static=k.get(".group_segment_fixed_size", kd.get("group_segment_fixed_size")),
-        scratch=k.get(".private_segment_fixed_size", kd.get("private_segment_fixed_size")),
-        wavefront_size=k.get(".wavefront_size"), max_workgroup_size=k.get(".max_flat_workgroup_size"),
-        accum_offset=kd.get("accum_offset") if k.get(".agpr_count") is not None else None,
+        vgprs=count(k.get(".vgpr_count"), ".vgpr_count"), agprs=agprs,
+        sgprs=count(k.get(".sgpr_count"), ".sgpr_count"),
+        vgpr_spills=count(k.get(".vgpr_spill_count"), ".vgpr_spill_count"),
+        sgpr_spills=count(k.get(".sgpr_spill_count"), ".sgpr_spill_count"),
+        lds_static=count(k.get(".group_segment_fixed_size", kd.get("group_segment_fixed_size")),
+                         ".group_segment_fixed_size"),
+        scratch=count(k.get(".private_segment_fixed_size", kd.get("private_segment_fixed_size")),
+                      ".private_segment_fixed_size"),
+        wavefront_size=count(k.get(".wavefront_size"), ".wavefront_size"),
+        max_workgroup_size=count(k.get(".max_flat_workgroup_size"), ".max_flat_workgroup_size"),
+        accum_offset=count(kd.get("accum_offset"), "accum_offset") if agprs is not None else None,
         target=str(target) if target is not None else None)
 
 
@@ -210,10 +227,17 @@ def kernel(data: bytes, name: str | None = None) -> KernelResources:
 
 def pick(kernels: list[KernelResources], name: str | None = None) -> KernelResources:
     """The one kernel of a list (or the one called `name`)."""
-    if name is not None:
-        kernels = [k for k in kernels if k.name == name] or kernels
     if not kernels:
         raise CodeObjectError("the code object describes no kernel")
+    if name is not None:
+        named = [k for k in kernels if k.name == name]
+        if not named:
+            raise CodeObjectError(f"the code object has no kernel named {name!r} (it has "
+                                  f"{', '.join(repr(k.name) for k in kernels)})")
+        kernels = named
+    if len(kernels) > 1:  # never picked at random: Triton writes one kernel per code object
+        raise CodeObjectError(f"the code object describes {len(kernels)} kernels "
+                              f"({', '.join(repr(k.name) for k in kernels)}); name the one to read")
     return kernels[0]
 
 

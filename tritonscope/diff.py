@@ -574,7 +574,11 @@ def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncodi
     if a.artifact.triton_version != b.artifact.triton_version:
         out.insert(0, f"compiled by Triton {a.artifact.triton_version} (A) and {b.artifact.triton_version} (B)")
     if sa_.arch != sb_.arch:
-        out.insert(0, f"A targets {sa_.arch} ({ARCHES[sa_.arch].gpus}), B targets {sb_.arch} ({ARCHES[sb_.arch].gpus})")
+        def parts(arch: str) -> str:  # a kernel opened from disk may not name its arch ("?")
+            known = ARCHES.get(arch)
+            return f"{arch} ({known.gpus})" if known else arch
+
+        out.insert(0, f"A targets {parts(sa_.arch)}, B targets {parts(sb_.arch)}")
     return out
 
 

@@ -124,8 +124,8 @@ class Explanation:
 
 
 # A compile's Explain section travels with its Analysis as plain data (Explanation.to_dict(), like the
-# pass table), so that every report renderer, report.relative_paths and `show` see it.  analysis.py has
-# no field for it: these two are the one place that knows where it is kept.
+# pass table: the field Analysis.explain), so that every report renderer, report.relative_paths and
+# `show` see it.
 def explanation_of(analysis) -> dict[str, Any] | None:
     """explain's verdicts an Analysis carries (`compile --explain`, a report saved with them), or None."""
     return analysis.explain
@@ -559,6 +559,18 @@ class _Ctx:
     def summary(self):
         return self.analysis.summary
 
+    @property
+    def stages_known(self) -> bool:
+        """Whether the config's num_stages is known: compiled here, or in the found kernel's metadata.
+        (A stage file or a dump without one gets Triton's default in its spec: a guess, never quoted.)"""
+        return self.inputs is None or "num_stages" in (self.analysis.artifact.metadata or {})
+
+    def staged(self, buffers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The buffers the pipeliner keeps one copy of per stage (num_stages or num_stages - 1 copies; any
+        copies > 1 when num_stages is not known)."""
+        n = self.spec.num_stages
+        return [b for b in buffers if b["copies"] > 1 and (not self.stages_known or b["copies"] in (n, n - 1))]
+
     def compile(self, change: dict):
         """The Analysis of the config with `change` applied, or None (cached; counted).
 
@@ -670,10 +682,11 @@ def verdict_shared(ctx: _Ctx) -> Verdict | None:
         op = ctx.ops[b["op"]]
         evidence.append(_ev(op))
         evidence.extend(_py_ev(ctx, b["python_line"]))
-    staged = [b for b in buffers if b["copies"] > 1 and b["copies"] in (spec.num_stages, spec.num_stages - 1)]
+    staged = ctx.staged(buffers)
     per_stage = sum(b["bytes_per_copy"] for b in staged)
     facts: dict[str, Any] = {"buffers": buffers, "dynamic": dynamic, "limit": limit, "bytes_per_stage": per_stage,
-                             "allocated": sum(b["bytes"] for b in buffers), "num_stages": spec.num_stages}
+                             "allocated": sum(b["bytes"] for b in buffers),
+                             "num_stages": spec.num_stages if ctx.stages_known else None}
     lines = _lines([b["python_line"] for b in buffers])
     parts = [(f"{b['name']} " if b["name"] else "") + f"{'x'.join(map(str, b['shape']))}x{b['elem']} = {b['bytes']:,} B" +
              (f" ({b['copies']} copies of {b['bytes_per_copy']:,})" if b["copies"] > 1 else "")
@@ -693,7 +706,7 @@ def verdict_shared(ctx: _Ctx) -> Verdict | None:
     # It fits: how much room is left, and how many stages would still fit (an estimate from the buffers).
     room = limit - dynamic
     facts["room"] = room
-    if per_stage:
+    if per_stage and ctx.stages_known:
         facts["max_stages_estimate"] = spec.num_stages + room // per_stage
     title = f"{dynamic:,} of {limit:,} B of shared memory per block ({dynamic / limit:.0%})"
     if breakdown:
@@ -701,7 +714,8 @@ def verdict_shared(ctx: _Ctx) -> Verdict | None:
     fix = ""
     if per_stage and room // per_stage >= 1:
         fix = (f"room for about {room // per_stage} more stage(s) of {per_stage:,} B "
-               f"(num_stages up to ~{facts['max_stages_estimate']}; an estimate from the buffers, not compiled)")
+               + (f"(num_stages up to ~{facts['max_stages_estimate']}; " if ctx.stages_known else "(")
+               + "an estimate from the buffers, not compiled)")
     return Verdict("shared memory", "ok", title, tuple(evidence), lines, fix=fix, facts=facts)
 
 
@@ -718,12 +732,13 @@ def _shared_from_buffers(ctx: _Ctx, buffers: list[dict[str, Any]]) -> Verdict | 
     for b in buffers:
         evidence.append(_ev(ctx.ops[b["op"]]))
         evidence.extend(_py_ev(ctx, b["python_line"]))
-    staged = [b for b in buffers if b["copies"] > 1 and b["copies"] in (spec.num_stages, spec.num_stages - 1)]
+    staged = ctx.staged(buffers)
     per_stage = sum(b["bytes_per_copy"] for b in staged)
     breakdown = "; ".join((f"{b['name']} " if b["name"] else "") + f"{'x'.join(map(str, b['shape']))}x{b['elem']} = "
                           f"{b['bytes']:,} B" for b in buffers if not b["barrier"])
     facts: dict[str, Any] = {"buffers": buffers, "dynamic": None, "lower_bound": allocated, "limit": limit,
-                             "bytes_per_stage": per_stage, "allocated": allocated, "num_stages": spec.num_stages}
+                             "bytes_per_stage": per_stage, "allocated": allocated,
+                             "num_stages": spec.num_stages if ctx.stages_known else None}
     lines = _lines([b["python_line"] for b in buffers])
     if limit is not None and allocated > limit:
         fixes, checked, found = _shared_fixes(ctx, per_stage, allocated, limit)
@@ -882,9 +897,14 @@ def verdict_registers(ctx: _Ctx, live: dict[int, int] | str | None) -> Verdict |
         return None
     sass = ctx.analysis.parsed.get("sass")
     facts: dict[str, Any] = {"registers": s.registers, "threads": s.threads_per_block}
-    evidence: list[tuple[str, int, str]] = [("sass", 0, f"REG:{s.registers} (cuobjdump -res-usage)")]
     lines: tuple[int, ...] = ()
-    title = f"{s.registers} registers per thread"
+    if s.backend == "cuda":
+        evidence: list[tuple[str, int, str]] = [("sass", 0, f"REG:{s.registers} (cuobjdump -res-usage)")]
+        title = f"{s.registers} registers per thread"
+    else:  # AMD: VGPRs per lane, from the code object's metadata (the hsaco, or the .amdgcn's metadata block)
+        machine = "amdgcn" if "amdgcn" in ctx.analysis.parsed else "hsaco"
+        evidence = [(machine, 0, f".vgpr_count: {s.registers} (the code object's metadata)")]
+        title = f"{s.registers} VGPRs per lane"
     if isinstance(live, str):
         facts["live_unavailable"] = live
         title += f" (live registers unknown: {live})"
@@ -1225,17 +1245,20 @@ def verdict_pipelining(ctx: _Ctx) -> list[Verdict]:
         attr = re.search(r"tt\.num_stages\s*=\s*(\d+)", loop.text)
         evidence = [_ev(loop)] + _py_ev(ctx, loop.py)
         facts: dict[str, Any] = {"loop_line": loop.number, "python_line": loop.py, "async_copies": len(asyncs),
-                                 "plain_loads": len(plain), "dots": len(dots), "num_stages": ctx.spec.num_stages,
+                                 "plain_loads": len(plain), "dots": len(dots),
+                                 "num_stages": ctx.spec.num_stages if ctx.stages_known else None,
                                  "remarks": [r.get("message") for r in mine]}
         for r in mine:
             evidence.append(("remark", int(r.get("line", 0)), f"{r.get('severity')}: {r.get('message')}"))
         if asyncs and not plain:
-            buffers = copies_of if copies_of > 1 else ctx.spec.num_stages
-            stages = int(attr.group(1)) if attr else ctx.spec.num_stages
+            known = ctx.spec.num_stages if ctx.stages_known else None  # never a guessed default
+            buffers = copies_of if copies_of > 1 else known
+            stages = int(attr.group(1)) if attr else known
             facts.update(stages=stages, buffers=buffers)
             evidence.insert(1, _ev(asyncs[0]))
-            title = (f"loop at line {loop.py} is pipelined ({stages} stages): {len(asyncs)} async copies into "
-                     f"{buffers} shared buffers per operand")
+            title = (f"loop at line {loop.py} is pipelined" + (f" ({stages} stages)" if stages else "")
+                     + f": {len(asyncs)} async copies" + (f" into {buffers} shared buffers per operand"
+                                                          if buffers else ""))
             out.append(Verdict("pipelining", "ok" if not mine else "info", title, tuple(evidence),
                                _lines(loop.py), facts=facts))
             continue
@@ -1757,7 +1780,7 @@ def python_lines(analysis) -> dict[int, str]:
 def lacks_of(analysis) -> list[str]:
     """What a kernel found on disk lacks, in pipeline order: stages, the cubin, Triton's metadata."""
     art = analysis.artifact
-    machine = "amdgcn" if "amdgcn" in art.stages else None
+    machine = "amdgcn" if analysis.summary.backend == "hip" or "amdgcn" in art.stages else None
     out = [] if "python" in art.stages else ["the Python source"]
     for key in ("ttir", "ttgir", "llir", machine or "ptx"):
         if key not in art.stages:
@@ -1865,7 +1888,8 @@ def explain(analysis, *, recompile: Recompile | None = None, shapes: Iterable[Sh
     cited = {ln for v in verdicts for ln in v.python_lines} | {e[1] for v in verdicts for e in v.evidence
                                                                if e[0] in ("python", "remark")}
     spec = analysis.artifact.spec
-    return Explanation(spec.kernel, spec.label(), spec.arch, analysis.artifact.triton_version, spec.file, verdicts,
+    label = spec.label() if ctx.stages_known else re.sub(r"\bs\d+\b", "s?", spec.label(), count=1)
+    return Explanation(spec.kernel, label, spec.arch, analysis.artifact.triton_version, spec.file, verdicts,
                        {k: v for k, v in ctx.python.items() if k in cited}, ctx.compiles, source,
                        lacks_of(analysis) if source else [], skipped)
 

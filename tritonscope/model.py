@@ -85,6 +85,7 @@ class HipArch:
     max_workgroups_per_cu: int  # barrier resources: 16 per CU, 32 per WGP (RDNA, WGP mode)
     capability: None = None     # not a CUDA target
     backend: str = "hip"
+    reference_gpu: str = ""     # no AMD part has datasheet peaks in bench.PEAKS: no roofline unless --gpu names one
 
     @property
     def target_arch(self) -> str:

@@ -10,8 +10,8 @@ unchanged the output is the same bytes, and can be written back as they are.
 An entry is keyed by (`key_parts`):
 
 - the command line, word for word, and the working folder (relative paths);
-- the terminal: whether stdout and stderr are terminals, and the size of
-  the terminal when stdout is one;
+- the terminal: whether stdin, stdout and stderr are terminals, and the
+  size rich draws for (that of the first of them that is a terminal);
 - every environment variable that changes a compile (the compiler-knob
   prefixes of triton_api, the code-generation variables) or the display
   (NO_COLOR, FORCE_COLOR, TERM, COLUMNS, ...), and Python's executable and version.
@@ -86,20 +86,22 @@ def plan(argv: list[str]) -> dict[str, Any] | None:
 def key_parts(argv: list[str]) -> dict[str, Any]:
     from tritonscope import triton_api
 
-    tty = os.isatty(1)
+    # rich draws for the size of the first of stdin, stdout and stderr that is a terminal, even when
+    # stdout is a file (`compile ... > out.txt` typed at a terminal): the same three, in the same order
     size = None
-    if tty:
+    for fd in (0, 1, 2):
         try:
-            size = list(os.get_terminal_size(1))
+            size = list(os.get_terminal_size(fd))
+            break
         except OSError:
-            size = None
+            continue
     names = set(DISPLAY_ENV) | set(triton_api.CODEGEN_ENV)
     names |= {k for k in os.environ if k.startswith(triton_api.KNOB_PREFIXES + ("TRITONSCOPE_",))}
     return {
         "schema": SCHEMA,
         "argv": list(argv),
         "cwd": os.getcwd(),
-        "terminal": {"stdout": tty, "stderr": os.isatty(2), "size": size},
+        "terminal": {"stdin": os.isatty(0), "stdout": os.isatty(1), "stderr": os.isatty(2), "size": size},
         "env": {k: os.environ.get(k) for k in sorted(names)},
         "python": [sys.executable, sys.version],
     }
@@ -209,10 +211,22 @@ class _Tee:
     def __init__(self, stream):
         self._stream = stream
         self.chunks: list[str] = []
+        self.broken = False  # the reader went away (`| head`): what was kept is cut short
 
     def write(self, text):
         self.chunks.append(text)
-        return self._stream.write(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self.broken = True
+            raise
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError:
+            self.broken = True
+            raise
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
@@ -233,7 +247,7 @@ def run_recorded(parts: dict[str, Any], run) -> None:
         raise
     finally:
         sys.stdout, sys.stderr = out._stream, err._stream
-        if code in (0, None) and not any(err.chunks):
+        if code in (0, None) and not any(err.chunks) and not out.broken:
             _store(parts, "".join(c for c in out.chunks if isinstance(c, str)), before)
 
 

@@ -310,6 +310,11 @@ def kernel_folders(analysis: Analysis) -> list[str]:
     from tritonscope.paths import kernel_files
 
     folders = {os.path.dirname(f) for f in kernel_files(analysis) if os.path.isabs(f)}
+    # a kernel opened from disk (`open /abs/k.ttgir`, `explain /abs/capture`) names that path in its target
+    target = analysis.artifact.spec.target or ""
+    opened = target if os.path.exists(target) else target.rpartition(":")[0]
+    if opened and os.path.isabs(opened):
+        folders.add(os.path.dirname(opened.rstrip(os.sep)))
     return sorted((f for f in folders if f not in ("", os.sep)), key=len, reverse=True)
 
 

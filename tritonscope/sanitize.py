@@ -50,6 +50,19 @@ class SafeConsole(Console):
     written, so sanitizing segment text keeps our colours and drops theirs.
     """
 
+    def on_broken_pipe(self) -> None:
+        """`tritonscope ... | head` closed the pipe: not an error (exit 0, as the CLI and a replayed run say;
+        rich's own handler exits 1)."""
+        import os
+        import sys
+
+        self.quiet = True
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # not a real file (a test's capture): nothing to redirect
+            pass
+        raise SystemExit(0)
+
     def render(self, renderable, options=None) -> Iterable[Segment]:  # type: ignore[override]
         for segment in super().render(renderable, options):
             if segment.control or not _CONTROL.search(segment.text):

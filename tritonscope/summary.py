@@ -170,7 +170,8 @@ def summarize(artifact: Artifact, mix: dict[str, dict[str, int]] | None = None) 
     fit = occ = None
     if arch is not None:
         fit = _fit(artifact, arch, threads)
-        if not fit.problems:
+        # occupancy needs the registers: without them (a stage file with no binary) it is unknown, never a guess
+        if not fit.problems and res.registers is not None:
             occ = _hip_occupancy(artifact, arch) if arch.backend == "hip" else _occupancy(artifact, arch, threads)
     return Summary(
         arch=spec.arch,

@@ -86,6 +86,7 @@ def check_cmd(
         ex.refuse_kernel_option(target, kernel)
         base = c.make_request(target, constexpr, block, arg, num_warps, num_stages, archs[0], shape, dtype,
                               maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+        c.check_options_for_arches(base.options, archs)  # e.g. --maxnreg for an AMD arch: exit 2, no compile
         if not parsed:
             from tritonscope.kernels import build_spec
 

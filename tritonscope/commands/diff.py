@@ -101,8 +101,8 @@ def diff_cmd(
     num_ctas: Optional[int] = c.NumCtasOpt,
     fp_fusion: Optional[bool] = c.FpFusionOpt,
     stage: Optional[str] = typer.Option(None, "--stage", "--stages",
-                                        help="Stages to diff: python,ttir,ttgir,llir,ptx,sass, all (default), "
-                                             "or none for the summary only."),
+                                        help="Stages to diff: python,ttir,ttgir,llir,ptx,sass (amdgcn for AMD "
+                                             "targets), all (default), or none for the summary only."),
     max_lines: int = typer.Option(60, "--max-lines", help="Diff lines shown per stage (0: all)."),
     context: int = typer.Option(2, "--context", "-U", help="Unchanged lines around each change."),
     force_different: bool = typer.Option(False, "--force-different", help="Diff two different kernels anyway."),

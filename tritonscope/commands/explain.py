@@ -229,7 +229,8 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
         else:
             artifact = sources.recompile(entry, original, **changes)
         cubin = sources.binaries_of_artifact(artifact).get("cubin")
-        described += ", recompiled with " + ", ".join(f"{k}={v}" for k, v in changes.items())
+        described += ", recompiled with " + ", ".join(
+            f"{k}={v}" if k != "options" else c.launch_option_words(v) for k, v in changes.items())
     analysis = analyze(artifact)
     recompile = found_recompiler(entry, original, changes) if check_fixes else None
     problem = found_shapes(analysis.artifact, shapes, WHERE.get(entry.kind, "kernel")) if shapes else []
@@ -309,6 +310,7 @@ def found_shapes(artifact, shapes: list[str], where: str):
     from tritonscope.errors import TritonscopeError
     from tritonscope.explain import Shape
     from tritonscope.kernels import Request, TensorArg, build_spec, parse_arg_value, parse_shape
+    from tritonscope.model import ARCHES
 
     spec = artifact.spec
     dims = [parse_shape(t) for t in shapes]
@@ -323,7 +325,7 @@ def found_shapes(artifact, shapes: list[str], where: str):
                           constexprs={k: str(v) for k, v in spec.constexprs.items()}, shape=text,
                           dtype=next(iter(pointers.values()), None), num_warps=spec.num_warps)
         try:
-            loaded = build_spec(request, "sm_90a")
+            loaded = build_spec(request, spec.arch if spec.arch in ARCHES else "sm_90a")
         except TritonscopeError as e:
             out.append(Shape(d, None, {}, None, f"its file's EXAMPLES launch does not describe it: {e.message}"))
             continue
@@ -457,6 +459,7 @@ def explain_cmd(
         request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch,
                                  shape[0] if shape else None, dtype, maxnreg=maxnreg, num_ctas=num_ctas,
                                  fp_fusion=fp_fusion)
+        c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for AMD: exit 2, no compile
         analysis, expl = run_explain(request, env, shapes=list(shape or []), gpu=gpu,
                                      check_fixes=not no_check_fixes, progress=not as_json)
     if as_json:

@@ -112,6 +112,7 @@ def passes_cmd(
     else:
         request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
                                  maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+        c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for AMD: exit 2, no compile
         trace = trace_request(request, env, progress=not as_json)
     with trace:
         step = trace.step(pass_) if pass_ else None
