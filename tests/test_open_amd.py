@@ -52,7 +52,7 @@ def as_json(*args) -> dict:
 @pytest.fixture(scope="session")
 def amd(tmp_path_factory):
     """A private Triton cache and TRITON_KERNEL_DUMP folder, filled by one real gfx942 compile of the matmul."""
-    from tritonscope.compile import _target, launch_args
+    from tritonscope.compile import arch_target, launch_args
     from tritonscope.kernels import Request, build_spec
     from tritonscope.model import ARCHES
 
@@ -63,7 +63,7 @@ def amd(tmp_path_factory):
     os.environ.update(env)
     try:
         triton_api.compile_kernel(loaded.jit_fn, launch_args(loaded), dict(loaded.spec.constexprs),
-                                  **_target(ARCHES["gfx942"]), num_warps=loaded.spec.num_warps,
+                                  **arch_target(ARCHES["gfx942"]), num_warps=loaded.spec.num_warps,
                                   num_stages=loaded.spec.num_stages, fresh=True)
     finally:
         for k, v in saved.items():

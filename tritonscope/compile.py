@@ -77,7 +77,7 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
     specialization = [
         ArgSpecialization(name, ty, () if ty == "constexpr" else tuple(attrs),
                           spec.constexprs.get(name, spec.args.get(name)) if ty == "constexpr" else None)
-        for name, ty, attrs in triton_api.specialization_of(loaded.jit_fn, args, constexprs, **_target(arch))
+        for name, ty, attrs in triton_api.specialization_of(loaded.jit_fn, args, constexprs, **arch_target(arch))
     ]
 
     lines, first = inspect.getsourcelines(triton_api.python_function(loaded.jit_fn))
@@ -89,12 +89,12 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
             stages[d.key] = compiled.asm[d.key]
     warnings: list[str] = []
     if arch.backend == "hip":
-        resources = _hip_resources(compiled, warnings)
+        resources = hip_resources(compiled, warnings)
     else:
-        sass, resources_text = _derived(compiled, arch.capability, warnings)
+        sass, resources_text = sass_and_resources(compiled, arch.capability, warnings)
         if sass is not None:
             stages["sass"] = sass
-        resources = _resources(resources_text, compiled.metadata)
+        resources = cuda_resources(resources_text, compiled.metadata)
     return Artifact(
         spec=spec,
         triton_version=triton_api.triton_version(),
@@ -146,7 +146,7 @@ def _cached_from_other_file(ttir: str, file: str) -> str | None:
     return None
 
 
-def _target(arch) -> dict[str, Any]:
+def arch_target(arch) -> dict[str, Any]:
     """How triton_api names the arch's target: a CUDA capability, or (backend, gfx name, wave size)."""
     if arch.backend == "cuda":
         return {"capability": arch.capability}
@@ -162,17 +162,17 @@ def _compile(loaded: Loaded, args, constexprs, arch, fresh: bool = False, remark
         from tritonscope.kernels import TRITON_OPTIONS
 
         return triton_api.compile_kernel(
-            loaded.jit_fn, args, constexprs, **_target(arch),
+            loaded.jit_fn, args, constexprs, **arch_target(arch),
             num_warps=spec.num_warps, num_stages=spec.num_stages, fresh=fresh, remarks=remarks,
             options={k: v for k, v in spec.options.items() if k in TRITON_OPTIONS},
         )
     except KeyboardInterrupt:
         raise
     except Exception as e:  # Triton raises many types; classify what we can
-        raise _compile_error(e, spec) from e
+        raise compile_error(e, spec) from e
 
 
-def _compile_error(e: Exception, spec) -> Exception:
+def compile_error(e: Exception, spec) -> Exception:
     if triton_api.is_out_of_resources(e):
         return OutOfResourcesError(str(e), hint="Use smaller blocks, fewer stages, or a bigger target.")
     info = triton_api.compilation_error_info(e)
@@ -214,7 +214,7 @@ def _first_line(spec) -> int | None:
 # --------------------------------------------------------------------------
 
 
-def _derived(compiled, capability: int, warnings: list[str]) -> tuple[str | None, str | None]:
+def sass_and_resources(compiled, capability: int, warnings: list[str]) -> tuple[str | None, str | None]:
     cubin = compiled.asm.get("cubin")
     if not cubin:
         warnings.append("No cubin in Triton's output: SASS and resource usage are not available.")
@@ -256,7 +256,7 @@ def _derived(compiled, capability: int, warnings: list[str]) -> tuple[str | None
 _RES_RE = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
 
 
-def _hip_resources(compiled, warnings: list[str]) -> Resources:
+def hip_resources(compiled, warnings: list[str]) -> Resources:
     """Registers, LDS and scratch of an AMD kernel, read from its code object (the hsaco)."""
     from tritonscope import codeobject
 
@@ -274,7 +274,7 @@ def _hip_resources(compiled, warnings: list[str]) -> Resources:
                      dynamic_shared=dynamic, vgpr_spills=k.vgpr_spills, sgpr_spills=k.sgpr_spills)
 
 
-def _resources(text: str | None, metadata: dict[str, Any]) -> Resources:
+def cuda_resources(text: str | None, metadata: dict[str, Any]) -> Resources:
     dynamic = int(metadata.get("shared") or 0)
     m = _RES_RE.search(text or "")
     if not m:

@@ -168,11 +168,11 @@ def _still_true(checks: Any) -> bool:
         return False
     kernel = checks.get("kernel") or {}
     try:
-        if result_cache._sha256(kernel["path"]) != kernel["sha256"]:
+        if result_cache.file_sha256(kernel["path"]) != kernel["sha256"]:
             return False
     except (OSError, KeyError, TypeError):
         return False
-    return (result_cache._deps_unchanged(checks.get("deps"))
+    return (result_cache.deps_unchanged(checks.get("deps"))
             and checks.get("tritonscope") == result_cache.tritonscope_build()
             and checks.get("triton") == result_cache.triton_build()
             and checks.get("tools") == _tool_stamps()
@@ -236,7 +236,7 @@ def run_recorded(parts: dict[str, Any], run) -> None:
     """Run the command (`run()`, which exits by SystemExit as typer does) and keep its output when it qualifies."""
     from tritonscope import result_cache
 
-    before = set(result_cache._ENTRIES)  # a long-lived process (tests, the API) holds earlier ones
+    before = result_cache.held_entries()  # a long-lived process (tests, the API) holds earlier ones
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     sys.stdout, sys.stderr = out, err
     code: Any = 0
@@ -256,7 +256,7 @@ def _store(parts: dict[str, Any], text: str, before: set[int]) -> None:
     from tritonscope.output import write_cache
 
     try:
-        entries = [held[2] for key, held in result_cache._ENTRIES.items() if key not in before]
+        entries = result_cache.entries_since(before)
         if len(entries) != 1 or not text:
             return
         payload = {"parts": parts, "checks": checks_now(parts["argv"], entries[0]), "stdout": text}

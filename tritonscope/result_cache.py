@@ -239,13 +239,23 @@ def lookup(request, arch: str):
             return None
         path = entry_path(parts)
         data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("key") != key_of(parts) or not _deps_unchanged(data.get("deps")):
+        if not isinstance(data, dict) or data.get("key") != key_of(parts) or not deps_unchanged(data.get("deps")):
             return None
         artifact = decode_artifact(data["artifact"])
     except Exception:  # an optimisation only: anything odd means "compile"
         return None
     _ENTRIES[id(artifact)] = (artifact, path, data)
     return artifact
+
+
+def held_entries() -> set[int]:
+    """Which entries this process has looked up or stored so far (to tell a later command's own apart)."""
+    return set(_ENTRIES)
+
+
+def entries_since(held: set[int]) -> list[dict[str, Any]]:
+    """The entries (as stored: key, parts, deps, artifact) looked up or stored since `held_entries()` said `held`."""
+    return [entry for key, (_, _, entry) in _ENTRIES.items() if key not in held]
 
 
 def kept_analysis(artifact) -> dict[str, Any] | None:
@@ -332,7 +342,7 @@ def dependency_hashes(loaded, kernel_path: str) -> list[list[str]]:
     for f in sorted(files):
         if f == kernel_path or f.startswith(skipped) or not os.path.isfile(f):
             continue
-        out.append([f, _sha256(f)])
+        out.append([f, file_sha256(f)])
     return out
 
 
@@ -360,20 +370,20 @@ def user_module_files() -> list[str]:
     return sorted(out)
 
 
-def _deps_unchanged(deps) -> bool:
+def deps_unchanged(deps) -> bool:
     if not isinstance(deps, list):
         return False
     for item in deps:
         try:
             path, digest = item
-            if _sha256(path) != digest:
+            if file_sha256(path) != digest:
                 return False
         except (OSError, ValueError, TypeError):
             return False
     return True
 
 
-def _sha256(path: str) -> str:
+def file_sha256(path: str) -> str:
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
 

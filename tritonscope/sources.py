@@ -866,11 +866,11 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     else:
         resources_text = None
         if blob is not None:
-            sass, resources_text = compile_mod._derived(SimpleNamespace(asm={"cubin": blob}), entry.capability or 0,
+            sass, resources_text = compile_mod.sass_and_resources(SimpleNamespace(asm={"cubin": blob}), entry.capability or 0,
                                                         warnings)
             if sass is not None and "sass" not in stages:
                 stages["sass"] = sass
-        resources = compile_mod._resources(resources_text, metadata)
+        resources = compile_mod.cuda_resources(resources_text, metadata)
         if resources.registers is None and entry.registers is not None:  # no cuobjdump: the ELF's own numbers
             resources = replace(resources, registers=entry.registers, stack=entry.stack,
                                 static_shared=entry.static_shared)
@@ -939,7 +939,7 @@ def _amd_resources(entry: KernelEntry, blob: bytes | None, metadata: dict[str, A
     from tritonscope.model import Resources
 
     if blob is not None:  # compile.py's reader, as a compile uses it (warns when the code object does not read)
-        return compile_mod._hip_resources(SimpleNamespace(asm={"hsaco": blob}, metadata=metadata), warnings)
+        return compile_mod.hip_resources(SimpleNamespace(asm={"hsaco": blob}, metadata=metadata), warnings)
     dynamic = int(metadata.get("shared") or 0)
     if "amdgcn" not in entry.files:
         return Resources(dynamic_shared=dynamic)
@@ -1205,7 +1205,7 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
         raise UsageError(f"The original target {arch_name!r} is unknown; name one with --arch.")
     target_arch = ARCHES[arch_name]
     capability = target_arch.capability          # None for an AMD target: it is named by `where`
-    where = compile_mod._target(target_arch)     # {"capability": 90} or {"target": ("hip", "gfx942", 64)}
+    where = compile_mod.arch_target(target_arch)     # {"capability": 90} or {"target": ("hip", "gfx942", 64)}
     backend = target_arch.backend
     if backend == "hip" and not triton_api.has_backend("amd"):
         raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot recompile for "
@@ -1265,7 +1265,7 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
             e.message = f"Recompiling {entry.name} for {arch_name} failed: " + e.message
         raise
     except Exception as e:
-        err = compile_mod._compile_error(e, original.spec)
+        err = compile_mod.compile_error(e, original.spec)
         if isinstance(err, CompileError):
             err.message = f"Recompiling {entry.name} for {arch_name} failed: " + err.message
         raise err from e
@@ -1284,12 +1284,12 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
         if d.key != SOURCE and isinstance(compiled.asm.get(d.key), str):
             stages[d.key] = compiled.asm[d.key]
     if backend == "hip":
-        resources = compile_mod._hip_resources(compiled, warnings)
+        resources = compile_mod.hip_resources(compiled, warnings)
     else:
-        sass, res = compile_mod._derived(SimpleNamespace(asm=compiled.asm), capability, warnings)
+        sass, res = compile_mod.sass_and_resources(SimpleNamespace(asm=compiled.asm), capability, warnings)
         if sass is not None:
             stages["sass"] = sass
-        resources = compile_mod._resources(res, compiled.metadata)
+        resources = compile_mod.cuda_resources(res, compiled.metadata)
     spec = replace(original.spec, arch=arch_name, num_warps=warps, num_stages=stages_n,
                    constexprs={**original.spec.constexprs, **(constexprs or {})},
                    options={**{k: v for k, v in original.spec.options.items()
@@ -1358,7 +1358,7 @@ def _recompile_child(payload: dict[str, Any]) -> dict[str, Any]:
         raise
     except Exception as e:  # typed like an in-process compile's error
         compile_mod = importlib.import_module("tritonscope.compile")
-        raise compile_mod._compile_error(e, SimpleNamespace(kernel=payload["kernel"], file=payload["file"])) from e
+        raise compile_mod.compile_error(e, SimpleNamespace(kernel=payload["kernel"], file=payload["file"])) from e
     asm = {k: ({"base64": base64.b64encode(v).decode()} if isinstance(v, bytes) else str(v))
            for k, v in compiled.asm.items()}
     return {"compiled": {"asm": asm, "metadata": compiled.metadata, "kernel_hash": compiled.kernel_hash,

@@ -1094,18 +1094,25 @@ TOOL_KNOBS = {"ptxas": "TRITON_PTXAS_PATH", "ptxas_blackwell": "TRITON_PTXAS_BLA
               "cuobjdump": "TRITON_CUOBJDUMP_PATH", "nvdisasm": "TRITON_NVDISASM_PATH"}
 
 
-def codegen_knob_keys() -> dict[str, str]:
-    """{'TRITON_PTXAS_PATH': 'knobs.nvidia.ptxas', ...}: every variable of CODEGEN_KNOBS, named by Triton."""
-    out: dict[str, str] = {}
+def _codegen_knobs():
+    """(group, attr, the knobs group object, the variable Triton reads) for each knob of CODEGEN_KNOBS that
+    this Triton has (none when triton.knobs cannot be imported)."""
     try:
         from triton import knobs
     except Exception:
-        knobs = None
+        return
     for group, attr in CODEGEN_KNOBS:
-        obj = getattr(knobs, group, None) if knobs is not None else None
+        obj = getattr(knobs, group, None)
         key = getattr(type(obj).__dict__.get(attr), "key", None) if obj is not None else None
         if isinstance(key, str):
-            out[key] = f"knobs.{group}.{attr}"
+            yield group, attr, obj, key
+
+
+def codegen_knob_keys() -> dict[str, str]:
+    """{'TRITON_PTXAS_PATH': 'knobs.nvidia.ptxas', ...}: every variable of CODEGEN_KNOBS, named by Triton."""
+    out: dict[str, str] = {}
+    for group, attr, _, key in _codegen_knobs():
+        out[key] = f"knobs.{group}.{attr}"
     for attr, key in TOOL_KNOBS.items():
         out.setdefault(key, f"knobs.nvidia.{attr}")
     for key in CODEGEN_ENV:
@@ -1142,15 +1149,7 @@ def codegen_environment(capability: int | None = None) -> dict[str, Any]:
     for key in found:
         if key in os.environ:  # the spelling the program used ('1', not Triton's 'true')
             found[key] = os.environ[key]
-    try:
-        from triton import knobs
-    except Exception:
-        knobs = None
-    for group, attr in CODEGEN_KNOBS:
-        obj = getattr(knobs, group, None) if knobs is not None else None
-        key = getattr(type(obj).__dict__.get(attr), "key", None) if obj is not None else None
-        if not isinstance(key, str):
-            continue
+    for _, attr, obj, key in _codegen_knobs():
         if key in os.environ:
             found[key] = os.environ[key]
         elif attr in getattr(obj, "__dict__", {}) and obj.__dict__[attr] is not None:  # set from Python only

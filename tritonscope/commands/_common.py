@@ -62,6 +62,12 @@ def default_arch() -> str:
     return arch.name if arch else DEFAULT_ARCH
 
 
+LayoutsOpt = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses.")
+ReportSaveOpt = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension).")
+EmitOpt = typer.Option(None, "--emit", metavar="DIR",
+                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass and kernel.cubin; "
+                            "AMD: kernel.amdgcn and kernel.hsaco; kernel.json), never filtered.")
+KeepPathsOpt = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports.")
 MaxnregOpt = typer.Option(None, "--maxnreg", help="Limit registers per thread, as a launch's maxnreg= does "
                                                    "(ptxas then spills what does not fit).")
 NumCtasOpt = typer.Option(None, "--num-ctas", help="Thread-block cluster size, as a launch's num_ctas= (sm_90+).")

@@ -26,7 +26,7 @@ def compile_cmd(
     stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
     line: Optional[int] = c.LineOpt,
-    layouts: bool = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses."),
+    layouts: bool = c.LayoutsOpt,
     passes: bool = typer.Option(False, "--passes",
                                 help="Also record what each compiler pass did (one compile with Triton's per-pass "
                                      "dumps, in a private cache): the pass table is shown and goes into --save "
@@ -42,15 +42,12 @@ def compile_cmd(
     max_lines: Optional[int] = c.MaxLinesOpt,
     raw: bool = c.RawOpt,
     keep: Optional[str] = c.KeepOpt,
-    save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
-    emit: Optional[str] = typer.Option(None, "--emit", metavar="DIR",
-                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass "
-                                            "and kernel.cubin; AMD: kernel.amdgcn and kernel.hsaco; kernel.json), "
-                                            "never filtered."),
+    save: Optional[str] = c.ReportSaveOpt,
+    emit: Optional[str] = c.EmitOpt,
     force: bool = c.ForceOpt,
     timeout: Optional[float] = c.TimeoutOpt,
     no_cache: bool = c.NoCacheOpt,
-    keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
+    keep_paths: bool = c.KeepPathsOpt,
 ):
     """Compile a kernel for a config and show every stage, annotated.
 

@@ -397,7 +397,7 @@ def explain_cmd(
                                                             "report with an Explain section (`show` replays a "
                                                             ".json); .txt writes the verdicts as printed."),
     force: bool = c.ForceOpt,
-    keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in a saved report."),
+    keep_paths: bool = c.KeepPathsOpt,
     width: Optional[int] = c.WidthOpt,
     color: Optional[bool] = c.ColorOpt,
 ):

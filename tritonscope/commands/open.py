@@ -42,7 +42,7 @@ def open_cmd(
     stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
     line: Optional[int] = c.LineOpt,
-    layouts: bool = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses."),
+    layouts: bool = c.LayoutsOpt,
     as_json: bool = c.JsonOpt,
     width: Optional[int] = c.WidthOpt,
     color: Optional[bool] = c.ColorOpt,
@@ -50,13 +50,10 @@ def open_cmd(
     max_lines: Optional[int] = c.MaxLinesOpt,
     raw: bool = c.RawOpt,
     keep: Optional[str] = c.KeepOpt,
-    save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension)."),
-    emit: Optional[str] = typer.Option(None, "--emit", metavar="DIR",
-                                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass "
-                                            "and kernel.cubin; AMD: kernel.amdgcn and kernel.hsaco; kernel.json), "
-                                            "never filtered."),
+    save: Optional[str] = c.ReportSaveOpt,
+    emit: Optional[str] = c.EmitOpt,
     force: bool = c.ForceOpt,
-    keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports."),
+    keep_paths: bool = c.KeepPathsOpt,
 ):
     """Open kernels that already compiled: list a cache, dump or capture, or show one kernel.
 

@@ -61,7 +61,7 @@ def passes_cmd(
                                        help="Save a report with the pass table and Triton's remarks: "
                                             ".html, .md, .json or .txt (by extension); `show` replays it."),
     force: bool = c.ForceOpt,
-    keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep absolute file paths in the saved report."),
+    keep_paths: bool = c.KeepPathsOpt,
     width: Optional[int] = c.WidthOpt,
     color: Optional[bool] = c.ColorOpt,
     pager: bool = c.PagerOpt,
