@@ -18,7 +18,7 @@ import re
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tritonscope import triton_api
 from tritonscope.dialects import stages as dialect_stages
@@ -42,8 +42,12 @@ def launch_args(loaded: Loaded) -> list[Any]:
     return out
 
 
-def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True) -> Artifact:
+def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True,
+                     meanwhile: Callable[[], None] | None = None) -> Artifact:
     """One compile of `loaded` for its arch, with Triton's remarks (see `_remarks`).
+
+    `meanwhile` runs while the SASS is disassembled (see sass_and_resources):
+    the command line loads what it draws with there.
 
     `remarks=False` leaves Triton's stderr alone (the `passes` child reads it
     whole) and the Artifact's remarks empty.  `guard=False` skips the runaway
@@ -91,7 +95,7 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
     if arch.backend == "hip":
         resources = hip_resources(compiled, warnings)
     else:
-        sass, resources_text = sass_and_resources(compiled, arch.capability, warnings)
+        sass, resources_text = sass_and_resources(compiled, arch.capability, warnings, meanwhile=meanwhile)
         if sass is not None:
             stages["sass"] = sass
         resources = cuda_resources(resources_text, compiled.metadata)
@@ -214,7 +218,14 @@ def _first_line(spec) -> int | None:
 # --------------------------------------------------------------------------
 
 
-def sass_and_resources(compiled, capability: int, warnings: list[str]) -> tuple[str | None, str | None]:
+def sass_and_resources(compiled, capability: int, warnings: list[str], *,
+                       meanwhile: Callable[[], None] | None = None) -> tuple[str | None, str | None]:
+    """The SASS (nvdisasm) and cuobjdump's resource usage of the cubin; each None, with a warning, when missing.
+
+    Both tools run at once, and `meanwhile` (an optimisation only: what it
+    raises is ignored) runs while they do: nvdisasm spends about 0.3 s setting
+    itself up, whatever the cubin.
+    """
     cubin = compiled.asm.get("cubin")
     if not cubin:
         warnings.append("No cubin in Triton's output: SASS and resource usage are not available.")
@@ -226,26 +237,41 @@ def sass_and_resources(compiled, capability: int, warnings: list[str]) -> tuple[
         return cached["sass"], cached["resources"]
     except (OSError, ValueError, KeyError):
         pass
-    sass = res = None
+    tools = {"nvdisasm": ("-c", "-g"), "cuobjdump": ("-res-usage",)}
+    missing = {"nvdisasm": "nvdisasm was not found (set TRITON_NVDISASM_PATH): the SASS stage is missing.",
+               "cuobjdump": "cuobjdump was not found (set TRITON_CUOBJDUMP_PATH): registers are unknown."}
+    failed = {"nvdisasm": "nvdisasm failed, so there is no SASS stage", "cuobjdump": "cuobjdump failed, so "
+              "registers are unknown"}
+    out: dict[str, str | None] = {"nvdisasm": None, "cuobjdump": None}
     with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
         cubin_path = Path(tmp) / "kernel.cubin"
         cubin_path.write_bytes(cubin)
-        nvdisasm = triton_api.tool_path("nvdisasm")
-        if nvdisasm and Path(nvdisasm).exists():
-            try:
-                sass = triton_api.run_tool([nvdisasm, "-c", "-g", str(cubin_path)])
-            except Exception as e:
-                warnings.append(f"nvdisasm failed, so there is no SASS stage: {str(e).splitlines()[0]}")
-        else:
-            warnings.append("nvdisasm was not found (set TRITON_NVDISASM_PATH): the SASS stage is missing.")
-        cuobjdump = triton_api.tool_path("cuobjdump")
-        if cuobjdump and Path(cuobjdump).exists():
-            try:
-                res = triton_api.run_tool([cuobjdump, "-res-usage", str(cubin_path)])
-            except Exception as e:
-                warnings.append(f"cuobjdump failed, so registers are unknown: {str(e).splitlines()[0]}")
-        else:
-            warnings.append("cuobjdump was not found (set TRITON_CUOBJDUMP_PATH): registers are unknown.")
+        running = {}
+        try:
+            for name, flags in tools.items():
+                exe = triton_api.tool_path(name)
+                if not (exe and Path(exe).exists()):
+                    warnings.append(missing[name])
+                    continue
+                try:
+                    running[name] = triton_api.start_tool([exe, *flags, str(cubin_path)])
+                except OSError as e:
+                    warnings.append(f"{failed[name]}: {e}")
+            if meanwhile is not None and running:
+                try:
+                    meanwhile()
+                except Exception:
+                    pass
+            for name in list(running):
+                try:
+                    out[name] = triton_api.finish_tool(running.pop(name))
+                except Exception as e:
+                    warnings.append(f"{failed[name]}: {(str(e).splitlines() or ['?'])[0]}")
+        finally:
+            for proc in running.values():  # Ctrl-C while a tool ran
+                proc.kill()
+                proc.wait()
+    sass, res = out["nvdisasm"], out["cuobjdump"]
     if sass is not None and res is not None:
         write_cache(path, json.dumps({"sass": sass, "resources": res}))  # an optimisation only: failures pass
     return sass, res

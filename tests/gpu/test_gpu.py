@@ -132,6 +132,42 @@ def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
         assert compiled.metadata._asdict()[name] == value == artifact.metadata[name], name
 
 
+_LAUNCH = """
+import json, sys
+from triton import knobs
+from tritonscope import runner
+from tritonscope.kernels import Request, build_spec
+hits = []
+knobs.compilation.listener = lambda **kw: hits.append(bool(kw.get("cache_hit")))
+loaded = build_spec(Request("matmul", block=16, arch="sm_90a"), "sm_90a")
+result, compiled = runner.run_on_gpu(loaded, seed=0)
+print(json.dumps({"hits": hits, "hash": compiled.hash if hasattr(compiled, "hash") else compiled.metadata.hash,
+                  "passed": result.passed}))
+"""
+
+
+def test_early_key_names_the_launchs_cache_entry(tmp_path):
+    """`tritonscope compile` (Triton's key from the early digest, triton_api.start_key_digest) writes the
+    cache entry that a real launch in a later process then finds: the same key, so the same entry."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path / "triton"), TRITONSCOPE_CACHE_DIR=str(tmp_path / "ts"))
+    env.pop("TRITON_ALWAYS_COMPILE", None)
+    ours = subprocess.run([sys.executable, "-m", "tritonscope", "compile", "matmul", "--block", "16", "--arch",
+                           "sm_90a", "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert ours.returncode == 0, ours.stderr[-2000:]
+    artifact = json.loads(ours.stdout)["artifact"]
+    launch = subprocess.run([sys.executable, "-c", _LAUNCH], env=env, capture_output=True, text=True, timeout=300)
+    assert launch.returncode == 0, launch.stderr[-2000:]
+    real = json.loads(launch.stdout.strip().splitlines()[-1])
+    same = "same" if real["hash"] == artifact["kernel_hash"] else "different"
+    print(f"\nEARLY KEY: launch cache hits {real['hits']}, hash {same}")
+    assert real["hits"] == [True] and real["hash"] == artifact["kernel_hash"] and real["passed"]
+
+
 def test_bench_matmul_correct():
     from tritonscope.bench import bench_configs
 

@@ -107,6 +107,9 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
     if cache and use_cache:
         kept = result_cache.lookup(request, arch)
         if kept is not None:
+            from tritonscope import triton_api
+
+            triton_api.stop_key_digest()
             return kept
 
     from tritonscope.compile import compile_artifact
@@ -121,7 +124,7 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
                                         label=f"{loaded.spec.kernel} ({loaded.spec.label()})")
     else:
         def run():
-            return compile_artifact(loaded)
+            return compile_artifact(loaded, meanwhile=_load_views)
     err = env.console(stderr=True)
     if progress and err.is_terminal:
         with err.status(f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
@@ -131,6 +134,15 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
     if use_cache:
         result_cache.store(request, arch, loaded, artifact)
     return artifact
+
+
+def _load_views() -> None:
+    """Import the analysis and the views, and build the lexers: work that waits for no result, done while
+    nvdisasm runs (compile_artifact's `meanwhile`)."""
+    import tritonscope.analysis  # noqa: F401
+    from tritonscope.render.terminal import warm_up
+
+    warm_up()
 
 
 def analysis_of(artifact):

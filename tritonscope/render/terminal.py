@@ -170,6 +170,19 @@ def _token_styles():
     return style_of
 
 
+def warm_up() -> None:
+    """Build every stage's lexer once (Pygments compiles a lexer's expressions on first use).
+
+    Data-independent: the command line calls it while the disassembler runs
+    (compile.sass_and_resources' `meanwhile`), where it costs no wall time.
+    """
+    from tritonscope.dialects import discover
+
+    for d in discover().values():
+        if d.lexer:
+            _lexer(d.lexer)
+
+
 def _lexer(name: str):
     """Our MLIR/SASS lexers when present, pygments' own otherwise."""
     try:
