@@ -10,6 +10,8 @@ Triton cache.  Against it, each in a fresh process running
 `tritonscope compile matmul --block 16 --arch sm_90` (output to a file):
 
 - cold:        both caches empty (Triton's and tritonscope's);
+- cold, key not early: the same, through the typer app alone (no entry
+                 point, so Triton hashes its own key when it compiles);
 - warm, no own cache: Triton's cache warm, `--no-cache` (what every repeat
                  cost before the result cache: Triton's JIT hashes libtriton);
 - result cache: both caches warm, replay off (TRITONSCOPE_REPLAY=0): the
@@ -24,23 +26,37 @@ temporary PYTHONPYCACHEPREFIX) as on a user's machine, after one unmeasured
 round.  CPU time (user + system, children included) is printed beside the
 wall time: on a shared machine it is the steadier of the two.
 
-Where the time goes (2-core machine, CPU seconds, Triton 3.9.0, 2026-11-22):
-a warm repeat is Python's start-up, hashing the kernel file, stat calls on
-Triton's and tritonscope's files, and writing the kept bytes (about 0.05 s).
-Without replay, a result-cache answer adds importing tritonscope.cli
-(typer, rich: 0.08 s), typer parsing the options (0.16 s: typer 0.29 imports
-pydantic and builds a TypeAdapter per option) and drawing six highlighted
-stages (0.10-0.15 s, mostly Pygments compiling its lexers' expressions).
-A cold run adds to that Triton's import (0.12 s), its compile (0.53 s, of
-which about 0.3 s is Triton hashing its own 400 MB library for its cache
-key, as the bare compile does too), nvdisasm (0.3 s of CPU for this
-260-instruction cubin, mostly memory set-up) and analyze() (0.05 s).  The cold
-goal is out of reach while the SASS stage needs nvdisasm: it alone is
-0.45x of a bare compile.  Tried and measured, then dropped: computing
-Triton's key on a thread while typer parses (hashlib releases the GIL) made
-the cold run slower (1.39-1.57 s against 1.38 s): Triton's import on the
-thread and typer's work on the main thread take turns on the GIL, and the
-compile then waits for the thread.
+Where a cold run's time goes (2-core machine, Triton 3.9.0, typer 0.28,
+2026-11-22; wall seconds from a timeline of single cold runs): Python and
+tritonscope's command line (typer, rich) 0.19; parsing the options 0.03;
+loading the kernel, which imports Triton, 0.13; waiting for Triton's cache
+key 0.01-0.08 (it is hashed on a thread since launch, see
+triton_api.start_key_digest; Triton's own hashing of its 500 MB library
+takes 0.31-0.35 s in the bare compile); the compile 0.18-0.23; nvdisasm and
+cuobjdump 0.34-0.36 (the views' modules and lexers load meanwhile, 0.08);
+the analysis 0.07; drawing 0.06.
+
+Why the cold goal (1.2x) is out of reach here: once Triton can compile, a
+cold run still has the compile, nvdisasm and the output in sequence, each
+needing the one before (0.18 + 0.33 + 0.13 = 0.64 s), and before it Triton
+must be imported and its key made (at least 0.3 s, the hash alone, even on
+a second core).  That is about 1.0 s, 1.4x a 0.7 s bare compile, however
+the rest is overlapped.  nvdisasm's 0.3 s is its own set-up for the arch:
+it reads the cubin first, then computes for 0.3 s whatever the cubin's
+size; it needs a regular file (a FIFO fails: "Memory allocation failure"),
+so it cannot be started before the cubin exists; `cuobjdump -sass` costs
+the same.
+
+Tried, measured and kept: the key's digest on a thread from launch (the
+"cold, key not early" row is the same run without it; a result-cache answer pays up to 0.25 s of CPU on the other core for a
+digest it then does not need); nvdisasm and cuobjdump at once, with the
+views loading meanwhile (about -0.08 s); typer < 0.29 (0.29 imports
+pydantic and builds an adapter per option: -0.18 s on every start that is
+not a replay).  Tried and dropped: calling Triton's triton_key() on a
+thread (the thread's import of Triton and typer take turns on the GIL:
+slower); hashing in 8 MB pieces (between pieces the thread waits up to
+5 ms for the GIL: 1.5 s instead of 0.3 s; 64 MB pieces over a mapping of
+the file take 0.33 s).
 """
 
 from __future__ import annotations
@@ -58,6 +74,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = ["-m", "tritonscope", "compile", "matmul", "--block", "16", "--arch", "sm_90"]
+# The same command through the typer app alone, skipping the entry point (launch.py): no replay, and
+# Triton hashes its own key when it compiles (no early digest).
+LATE_KEY = ["-c", "from tritonscope.cli import main; main()", *COMMAND[2:]]
 
 # What `tritonscope compile matmul --block 16 --arch sm_90` compiles, as plain Triton.
 BARE = """
@@ -101,7 +120,7 @@ def main() -> None:
                          "TRITONSCOPE_CACHE_DIR")}
     base["PYTHONPYCACHEPREFIX"] = str(work / "pyc")
     sample = str(ROOT / "samples" / "matmul.py")
-    kinds = ("bare cold", "cold", "warm, no own cache", "result cache", "warm repeat")
+    kinds = ("bare cold", "cold", "cold, key not early", "warm, no own cache", "result cache", "warm repeat")
     results: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
     try:
         for n in range(rounds + 1):  # round 0 fills the bytecode cache and is not counted
@@ -111,6 +130,8 @@ def main() -> None:
             figures = {
                 "bare cold": timed(["-c", BARE, sample], fresh),
                 "cold": timed(COMMAND, both),
+                "cold, key not early": timed(LATE_KEY, dict(base, TRITON_CACHE_DIR=str(work / f"l{n}"),
+                                                            TRITONSCOPE_CACHE_DIR=str(work / f"m{n}"))),
                 "warm, no own cache": timed(COMMAND + ["--no-cache"], both),
                 "result cache": timed(COMMAND, dict(both, TRITONSCOPE_REPLAY="0")),
                 "warm repeat": timed(COMMAND, both),
@@ -127,9 +148,9 @@ def main() -> None:
     goals = {"cold": 1.2, "warm repeat": 0.25}
     print(f"tritonscope compile matmul --block 16 --arch sm_90: median of {rounds} rounds, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-    print(f"{'':22} {'wall s':>7} {'x bare':>7} {'cpu s':>7} {'x bare':>7}")
+    print(f"{'':20} {'wall s':>7} {'x bare':>7} {'cpu s':>7} {'x bare':>7}")
     for kind in kinds:
-        line = (f"{kind:22} {wall[kind]:7.3f} {wall[kind] / bare_wall:6.2f}x "
+        line = (f"{kind:20} {wall[kind]:7.3f} {wall[kind] / bare_wall:6.2f}x "
                 f"{cpu[kind]:7.3f} {cpu[kind] / bare_cpu:6.2f}x")
         if kind in goals:
             ok = wall[kind] / bare_wall <= goals[kind]

@@ -69,6 +69,19 @@ def _root(
                                            help="Print the version and exit."),
 ):
     ctx.obj = Env.from_environ(debug=debug)
+    from tritonscope.cache_prune import problem
+
+    if problem() is not None:  # a typo in TRITONSCOPE_CACHE_MAX_MB turns pruning off: say so
+        _warn(problem())
+
+
+def _warn(message: str) -> None:
+    from rich.markup import escape
+
+    from tritonscope.render.console import make_console
+    from tritonscope.sanitize import visible
+
+    make_console(stderr=True).print(f"[bold yellow]warning:[/] {escape(visible(message))}")
 
 
 def report_error(err: TritonscopeError) -> None:

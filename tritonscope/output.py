@@ -90,7 +90,8 @@ def write_cache(path: str | Path, data: str | bytes) -> bool:
     """Store a cache entry atomically (readers never see half of one); False if it failed.
 
     The cache is an optimisation only, so a failure is not an error, and
-    entries are not fsynced: a lost entry is recomputed.
+    entries are not fsynced: a lost entry is recomputed.  A store into
+    tritonscope's cache folder may prune it to its size cap (cache_prune).
     """
     path = Path(path)
     try:
@@ -98,6 +99,9 @@ def write_cache(path: str | Path, data: str | bytes) -> bool:
         _write_via_temp(path, data, replace=True, durable=False)
     except OSError:
         return False
+    from tritonscope import cache_prune
+
+    cache_prune.after_store(path, len(data))
     return True
 
 

@@ -35,7 +35,8 @@ or stale entry is a miss, never an error, and so is one whose output holds
 a control character a SafeConsole never writes (anything but newlines,
 tabs and colour sequences): a planted entry cannot reach the terminal.  TRITONSCOPE_REPLAY=0 turns replay
 off (TRITON_ALWAYS_COMPILE=1 and TRITONSCOPE_RESULT_CACHE=0 do too, as they
-turn off the result cache).
+turn off the result cache).  A hit renews the entry's mtime, so that the
+size cap (cache_prune) removes it last.
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ def entry_path(parts: dict[str, Any]) -> Path:
 
 def try_replay(parts: dict[str, Any]) -> bool:
     """Write the kept output and return True, or return False (a miss: run the command)."""
+    path = entry_path(parts)
     try:
-        data = json.loads(entry_path(parts).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("parts") != parts or not _still_true(data.get("checks")):
             return False
         out = data["stdout"]
@@ -125,6 +127,10 @@ def try_replay(parts: dict[str, Any]) -> bool:
             return False
     except Exception:  # an optimisation only: anything odd means "run it"
         return False
+    try:
+        os.utime(path)  # used now: the last to be pruned (cache_prune), at the cost of one call
+    except OSError:
+        pass
     try:
         sys.stdout.write(out)
         sys.stdout.flush()

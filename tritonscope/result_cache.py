@@ -41,7 +41,8 @@ within one mtime tick with the same size (Triton's build and tritonscope's
 own sources are checked by stat, the kernel and its modules by content).
 
 Entries go through output.write_cache (atomic, never half-written); any
-unreadable, foreign or stale entry is a miss, never an error.
+unreadable, foreign or stale entry is a miss, never an error.  A hit renews
+the entry's mtime, so that the size cap (cache_prune) removes it last.
 """
 
 from __future__ import annotations
@@ -131,11 +132,15 @@ def tritonscope_build() -> dict[str, str]:
 
 def knob_names(build: dict[str, str]) -> list[str] | None:
     """The variables Triton said change its cache key, as recorded for this build; None if never asked."""
+    from tritonscope import cache_prune
+
+    path = _knobs_path(build)
     try:
-        data = json.loads(_knobs_path(build).read_text())
+        data = json.loads(path.read_text())
         names = data["invalidating_env"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    cache_prune.touch(path)  # every lookup needs it: pruning it first would make every entry a miss
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else None
 
 
@@ -244,6 +249,9 @@ def lookup(request, arch: str):
         artifact = decode_artifact(data["artifact"])
     except Exception:  # an optimisation only: anything odd means "compile"
         return None
+    from tritonscope import cache_prune
+
+    cache_prune.touch(path)  # used now: the last to be pruned
     _ENTRIES[id(artifact)] = (artifact, path, data)
     return artifact
 
