@@ -214,8 +214,17 @@ def _first_line(spec) -> int | None:
 
 
 # --------------------------------------------------------------------------
-# SASS and resources (cached by kernel hash: nvdisasm costs ~0.2 s)
+# SASS and resources (cached by cubin hash: nvdisasm costs about 0.3 s, whatever the cubin)
 # --------------------------------------------------------------------------
+
+
+# The tools run on a cubin: name, flags, the warning when it is missing, and when it fails.
+_TOOLS = (
+    ("nvdisasm", ("-c", "-g"), "nvdisasm was not found (set TRITON_NVDISASM_PATH): the SASS stage is missing.",
+     "nvdisasm failed, so there is no SASS stage"),
+    ("cuobjdump", ("-res-usage",), "cuobjdump was not found (set TRITON_CUOBJDUMP_PATH): registers are unknown.",
+     "cuobjdump failed, so registers are unknown"),
+)
 
 
 def sass_and_resources(compiled, capability: int, warnings: list[str], *,
@@ -237,41 +246,37 @@ def sass_and_resources(compiled, capability: int, warnings: list[str], *,
         return cached["sass"], cached["resources"]
     except (OSError, ValueError, KeyError):
         pass
-    tools = {"nvdisasm": ("-c", "-g"), "cuobjdump": ("-res-usage",)}
-    missing = {"nvdisasm": "nvdisasm was not found (set TRITON_NVDISASM_PATH): the SASS stage is missing.",
-               "cuobjdump": "cuobjdump was not found (set TRITON_CUOBJDUMP_PATH): registers are unknown."}
-    failed = {"nvdisasm": "nvdisasm failed, so there is no SASS stage", "cuobjdump": "cuobjdump failed, so "
-              "registers are unknown"}
-    out: dict[str, str | None] = {"nvdisasm": None, "cuobjdump": None}
+    out: dict[str, str | None] = {}
     with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
         cubin_path = Path(tmp) / "kernel.cubin"
         cubin_path.write_bytes(cubin)
         running = {}
         try:
-            for name, flags in tools.items():
+            for name, flags, missing, failed in _TOOLS:
                 exe = triton_api.tool_path(name)
                 if not (exe and Path(exe).exists()):
-                    warnings.append(missing[name])
+                    warnings.append(missing)
                     continue
                 try:
-                    running[name] = triton_api.start_tool([exe, *flags, str(cubin_path)])
+                    running[name] = (triton_api.start_tool([exe, *flags, str(cubin_path)]), failed)
                 except OSError as e:
-                    warnings.append(f"{failed[name]}: {e}")
+                    warnings.append(f"{failed}: {e}")
             if meanwhile is not None and running:
                 try:
                     meanwhile()
                 except Exception:
                     pass
             for name in list(running):
+                proc, failed = running.pop(name)
                 try:
-                    out[name] = triton_api.finish_tool(running.pop(name))
+                    out[name] = triton_api.finish_tool(proc)
                 except Exception as e:
-                    warnings.append(f"{failed[name]}: {(str(e).splitlines() or ['?'])[0]}")
+                    warnings.append(f"{failed}: {(str(e).splitlines() or ['?'])[0]}")
         finally:
-            for proc in running.values():  # Ctrl-C while a tool ran
+            for proc, _ in running.values():  # Ctrl-C while a tool ran
                 proc.kill()
                 proc.wait()
-    sass, res = out["nvdisasm"], out["cuobjdump"]
+    sass, res = out.get("nvdisasm"), out.get("cuobjdump")
     if sass is not None and res is not None:
         write_cache(path, json.dumps({"sass": sass, "resources": res}))  # an optimisation only: failures pass
     return sass, res
