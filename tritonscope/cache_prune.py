@@ -63,12 +63,16 @@ def _value(environ=None) -> str:
     return (os.environ if environ is None else environ).get(VARIABLE, "").strip()
 
 
+def _malformed(value: str) -> bool:
+    return bool(value) and not (value.isascii() and value.isdigit())
+
+
 def setting(environ=None) -> tuple[int | None, str]:
     """The cap in bytes (None: no cap) and where it came from, in words."""
     value = _value(environ)
     if not value:
         return DEFAULT_MB << 20, f"{DEFAULT_MB} MiB (the default)"
-    if not (value.isascii() and value.isdigit()):
+    if _malformed(value):
         return None, f"no cap: {VARIABLE}={value!r} is not a whole number of MiB"
     if int(value) == 0:
         return None, f"no cap ({VARIABLE}=0)"
@@ -82,7 +86,7 @@ def problem(environ=None) -> str | None:
     command line prints this as a warning so that it does not go unsaid.
     """
     value = _value(environ)
-    if value and not (value.isascii() and value.isdigit()):
+    if _malformed(value):
         return f"{VARIABLE}={value!r} is not a whole number of MiB, so tritonscope's cache is not pruned."
     return None
 

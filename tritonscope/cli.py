@@ -76,28 +76,31 @@ def _root(
 
 
 def _warn(message: str) -> None:
-    from rich.markup import escape
-
-    from tritonscope.render.console import make_console
-    from tritonscope.sanitize import visible
-
-    make_console(stderr=True).print(f"[bold yellow]warning:[/] {escape(visible(message))}")
+    _stderr_lines("bold yellow", "warning", message)
 
 
 def report_error(err: TritonscopeError) -> None:
+    _stderr_lines("bold red", "error", str(err.message), context=err.context, hint=err.hint)
+
+
+def _stderr_lines(style: str, label: str, message: str, *, context=None, hint=None) -> None:
+    """'label: message', then the context lines and a hint, on stderr.
+
+    Messages quote kernel names, file names, variables and Triton's own
+    errors: control characters are shown, not sent.
+    """
     from rich.markup import escape
 
     from tritonscope.render.console import make_console
     from tritonscope.sanitize import visible
 
-    # messages quote kernel names, file names and Triton's own errors: control characters shown, not sent
     console = make_console(stderr=True)
-    console.print(f"[bold red]error:[/] {escape(visible(str(err.message)))}")
-    if err.context:
-        for line in str(err.context).splitlines():
+    console.print(f"[{style}]{label}:[/] {escape(visible(message))}")
+    if context:
+        for line in str(context).splitlines():
             console.print(f"  [dim]|[/] {escape(visible(line))}")
-    if err.hint:
-        console.print(f"[bold]hint:[/] {escape(visible(str(err.hint)))}")
+    if hint:
+        console.print(f"[bold]hint:[/] {escape(visible(str(hint)))}")
 
 
 def handle_errors(fn):

@@ -1,9 +1,8 @@
 """A repeated `tritonscope compile` prints what it printed last time, before typer, rich or Triton load.
 
 Why: a warm repeat from the result cache (result_cache.py) still pays for
-importing the command line (typer builds pydantic adapters for its options),
-parsing the options, and highlighting six stages with Pygments: about 0.3 s
-of a 0.35 s run.  What `compile` prints is a function of its command line,
+importing the command line (typer, rich), parsing the options, and
+highlighting six stages with Pygments: most of a 0.44 s run.  What `compile` prints is a function of its command line,
 the terminal it prints to, and the compile result, so when all three are
 unchanged the output is the same bytes, and can be written back as they are.
 
@@ -127,10 +126,9 @@ def try_replay(parts: dict[str, Any]) -> bool:
             return False
     except Exception:  # an optimisation only: anything odd means "run it"
         return False
-    try:
-        os.utime(path)  # used now: the last to be pruned (cache_prune), at the cost of one call
-    except OSError:
-        pass
+    from tritonscope import cache_prune
+
+    cache_prune.touch(path)  # used now: the last to be pruned
     try:
         sys.stdout.write(out)
         sys.stdout.flush()
