@@ -830,3 +830,27 @@ def test_diff_passes_names_the_pass_that_picks_wgmma(tmp_path):
 
     result = CliRunner().invoke(app, ["diff", "matmul", str(tmp_path / "x.json"), "--passes"])
     assert result.exit_code == 2 and "--passes compiles both sides" in result.output
+
+
+class _ExitsOnPoll:
+    """A child that writes its last lines and exits between the reader's empty read and its poll."""
+
+    def __init__(self, path: Path, tail: bytes):
+        self.path, self.tail, self.returncode = path, tail, None
+
+    def poll(self):
+        if self.returncode is None:
+            with open(self.path, "ab") as f:
+                f.write(self.tail)  # the buffer flushed at exit
+            self.returncode = 0
+        return self.returncode
+
+
+def test_follow_splits_what_the_child_wrote_as_it_exited(tmp_path):
+    """The tail read after the child exits is split into lines (it once came back as one: a dump read as cut off)."""
+    dump = tmp_path / "dump.mlir"
+    dump.write_bytes(b"// -----// IR Dump Before A (a) ('builtin.module' operation) //----- //\nmodule {\n")
+    tail = b"  tt.func @k() {\n  }\n}\n"
+    lines = list(passes._follow(dump, _ExitsOnPoll(dump, tail), poll=0))
+    assert lines == dump.read_bytes().splitlines(keepends=True)
+    assert [d.header.name for d in passes.read_dumps(dump, lines=iter(lines))] == ["A"]

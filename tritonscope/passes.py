@@ -1268,13 +1268,19 @@ def _kernel_file_of(path: str) -> str | None:
 
 
 def _follow(path: Path, proc, *, poll: float = 0.01) -> Iterator[bytes]:
-    """The lines of a file another process is still writing, until it exits."""
+    """The lines of a file another process is still writing, until it exits.
+
+    Once the process has exited, the file is read to its end once more (the
+    child flushes its last buffer as it exits), and that tail is split into
+    lines like everything before it.
+    """
     while not path.exists():
         if proc.poll() is not None:
             return
         time.sleep(poll)
     with open(path, "rb") as f:
         rest = b""
+        exited = False
         while True:
             chunk = f.read(1 << 20)
             if chunk:
@@ -1283,15 +1289,14 @@ def _follow(path: Path, proc, *, poll: float = 0.01) -> Iterator[bytes]:
                 for line in lines:
                     yield line + b"\n"
                 continue
+            if exited:
+                break
             if proc.poll() is not None:
-                chunk = f.read()
-                if chunk:
-                    rest += chunk
-                    continue
-                if rest:
-                    yield rest
-                return
-            time.sleep(poll)
+                exited = True  # one more read: what it wrote before exiting
+            else:
+                time.sleep(poll)
+        if rest:
+            yield rest
 
 
 class _Progress:
