@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
 from typer.testing import CliRunner
 
 from tritonscope.analysis import analyze

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 from tritonscope.cli import app
 from tritonscope.errors import ExitCode
+from tritonscope.kernels import config_label
 
 runner = CliRunner()
 SPILLS = ["-c", "BLOCK=4096", "--arch", "sm_90a"]   # vector_add: ~78 registers per thread unlimited
@@ -253,7 +254,7 @@ def test_bench_compiles_and_launches_with_the_options(monkeypatch):
     launched = []
 
     def timed(loaded, *, artifact=None, **_):  # what bench_loaded does, minus the GPU: resources, the launch
-        row = b.BenchRow(b.config_label(loaded.spec), loaded.spec.shape, loaded.spec.dtype,
+        row = b.BenchRow(config_label(loaded.spec), loaded.spec.shape, loaded.spec.dtype,
                          dict(loaded.spec.constexprs), loaded.spec.num_warps, loaded.spec.num_stages, "ok")
         b._resources_into(row, artifact)
         kernel = RecordingKernel()

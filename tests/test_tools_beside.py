@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 from conftest import ROOT
 from tritonscope import launch
@@ -26,21 +25,21 @@ def test_meanwhile_runs_while_the_tools_do(tmp_path, monkeypatch):
         raise RuntimeError("ignored: an optimisation only")
 
     warnings: list[str] = []
-    sass, res = sass_and_resources(SimpleNamespace(asm={"cubin": CUBIN.read_bytes()}), 90, warnings,
+    sass, res = sass_and_resources(CUBIN.read_bytes(), warnings,
                                    meanwhile=meanwhile)
     assert seen == [["cuobjdump", "nvdisasm"]]  # both started before it ran, and it ran once
     assert warnings == []
     assert "add_kernel" in sass and "EXIT" in sass
     assert "REG:" in res and "STACK:" in res
     # the same texts without it (and now from the derived cache: meanwhile is not needed)
-    assert sass_and_resources(SimpleNamespace(asm={"cubin": CUBIN.read_bytes()}), 90, [],
+    assert sass_and_resources(CUBIN.read_bytes(), [],
                               meanwhile=lambda: seen.append("again")) == (sass, res)
     assert seen[1:] == []
 
 
 def test_a_failing_tool_is_one_warning(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
-    sass, res = sass_and_resources(SimpleNamespace(asm={"cubin": b"\x7fELF not really"}), 90, warnings := [])
+    sass, res = sass_and_resources(b"\x7fELF not really", warnings := [])
     assert sass is None and res is None
     assert [w.split(":")[0] for w in warnings] == ["nvdisasm failed, so there is no SASS stage",
                                                   "cuobjdump failed, so registers are unknown"]

@@ -9,7 +9,7 @@ import re
 import pytest
 from conftest import GOLDEN, check_golden, triton_series
 from rich.console import Console
-from test_parse import STAGES, load_case
+from test_parse import load_case
 
 from tritonscope.analysis import analyze
 from tritonscope.model import Artifact, KernelSpec, Resources

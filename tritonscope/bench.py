@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tritonscope import runner, triton_api
-from tritonscope.kernels import Loaded
+from tritonscope.kernels import Loaded, config_label
 
 # Dense (no structured sparsity) peak rates in TFLOP/s and memory bandwidth
 # in GB/s, from NVIDIA's datasheets: "NVIDIA H100 Tensor Core GPU" (SXM5 and
@@ -117,14 +117,6 @@ class BenchReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def config_label(spec) -> str:
-    """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it is launched with."""
-    from tritonscope.kernels import TRITON_OPTIONS
-
-    options = " ".join(f"{k}={v}" for k, v in spec.options.items() if k in TRITON_OPTIONS)
-    return f"{spec.label()} {options}".strip()
 
 
 def median_ms(fn, warmup: int, rep: int) -> float:

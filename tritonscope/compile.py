@@ -95,7 +95,7 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
     if arch.backend == "hip":
         resources = hip_resources(compiled, warnings)
     else:
-        sass, resources_text = sass_and_resources(compiled, arch.capability, warnings, meanwhile=meanwhile)
+        sass, resources_text = sass_and_resources(compiled.asm.get("cubin"), warnings, meanwhile=meanwhile)
         if sass is not None:
             stages["sass"] = sass
         resources = cuda_resources(resources_text, compiled.metadata)
@@ -227,7 +227,7 @@ _TOOLS = (
 )
 
 
-def sass_and_resources(compiled, capability: int, warnings: list[str], *,
+def sass_and_resources(cubin: bytes | None, warnings: list[str], *,
                        meanwhile: Callable[[], None] | None = None) -> tuple[str | None, str | None]:
     """The SASS (nvdisasm) and cuobjdump's resource usage of the cubin; each None, with a warning, when missing.
 
@@ -235,7 +235,6 @@ def sass_and_resources(compiled, capability: int, warnings: list[str], *,
     raises is ignored) runs while they do: nvdisasm spends about 0.3 s setting
     itself up, whatever the cubin.
     """
-    cubin = compiled.asm.get("cubin")
     if not cubin:
         warnings.append("No cubin in Triton's output: SASS and resource usage are not available.")
         return None, None

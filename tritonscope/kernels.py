@@ -343,6 +343,17 @@ class Request:
 TRITON_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion")
 
 
+def spec_options(spec) -> dict[str, Any]:
+    """The spec's Triton launch options (maxnreg, num_ctas, enable_fp_fusion) that are set."""
+    return {k: v for k, v in spec.options.items() if k in TRITON_OPTIONS and v is not None}
+
+
+def config_label(spec) -> str:
+    """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it compiles with."""
+    words = " ".join(f"{k}={v}" for k, v in spec_options(spec).items())
+    return f"{spec.label()} {words}".strip()
+
+
 def check_launch_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """{'maxnreg': 32, ...} checked: maxnreg 16..255 registers, num_ctas a power of two up to 16."""
     out = {k: v for k, v in (options or {}).items() if v is not None}

@@ -28,7 +28,8 @@ from typing import Any
 
 from tritonscope import triton_api
 from tritonscope.errors import KernelSpecError, NoGPUError, TritonscopeError
-from tritonscope.kernels import DTYPES, Loaded, Request, TensorArg, build_spec, parse_arg_value
+from tritonscope.kernels import (DTYPES, Loaded, Request, TensorArg, build_spec, config_label, parse_arg_value,
+                                 spec_options)
 
 NO_GPU_HINT = ("Run it on the CPU through Triton's interpreter instead: "
                "`tritonscope run TARGET --interpret` (slow; use a small --shape).")
@@ -239,20 +240,7 @@ def launch(loaded: Loaded, values: dict[str, Any], fn=None):
     kernel = fn if fn is not None else loaded.jit_fn
     args = [values[n] for n in spec.args]
     return kernel[tuple(spec.grid)](*args, **spec.constexprs, num_warps=spec.num_warps,
-                                    num_stages=spec.num_stages, **launch_options(loaded))
-
-
-def launch_options(loaded: Loaded) -> dict[str, Any]:
-    """The spec's Triton launch options (maxnreg, num_ctas, enable_fp_fusion) that are set."""
-    from tritonscope.kernels import TRITON_OPTIONS
-
-    return {k: v for k, v in loaded.spec.options.items() if k in TRITON_OPTIONS and v is not None}
-
-
-def run_label(loaded: Loaded) -> str:
-    """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it runs with."""
-    words = " ".join(f"{k}={v}" for k, v in launch_options(loaded).items())
-    return f"{loaded.spec.label()} {words}".strip()
+                                    num_stages=spec.num_stages, **spec_options(loaded.spec))
 
 
 # What the interpreter cannot show: it runs the kernel's Python semantics, not Triton's generated code.
@@ -353,9 +341,9 @@ def run_on_gpu(loaded: Loaded, *, seed: int | None = None) -> tuple[RunResult, A
     ptx = getattr(compiled, "asm", {}).get("ptx") if compiled is not None else None
     tf32 = uses_tf32(ptx)
     checks = check(loaded, values, tf32)
-    result = RunResult(loaded.spec.target, loaded.spec.kernel, run_label(loaded), "gpu", device_name(),
+    result = RunResult(loaded.spec.target, loaded.spec.kernel, config_label(loaded.spec), "gpu", device_name(),
                        checks, tf32, tf32_note(tf32, "gpu", loaded), seconds, versions(),
-                       options=launch_options(loaded))
+                       options=spec_options(loaded.spec))
     return result, compiled
 
 
@@ -400,9 +388,9 @@ def _interpret_worker(payload: dict) -> dict:
     checks = check(loaded, values, tf32=None)
     if payload.get("save_to"):
         torch.save({k: v for k, v in values.items() if isinstance(v, torch.Tensor)}, payload["save_to"])
-    options = launch_options(loaded)
+    options = spec_options(loaded.spec)
     notes = [INTERPRETER_OPTIONS_NOTE.format(", ".join(f"{k}={v}" for k, v in options.items()))] if options else []
-    return RunResult(loaded.spec.target, loaded.spec.kernel, run_label(loaded).replace(f" {loaded.spec.arch}", ""),
+    return RunResult(loaded.spec.target, loaded.spec.kernel, config_label(loaded.spec).replace(f" {loaded.spec.arch}", ""),
                      "interpreter", "CPU (Triton interpreter)", checks, None,
                      tf32_note(None, "interpreter", loaded), seconds, versions(), options=options,
                      notes=notes).to_dict()

@@ -841,8 +841,6 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     the same metadata in the AMDGCN); an hsaco alone shows its summary only
     (tritonscope does not disassemble it).
     """
-    from types import SimpleNamespace
-
     import importlib
 
     compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a compile() function
@@ -866,8 +864,7 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     else:
         resources_text = None
         if blob is not None:
-            sass, resources_text = compile_mod.sass_and_resources(SimpleNamespace(asm={"cubin": blob}), entry.capability or 0,
-                                                        warnings)
+            sass, resources_text = compile_mod.sass_and_resources(blob, warnings)
             if sass is not None and "sass" not in stages:
                 stages["sass"] = sass
         resources = compile_mod.cuda_resources(resources_text, metadata)
@@ -1191,7 +1188,6 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     bundled one, and a warning says so.
     """
     import time
-    from types import SimpleNamespace
 
     import importlib
 
@@ -1286,7 +1282,7 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     if backend == "hip":
         resources = compile_mod.hip_resources(compiled, warnings)
     else:
-        sass, res = compile_mod.sass_and_resources(SimpleNamespace(asm=compiled.asm), capability, warnings)
+        sass, res = compile_mod.sass_and_resources(compiled.asm.get("cubin"), warnings)
         if sass is not None:
             stages["sass"] = sass
         resources = compile_mod.cuda_resources(res, compiled.metadata)

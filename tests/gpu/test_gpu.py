@@ -21,7 +21,7 @@ if not torch.cuda.is_available():  # pragma: no cover - collected only with -m g
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
 from tritonscope import runner  # noqa: E402
-from tritonscope.kernels import Request, build_spec, list_samples  # noqa: E402
+from tritonscope.kernels import Request, build_spec, list_samples, spec_options  # noqa: E402
 
 ARCH = "sm_90a"
 # Every sample at its default config; a few more configs that change the
@@ -116,7 +116,7 @@ def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
         ours, real = normalize(stage, artifact.stages[stage]), normalize(stage, compiled.asm[stage])
         same[stage] = ours == real
     real_hash = compiled.hash if hasattr(compiled, "hash") else compiled.metadata.hash
-    options = runner.launch_options(loaded)
+    options = spec_options(loaded.spec)
     print(f"\nFIDELITY {target} [{loaded.spec.label()}{''.join(f' {k}={v}' for k, v in options.items())}] "
           f"shape={loaded.spec.shape}: "
           + " ".join(f"{k}={'same' if v else 'DIFFERENT'}" for k, v in same.items())

@@ -80,9 +80,9 @@ def make_request(target: str, constexpr: Optional[List[str]], block: Optional[in
                  num_warps: Optional[int], num_stages: Optional[int], arch: Optional[str],
                  shape: Optional[str], dtype: Optional[str], *, maxnreg: Optional[int] = None,
                  num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None):
-    from tritonscope.kernels import Request, check_launch_options, check_request, parse_assignments
+    from tritonscope.kernels import Request, check_request, parse_assignments
 
-    options = check_launch_options({"maxnreg": maxnreg, "num_ctas": num_ctas, "enable_fp_fusion": fp_fusion})
+    options = launch_options(maxnreg, num_ctas, fp_fusion)
     # every value checked here, before any file is loaded or Triton is entered
     return check_request(Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
                                  args=parse_assignments(arg, "argument"), num_warps=num_warps,

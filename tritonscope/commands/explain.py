@@ -188,7 +188,7 @@ def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages:
                       constexpr: Optional[List[str]], maxnreg: Optional[int], num_ctas: Optional[int],
                       fp_fusion: Optional[bool]) -> dict[str, Any]:
     """The command line's changes to a found kernel, as sources.recompile's keywords (checked; {} for none)."""
-    from tritonscope.kernels import canonical_arch, check_launch_options, parse_assignments
+    from tritonscope.kernels import canonical_arch, parse_assignments
 
     out: dict[str, Any] = {}
     if arch:
@@ -200,7 +200,7 @@ def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages:
     constexprs = parse_assignments(constexpr, "constexpr")
     if constexprs:
         out["constexprs"] = constexprs
-    options = check_launch_options({"maxnreg": maxnreg, "num_ctas": num_ctas, "enable_fp_fusion": fp_fusion})
+    options = c.launch_options(maxnreg, num_ctas, fp_fusion)
     if options:
         out["options"] = options
     return out
