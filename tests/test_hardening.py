@@ -457,6 +457,21 @@ NO_TERMINAL_OPTIONS = {"capture"}
 PAGED = {"compile", "show", "open", "diff", "passes"}
 
 
+def test_top_help_lists_one_exit_code_and_one_example_per_line():
+    """Plain help (no rich): click would rewrap each paragraph; the exit codes and examples stay a line each."""
+    import re
+
+    result = runner.invoke(app, ["--help"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.strip() == "0  ok")
+    for line, code in zip(lines[first:], ExitCode):  # a block of consecutive lines, in order
+        name = code.name.lower().replace("_", " ")
+        assert re.fullmatch(rf"\s*{code.value}  {name}( \(a tritonscope bug\))?", line), (line, name)
+    examples = [i for i, line in enumerate(lines) if line.strip().startswith("tritonscope ")]
+    assert len(examples) == 4 and examples[-1] - examples[0] == 4, result.output  # one continued with a backslash
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_every_command_help(name):
     import re

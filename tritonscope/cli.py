@@ -35,16 +35,20 @@ from tritonscope.commands import sweep as sweep_cmd
 from tritonscope.env import Env, env_of
 from tritonscope.errors import ExitCode, TritonscopeError
 
-EXIT_CODES_HELP = "\n\n".join(f"{c.value}  {c.name.lower().replace('_', ' ')}" for c in ExitCode)
+# "\b" alone on a paragraph's first line keeps click from rewrapping it: one code, one example per line.
+EXIT_CODES_HELP = "\b\n" + "\n".join(f"{c.value:>3}  {c.name.lower().replace('_', ' ')}"
+                                       + (" (a tritonscope bug)" if c == ExitCode.UNEXPECTED else "")
+                                       for c in ExitCode)
 
 app = typer.Typer(
     name="tritonscope",
     help="See what Triton really does with a kernel: every stage from Python to SASS, "
     "annotated, source-linked, diffed and benchmarked.\n\n"
-    "Examples:\n\n"
-    "  tritonscope compile matmul --block 16\n\n"
-    "  tritonscope compile matmul --block 16 --view walkthrough\n\n"
-    "  tritonscope compile my_kernels.py:add_kernel --arg x_ptr='*fp32' --arg n=1024 -c BLOCK=256\n\n"
+    "Examples:\n\n\b\n"
+    "  tritonscope compile matmul --block 16\n"
+    "  tritonscope compile matmul --block 16 --view walkthrough\n"
+    "  tritonscope compile my_kernels.py:add_kernel --arg x_ptr='*fp32' \\\n"
+    "      --arg n=1024 -c BLOCK=256\n"
     "  tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90\n\n"
     f"Exit codes:\n\n{EXIT_CODES_HELP}",
     no_args_is_help=True,
