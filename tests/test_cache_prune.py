@@ -114,6 +114,41 @@ def test_lookup_renews_the_entry_it_answers_from(cache, monkeypatch):
     assert path.stat().st_mtime > old + 3000
 
 
+def test_hits_of_derived_remarks_and_sweep_entries_renew_them(cache, tmp_path):
+    """Every folder's hit counts as a use: the SASS kept for a cubin, a compile's remarks, a sweep row."""
+    import hashlib
+    import importlib
+    from types import SimpleNamespace
+
+    from tritonscope import sweep
+
+    compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a compile() function
+
+    old = time.time() - 3600
+    cubin = b"\x7fELF a cubin"
+    derived = cache / "derived" / f"{hashlib.sha256(cubin).hexdigest()[:32]}.json"
+    write_cache(derived, json.dumps({"sass": "kept sass", "resources": "kept"}))
+    kernel = tmp_path / "k.py"
+    kernel.write_text("# a kernel\n")
+    remarks = cache / "remarks" / f"{'ab' * 16}.json"
+    write_cache(remarks, json.dumps({"file": os.path.realpath(kernel), "remarks": []}))
+    row = sweep.SweepRow(0, "BLOCK=16 w4 s3 sm_90a", {"BLOCK": 16}, 4, 3, "sm_90a", None, ok=True)
+    sweep._store_row("cd" * 16, row)
+    swept = sweep._cache_path("cd" * 16)
+    for path in (derived, remarks, swept):
+        os.utime(path, (old, old))
+
+    assert compile_mod.sass_and_resources(cubin, []) == ("kept sass", "kept")
+    hit = SimpleNamespace(cache_hit=True, kernel_hash="ab" * 16, remarks=[])
+    assert compile_mod._remarks(hit, str(kernel)) == []
+    assert sweep._cached_row("cd" * 16, 3).cached
+    for path in (derived, remarks, swept):
+        assert path.stat().st_mtime > old + 3000, path
+    missed = cache / "derived" / f"{'ef' * 16}.json"
+    assert compile_mod._remarks(SimpleNamespace(cache_hit=True, kernel_hash="ef" * 16, remarks=[]),
+                                str(kernel)) is None and not missed.exists()
+
+
 @pytest.mark.parametrize("value, cap", [("", 1024 << 20), ("  ", 1024 << 20), ("5", 5 << 20), (" 7 ", 7 << 20),
                                         ("0", None), ("abc", None), ("-5", None), ("1.5", None), ("1G", None),
                                         ("1_000", None), ("²", None)])

@@ -5,8 +5,8 @@ line (one in results/ holds MBs), and nothing else ever removes them: a
 sweep of 1000 configs leaves GBs.  After each store, output.write_cache
 calls `after_store`, which now and then scans the folder and, when its
 entries add up to more than the cap, removes the least recently used ones.
-"Used" is the file's mtime: a store sets it, and a hit of the result cache
-or of replay renews it (`touch`).
+"Used" is the file's mtime: a store sets it, and every hit renews it
+(`touch`, `read_entry`): result cache, replay, derived SASS, remarks, sweep.
 
 The cap is TRITONSCOPE_CACHE_MAX_MB, a whole number of MiB (1024 when unset
 or empty).  0 turns it off, and so does a value that is not a whole number
@@ -100,6 +100,14 @@ def touch(path) -> None:
             os.utime(path)
     except OSError:
         pass
+
+
+def read_entry(path) -> str:
+    """An entry's text, marked as just used (`touch`); OSError when it cannot be read."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    touch(path)
+    return text
 
 
 # What a scan found (entries, and their bytes) and what went (by this process or another, meanwhile).

@@ -128,8 +128,10 @@ def _remarks(compiled, file: str) -> list[dict] | None:
         if compiled.kernel_hash:
             write_cache(path, json.dumps({"file": os.path.realpath(file), "remarks": compiled.remarks}))
         return list(compiled.remarks)
+    from tritonscope.cache_prune import read_entry
+
     try:
-        kept = json.loads(path.read_text())
+        kept = json.loads(read_entry(path))
     except (OSError, ValueError):
         return None
     if not isinstance(kept, dict) or kept.get("file") != os.path.realpath(file) \
@@ -240,8 +242,10 @@ def sass_and_resources(cubin: bytes | None, warnings: list[str], *,
         return None, None
     key = hashlib.sha256(cubin).hexdigest()[:32]
     path = cache_dir() / "derived" / f"{key}.json"
+    from tritonscope.cache_prune import read_entry
+
     try:
-        cached = json.loads(path.read_text())
+        cached = json.loads(read_entry(path))
         return cached["sass"], cached["resources"]
     except (OSError, ValueError, KeyError):
         pass

@@ -266,8 +266,10 @@ def _cache_path(key: str) -> Path:
 def _cached_row(key: str | None, index: int) -> SweepRow | None:
     if not key:
         return None
+    from tritonscope.cache_prune import read_entry
+
     try:
-        data = json.loads(_cache_path(key).read_text())
+        data = json.loads(read_entry(_cache_path(key)))
         row = SweepRow(**data)
     except (OSError, ValueError, TypeError):
         return None
