@@ -854,3 +854,9 @@ def test_follow_splits_what_the_child_wrote_as_it_exited(tmp_path):
     lines = list(passes._follow(dump, _ExitsOnPoll(dump, tail), poll=0))
     assert lines == dump.read_bytes().splitlines(keepends=True)
     assert [d.header.name for d in passes.read_dumps(dump, lines=iter(lines))] == ["A"]
+
+
+def test_follow_reads_a_file_made_just_before_the_child_exited(tmp_path):
+    dump = tmp_path / "dump.mlir"
+    lines = list(passes._follow(dump, _ExitsOnPoll(dump, b"line 1\nline 2\n"), poll=0))
+    assert lines == [b"line 1\n", b"line 2\n"]

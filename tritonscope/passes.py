@@ -1276,7 +1276,9 @@ def _follow(path: Path, proc, *, poll: float = 0.01) -> Iterator[bytes]:
     """
     while not path.exists():
         if proc.poll() is not None:
-            return
+            if not path.exists():  # it may have made the file just before exiting
+                return
+            break
         time.sleep(poll)
     with open(path, "rb") as f:
         rest = b""
