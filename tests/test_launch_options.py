@@ -144,6 +144,19 @@ def test_sweep_options_reach_every_config(tmp_path):
     assert [r["maxnreg"] for r in csv.DictReader(out.open())] == ["32", "32"]
 
 
+def test_launch_options_have_one_spelling_in_labels_and_headers():
+    """Triton's own names, as a launch passes them, wherever a label or a table header lists launch options."""
+    from tritonscope.kernels import option_words
+
+    assert option_words({"maxnreg": 32, "grid_rows": 7, "enable_fp_fusion": False, "num_ctas": None}) \
+        == "maxnreg=32 enable_fp_fusion=False"
+    base = ["sweep", "vector_add", "-c", "BLOCK=1024", "--arch", "sm_90a", "--jobs", "1", "--no-fp-fusion"]
+    row = ok_json(*base)["rows"][0]
+    assert row["config"].endswith(" enable_fp_fusion=False"), row["config"]
+    table = invoke(*base, "--width", "160")
+    assert table.exit_code == 0 and "launch options (every config): enable_fp_fusion=False" in table.output
+
+
 AUTOTUNED = textwrap.dedent('''
     import triton
     import triton.language as tl

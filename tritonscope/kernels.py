@@ -348,10 +348,17 @@ def spec_options(spec) -> dict[str, Any]:
     return {k: v for k, v in spec.options.items() if k in TRITON_OPTIONS and v is not None}
 
 
+def option_words(options: dict[str, Any] | None) -> str:
+    """'maxnreg=32 num_ctas=2 enable_fp_fusion=False': set launch options as a launch passes them ('' if none).
+
+    The one spelling of launch options in labels, table headers and notes.
+    """
+    return " ".join(f"{k}={v}" for k, v in (options or {}).items() if k in TRITON_OPTIONS and v is not None)
+
+
 def config_label(spec) -> str:
     """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it compiles with."""
-    words = " ".join(f"{k}={v}" for k, v in spec_options(spec).items())
-    return f"{spec.label()} {words}".strip()
+    return f"{spec.label()} {option_words(spec.options)}".strip()
 
 
 def check_launch_options(options: dict[str, Any] | None) -> dict[str, Any]:

@@ -162,14 +162,9 @@ def _row_shell(index: int, req) -> SweepRow:
                     options=dict(req.options or {}))
 
 
-def options_label(options: dict[str, Any] | None) -> str:
-    """'maxnreg=32 num_ctas=2 enable_fp_fusion=False': the launch options a config adds to its label."""
-    from tritonscope.kernels import TRITON_OPTIONS
-
-    return " ".join(f"{k}={v}" for k, v in (options or {}).items() if k in TRITON_OPTIONS)
-
-
 def _req_label(req) -> str:
+    from tritonscope.kernels import option_words
+
     parts = [f"{k}={v}" for k, v in (req.constexprs or {}).items()]
     if req.num_warps:
         parts.append(f"w{req.num_warps}")
@@ -179,8 +174,8 @@ def _req_label(req) -> str:
         parts.append(req.arch)
     if req.dtype:
         parts.append(req.dtype)
-    if options_label(req.options):
-        parts.append(options_label(req.options))
+    if option_words(req.options):
+        parts.append(option_words(req.options))
     return " ".join(parts)
 
 
@@ -188,14 +183,14 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     """Compile one config and reduce it to a row; errors become the row's error."""
     from tritonscope.compile import compile_artifact
     from tritonscope.dialects import class_counts, machine_stage
-    from tritonscope.kernels import TRITON_OPTIONS, build_spec
+    from tritonscope.kernels import TRITON_OPTIONS, build_spec, config_label
     from tritonscope.summary import summarize
 
     row = _row_shell(index, req)
     try:
         loaded = build_spec(req, default_arch)
         spec = loaded.spec
-        row.config, row.constexprs = " ".join(filter(None, (spec.label(), options_label(spec.options)))), \
+        row.config, row.constexprs = config_label(spec), \
             dict(spec.constexprs)
         row.options = {k: v for k, v in spec.options.items() if k in TRITON_OPTIONS}
         row.num_warps, row.num_stages, row.arch, row.dtype = spec.num_warps, spec.num_stages, spec.arch, spec.dtype

@@ -360,13 +360,3 @@ def check_options_for_arches(options: Optional[dict], arches) -> None:
                              hint="Use --num-ctas 1 (the default) on this target, or target sm_90a or newer.")
 
 
-def launch_option_words(options: Optional[dict]) -> str:
-    """'maxnreg=32 num_ctas=2 fp fusion off' (what a table header or a label adds), '' when none is set."""
-    from tritonscope.kernels import TRITON_OPTIONS
-
-    words = []
-    for key, value in (options or {}).items():
-        if key not in TRITON_OPTIONS:
-            continue
-        words.append(f"fp fusion {'on' if value else 'off'}" if key == "enable_fp_fusion" else f"{key}={value}")
-    return " ".join(words)

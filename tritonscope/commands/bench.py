@@ -73,7 +73,7 @@ def bench_cmd(
     from tritonscope import runner
     from tritonscope.bench import bench_configs
     from tritonscope.env import env_of
-    from tritonscope.kernels import build_spec, parse_assignments
+    from tritonscope.kernels import build_spec, option_words, parse_assignments
 
     env = env_of(ctx).with_display(width=width, color=color)
     options = c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else
@@ -121,7 +121,7 @@ def bench_cmd(
         console = env.console()
         console.print(bench_view(report))
         if report.options:
-            console.print(f"launch options (every config): {escape(c.launch_option_words(report.options))}")
+            console.print(f"launch options (every config): {escape(option_words(report.options))}")
     if save:
         _save(report, save, force)
     if any(r.status in ("wrong", "failed", "measurement error") for r in report.rows):

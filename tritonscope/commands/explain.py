@@ -215,6 +215,7 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
     """
     from tritonscope import sources
     from tritonscope.analysis import analyze
+    from tritonscope.kernels import option_words
 
     source = sources.open_source(path)
     entry = sources.find_entry(source, kernel)
@@ -230,7 +231,7 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
             artifact = sources.recompile(entry, original, **changes)
         cubin = sources.binaries_of_artifact(artifact).get("cubin")
         described += ", recompiled with " + ", ".join(
-            f"{k}={v}" if k != "options" else c.launch_option_words(v) for k, v in changes.items())
+            f"{k}={v}" if k != "options" else option_words(v) for k, v in changes.items())
     analysis = analyze(artifact)
     recompile = found_recompiler(entry, original, changes) if check_fixes else None
     problem = found_shapes(analysis.artifact, shapes, WHERE.get(entry.kind, "kernel")) if shapes else []

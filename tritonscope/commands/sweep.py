@@ -74,7 +74,7 @@ def sweep_cmd(
     from tritonscope import sweep as sw
     from tritonscope import triton_api
     from tritonscope.env import env_of
-    from tritonscope.kernels import build_spec, canonical_arch, canonical_dtype
+    from tritonscope.kernels import build_spec, canonical_arch, canonical_dtype, option_words
 
     env = env_of(ctx).with_display(width=width, color=color)
     if save:  # fail before the sweep starts when the rows cannot be written
@@ -139,7 +139,7 @@ def sweep_cmd(
         console = env.console()
         console.print(sweep_table(result, rows))
         if result.options:
-            console.print(f"launch options (every config): {escape(c.launch_option_words(result.options))}")
+            console.print(f"launch options (every config): {escape(option_words(result.options))}")
     if save:
         path = sw.save_sweep(result, save, rows=rows, force=force)
         if not as_json:
