@@ -149,6 +149,36 @@ def test_hits_of_derived_remarks_and_sweep_entries_renew_them(cache, tmp_path):
                                 str(kernel)) is None and not missed.exists()
 
 
+@pytest.mark.parametrize("text", ["[]", "null", '"s"', '{"sass": 3, "resources": "r"}', "[" * 100_000, "\udcff",
+                                  '{"file": "elsewhere.py", "remarks": []}'])
+def test_a_damaged_or_unfitting_entry_is_a_miss_and_not_renewed(cache, tmp_path, text):
+    """Derived SASS, kept remarks, sweep rows: a damaged entry (or one kept for another file) answers nothing."""
+    import importlib
+    from types import SimpleNamespace
+
+    from tritonscope import sweep
+
+    compile_mod = importlib.import_module("tritonscope.compile")
+    old = time.time() - 3600
+    paths = [cache / "derived" / f"{'ab' * 16}.json", cache / "remarks" / f"{'ab' * 16}.json",
+             sweep._cache_path("ab" * 16)]
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, errors="surrogateescape")
+        os.utime(path, (old, old))
+    derived = compile_mod.cache_dir() / "derived"
+    assert derived == paths[0].parent
+    kernel = tmp_path / "k.py"
+    kernel.write_text("# a kernel\n")
+    assert compile_mod._remarks(SimpleNamespace(cache_hit=True, kernel_hash="ab" * 16, remarks=[]), str(kernel)) is None
+    assert sweep._cached_row("ab" * 16, 0) is None
+    with pytest.MonkeyPatch.context() as mp:  # the SASS entry: a miss means the tools run (stand-ins here)
+        mp.setattr(compile_mod.hashlib, "sha256", lambda data: SimpleNamespace(hexdigest=lambda: "ab" * 16))
+        mp.setattr(compile_mod, "_TOOLS", ())
+        assert compile_mod.sass_and_resources(b"\x7fELF", []) == (None, None)
+    assert [p.stat().st_mtime == pytest.approx(old) for p in paths[1:]] == [True, True]
+
+
 @pytest.mark.parametrize("value, cap", [("", 1024 << 20), ("  ", 1024 << 20), ("5", 5 << 20), (" 7 ", 7 << 20),
                                         ("0", None), ("abc", None), ("-5", None), ("1.5", None), ("1G", None),
                                         ("1_000", None), ("²", None)])

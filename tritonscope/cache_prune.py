@@ -6,7 +6,8 @@ sweep of 1000 configs leaves GBs.  After each store, output.write_cache
 calls `after_store`, which now and then scans the folder and, when its
 entries add up to more than the cap, removes the least recently used ones.
 "Used" is the file's mtime: a store sets it, and every hit renews it
-(`touch`, `read_entry`): result cache, replay, derived SASS, remarks, sweep.
+(`touch`, once the entry is checked): result cache, replay, derived SASS,
+remarks, sweep.
 
 The cap is TRITONSCOPE_CACHE_MAX_MB, a whole number of MiB (1024 when unset
 or empty).  0 turns it off, and so does a value that is not a whole number
@@ -102,12 +103,18 @@ def touch(path) -> None:
         pass
 
 
-def read_entry(path) -> str:
-    """An entry's text, marked as just used (`touch`); OSError when it cannot be read."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    touch(path)
-    return text
+def load_entry(path):
+    """An entry's JSON, or None when it cannot be read or is not JSON.
+
+    Nothing is renewed: the caller checks the entry and calls `touch` once it answers.
+    """
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.loads(f.read())
+    except (OSError, ValueError, RecursionError):  # a damaged entry is a miss (UnicodeDecodeError is a ValueError)
+        return None
 
 
 # What a scan found (entries, and their bytes) and what went (by this process or another, meanwhile).

@@ -50,7 +50,8 @@ app = typer.Typer(
     "  tritonscope compile my_kernels.py:add_kernel --arg x_ptr='*fp32' \\\n"
     "      --arg n=1024 -c BLOCK=256\n"
     "  tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90\n\n"
-    f"Exit codes:\n\n{EXIT_CODES_HELP}",
+    f"Exit codes:\n\n{EXIT_CODES_HELP}\n\n"
+    "run and bench also exit 1 when a result is wrong; capture passes on its program's exit code.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -167,6 +168,7 @@ COMMANDS = {
 EXIT_NOTES = {
     "run": "1 also when an output does not match torch.",
     "bench": "1 also when a config computes a wrong result or fails.",
+    "capture": "Once the program has run, its own exit code is passed on.",
 }
 
 

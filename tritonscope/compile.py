@@ -128,15 +128,13 @@ def _remarks(compiled, file: str) -> list[dict] | None:
         if compiled.kernel_hash:
             write_cache(path, json.dumps({"file": os.path.realpath(file), "remarks": compiled.remarks}))
         return list(compiled.remarks)
-    from tritonscope.cache_prune import read_entry
+    from tritonscope.cache_prune import load_entry, touch
 
-    try:
-        kept = json.loads(read_entry(path))
-    except (OSError, ValueError):
-        return None
+    kept = load_entry(path)
     if not isinstance(kept, dict) or kept.get("file") != os.path.realpath(file) \
             or not isinstance(kept.get("remarks"), list):
         return None
+    touch(path)  # it answered: used now
     return kept["remarks"]
 
 
@@ -242,13 +240,12 @@ def sass_and_resources(cubin: bytes | None, warnings: list[str], *,
         return None, None
     key = hashlib.sha256(cubin).hexdigest()[:32]
     path = cache_dir() / "derived" / f"{key}.json"
-    from tritonscope.cache_prune import read_entry
+    from tritonscope.cache_prune import load_entry, touch
 
-    try:
-        cached = json.loads(read_entry(path))
-        return cached["sass"], cached["resources"]
-    except (OSError, ValueError, KeyError):
-        pass
+    cached = load_entry(path)
+    if isinstance(cached, dict) and all(isinstance(cached.get(k), (str, type(None))) for k in ("sass", "resources")):
+        touch(path)  # it answered: used now
+        return cached.get("sass"), cached.get("resources")
     out: dict[str, str | None] = {}
     with tempfile.TemporaryDirectory(prefix="tritonscope-") as tmp:
         cubin_path = Path(tmp) / "kernel.cubin"

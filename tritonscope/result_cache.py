@@ -138,7 +138,7 @@ def knob_names(build: dict[str, str]) -> list[str] | None:
     try:
         data = json.loads(path.read_text())
         names = data["invalidating_env"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
     cache_prune.touch(path)  # every lookup needs it: pruning it first would make every entry a miss
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else None

@@ -261,13 +261,15 @@ def _cache_path(key: str) -> Path:
 def _cached_row(key: str | None, index: int) -> SweepRow | None:
     if not key:
         return None
-    from tritonscope.cache_prune import read_entry
+    from tritonscope.cache_prune import load_entry, touch
 
+    path = _cache_path(key)
+    data = load_entry(path)
     try:
-        data = json.loads(read_entry(_cache_path(key)))
-        row = SweepRow(**data)
-    except (OSError, ValueError, TypeError):
+        row = SweepRow(**data)  # a damaged entry (not a dict, unknown fields) is a miss
+    except TypeError:
         return None
+    touch(path)  # it answered: used now
     row.index, row.cached = index, True
     return row
 
