@@ -759,3 +759,11 @@ def test_cache_metadata_gives_the_cache_invalidating_environment(made):
     recorded = sources.recorded_environment(sources.replace(entry, metadata=meta))
     assert recorded["vars"]["TRITON_F32_DEFAULT"] == "ieee" and recorded["cache_vars_known"]
     assert recorded["complete"] is False  # the tool knobs are not in a cache entry
+
+
+def test_capture_passes_on_a_signal_as_a_shell_does(tmp_path):
+    """A program killed by SIGTERM: capture exits 143 (128+15), not 241 (what -15 becomes as an exit status)."""
+    killed = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
+    result = subprocess.run([sys.executable, "-m", "tritonscope", "capture", "-o", str(tmp_path / "cap"), "--",
+                             sys.executable, "-c", killed], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 128 + 15, result.stderr

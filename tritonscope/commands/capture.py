@@ -22,7 +22,8 @@ def capture_cmd(
     argument's dtype/shape/strides/alignment (never the data) with a count;
     @triton.autotune runs (every config tried, the one chosen) too.  Each
     process or rank writes its own files; every write is atomic, so a crash
-    leaves a valid capture.  The program's exit code is passed on.
+    leaves a valid capture.  The program's exit code is passed on (128+N when
+    signal N killed it, as a shell says).
 
     Examples:
 
@@ -49,4 +50,5 @@ def capture_cmd(
     except Exception as e:  # the program's exit code matters more than our summary
         err.print(f"tritonscope capture: recorded into {result.folder} ({type(e).__name__}: {e})")
     if result.returncode:
-        raise typer.Exit(result.returncode)
+        # a program killed by signal N exits 128+N, as a shell reports it (not 256-N)
+        raise typer.Exit(result.returncode if result.returncode > 0 else 128 - result.returncode)
