@@ -343,9 +343,14 @@ class Request:
 TRITON_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion")
 
 
+def set_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The Triton launch options (maxnreg, num_ctas, enable_fp_fusion) among `options` that are set."""
+    return {k: v for k, v in (options or {}).items() if k in TRITON_OPTIONS and v is not None}
+
+
 def spec_options(spec) -> dict[str, Any]:
-    """The spec's Triton launch options (maxnreg, num_ctas, enable_fp_fusion) that are set."""
-    return {k: v for k, v in spec.options.items() if k in TRITON_OPTIONS and v is not None}
+    """The spec's Triton launch options that are set (an example's launch-only params are not among them)."""
+    return set_options(spec.options)
 
 
 def option_words(options: dict[str, Any] | None) -> str:
@@ -353,7 +358,7 @@ def option_words(options: dict[str, Any] | None) -> str:
 
     The one spelling of launch options in labels, table headers and notes.
     """
-    return " ".join(f"{k}={v}" for k, v in (options or {}).items() if k in TRITON_OPTIONS and v is not None)
+    return " ".join(f"{k}={v}" for k, v in set_options(options).items())
 
 
 def config_label(spec) -> str:

@@ -135,11 +135,10 @@ def knob_names(build: dict[str, str]) -> list[str] | None:
     from tritonscope import cache_prune
 
     path = _knobs_path(build)
-    try:
-        data = json.loads(path.read_text())
-        names = data["invalidating_env"]
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+    data = cache_prune.load_entry(path)
+    if not isinstance(data, dict) or "invalidating_env" not in data:
         return None
+    names = data["invalidating_env"]
     cache_prune.touch(path)  # every lookup needs it: pruning it first would make every entry a miss
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else None
 

@@ -174,8 +174,8 @@ def _req_label(req) -> str:
         parts.append(req.arch)
     if req.dtype:
         parts.append(req.dtype)
-    if option_words(req.options):
-        parts.append(option_words(req.options))
+    if words := option_words(req.options):
+        parts.append(words)
     return " ".join(parts)
 
 
@@ -183,16 +183,14 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     """Compile one config and reduce it to a row; errors become the row's error."""
     from tritonscope.compile import compile_artifact
     from tritonscope.dialects import class_counts, machine_stage
-    from tritonscope.kernels import TRITON_OPTIONS, build_spec, config_label
+    from tritonscope.kernels import build_spec, config_label, spec_options
     from tritonscope.summary import summarize
 
     row = _row_shell(index, req)
     try:
         loaded = build_spec(req, default_arch)
         spec = loaded.spec
-        row.config, row.constexprs = config_label(spec), \
-            dict(spec.constexprs)
-        row.options = {k: v for k, v in spec.options.items() if k in TRITON_OPTIONS}
+        row.config, row.constexprs, row.options = config_label(spec), dict(spec.constexprs), spec_options(spec)
         row.num_warps, row.num_stages, row.arch, row.dtype = spec.num_warps, spec.num_stages, spec.arch, spec.dtype
         artifact = compile_artifact(loaded)
     except KeyboardInterrupt:
