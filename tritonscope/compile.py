@@ -24,22 +24,23 @@ from tritonscope import triton_api
 from tritonscope.dialects import stages as dialect_stages
 from tritonscope.env import cache_dir
 from tritonscope.errors import CompileError, OutOfResourcesError
-from tritonscope.kernels import DTYPES, Loaded, TensorArg, parse_arg_value
+from tritonscope.kernels import Loaded, kernel_value, stand_in_args
 from tritonscope.model import ARCHES, ArgSpecialization, Artifact, Resources
 from tritonscope.output import write_cache
 
 
-def launch_args(loaded: Loaded) -> list[Any]:
-    """The runtime arguments as stand-ins Triton's specializer accepts."""
-    out = []
-    for name, value in loaded.spec.args.items():
-        value = parse_arg_value(value)
-        if isinstance(value, TensorArg):
-            numel = math.prod(value.shape) if value.shape is not None else None
-            out.append(triton_api.StandInTensor(DTYPES[value.dtype], offset=value.offset, numel=numel))
-        else:
-            out.append(value)
-    return out
+def launch_args(loaded: Loaded) -> dict[str, Any]:
+    """Every parameter by name, as a keyword launch binds it: runtime arguments as stand-ins Triton's
+    specializer accepts, constexprs as the kernel receives them (a dtype as triton.language's)."""
+    spec = loaded.spec
+    runtime = stand_in_args(spec.args)
+    bound: dict[str, Any] = {}
+    for name, is_const, _ in triton_api.kernel_params(loaded.jit_fn):
+        if is_const:
+            bound[name] = kernel_value(spec.constexprs[name])
+        elif name in runtime:
+            bound[name] = runtime[name]
+    return bound
 
 
 def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True,
@@ -62,26 +63,25 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
     collect = remarks
     arch = ARCHES[spec.arch]
     args = launch_args(loaded)
-    constexprs = dict(spec.constexprs)
     started = time.perf_counter()
-    compiled = _compile(loaded, args, constexprs, arch, remarks=collect)
+    compiled = _compile(loaded, args, arch, remarks=collect)
     if _cached_from_other_file(compiled.asm.get("ttir", ""), spec.file):
         # Triton's cache key ignores the file a kernel came from, so an identical
         # kernel compiled from another path comes back with that path in every
         # location.  Compile this one afresh so the stages name the user's file.
-        compiled = _compile(loaded, args, constexprs, arch, fresh=True, remarks=collect)
+        compiled = _compile(loaded, args, arch, fresh=True, remarks=collect)
     remarks = _remarks(compiled, spec.file) if collect else []
     if remarks is None:
         # Triton's cache answered, so nothing was printed, and no remarks were
         # kept for this kernel: compile it once more to hear them.
-        compiled = _compile(loaded, args, constexprs, arch, fresh=True)
+        compiled = _compile(loaded, args, arch, fresh=True)
         remarks = _remarks(compiled, spec.file) or []
     seconds = time.perf_counter() - started
 
     specialization = [
         ArgSpecialization(name, ty, () if ty == "constexpr" else tuple(attrs),
                           spec.constexprs.get(name, spec.args.get(name)) if ty == "constexpr" else None)
-        for name, ty, attrs in triton_api.specialization_of(loaded.jit_fn, args, constexprs, **arch_target(arch))
+        for name, ty, attrs in triton_api.specialization_of(loaded.jit_fn, args, **arch_target(arch))
     ]
 
     lines, first = inspect.getsourcelines(triton_api.python_function(loaded.jit_fn))
@@ -157,7 +157,7 @@ def arch_target(arch) -> dict[str, Any]:
     return {"target": (arch.backend, arch.target_arch, arch.warp_size)}
 
 
-def _compile(loaded: Loaded, args, constexprs, arch, fresh: bool = False, remarks: bool = True):
+def _compile(loaded: Loaded, args, arch, fresh: bool = False, remarks: bool = True):
     spec = loaded.spec
     if arch.backend == "hip" and not triton_api.has_backend("amd"):
         raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot compile for "
@@ -166,7 +166,7 @@ def _compile(loaded: Loaded, args, constexprs, arch, fresh: bool = False, remark
         from tritonscope.kernels import TRITON_OPTIONS
 
         return triton_api.compile_kernel(
-            loaded.jit_fn, args, constexprs, **arch_target(arch),
+            loaded.jit_fn, args, **arch_target(arch),
             num_warps=spec.num_warps, num_stages=spec.num_stages, fresh=fresh, remarks=remarks,
             options={k: v for k, v in spec.options.items() if k in TRITON_OPTIONS},
         )

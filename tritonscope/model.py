@@ -136,6 +136,44 @@ ARCH_ALIASES = {"sm_90": "sm_90a", "sm_100": "sm_100a", "sm_120a": "sm_120"}
 DEFAULT_ARCH = "sm_90a"
 
 
+# The GPU a kernel file is told it runs on when it asks while it imports (kernels.load_module): the
+# arch's reference part, as torch.cuda.get_device_properties and Triton's driver describe it.
+# NVIDIA figures from the CUDA C Programming Guide (shared memory per block, opt-in; 64K registers)
+# and the parts' datasheets (SM counts; A100 SXM4 80 GB and H100 SXM5 80 GB clocks and bus width).
+# AMD: CU counts from AMD's product pages; HIP reports one MI250X GCD as the device (110 CUs), and on
+# RDNA counts what its multiProcessorCount gives in WGP mode (two CUs a unit).
+REFERENCE_DEVICES: dict[str, dict[str, Any]] = {
+    "sm_80": {"name": "NVIDIA A100-SXM4-80GB", "sms": 108, "capability": (8, 0), "max_shared_mem": 166912,
+              "sm_clock_rate": 1410000, "mem_clock_rate": 1593000, "mem_bus_width": 5120, "memory_gib": 80},
+    "sm_86": {"name": "NVIDIA A10", "sms": 72, "capability": (8, 6), "max_shared_mem": 101376, "memory_gib": 24},
+    "sm_89": {"name": "NVIDIA L4", "sms": 58, "capability": (8, 9), "max_shared_mem": 101376, "memory_gib": 24},
+    "sm_90a": {"name": "NVIDIA H100 80GB HBM3", "sms": 132, "capability": (9, 0), "max_shared_mem": 232448,
+               "sm_clock_rate": 1980000, "mem_clock_rate": 2619000, "mem_bus_width": 5120, "memory_gib": 80},
+    "sm_100a": {"name": "NVIDIA B200", "sms": 148, "capability": (10, 0), "max_shared_mem": 232448,
+                "memory_gib": 180},
+    "sm_120": {"name": "NVIDIA GeForce RTX 5090", "sms": 170, "capability": (12, 0), "max_shared_mem": 101376,
+               "memory_gib": 32},
+    "gfx90a": {"name": "AMD Instinct MI250X", "sms": 110, "capability": (9, 0), "memory_gib": 64},
+    "gfx942": {"name": "AMD Instinct MI300X", "sms": 304, "capability": (9, 4), "memory_gib": 192},
+    "gfx950": {"name": "AMD Instinct MI355X", "sms": 256, "capability": (9, 5), "memory_gib": 288},
+    "gfx1100": {"name": "AMD Radeon RX 7900 XTX", "sms": 48, "capability": (11, 0), "memory_gib": 24},
+    "gfx1101": {"name": "AMD Radeon RX 7800 XT", "sms": 30, "capability": (11, 0), "memory_gib": 16},
+    "gfx1200": {"name": "AMD Radeon RX 9060 XT", "sms": 16, "capability": (12, 0), "memory_gib": 16},
+    "gfx1201": {"name": "AMD Radeon RX 9070 XT", "sms": 32, "capability": (12, 0), "memory_gib": 16},
+}
+
+
+def reference_device(arch_name: str) -> dict[str, Any]:
+    """The arch's reference GPU as a kernel file's import-time questions are answered (REFERENCE_DEVICES)."""
+    arch = ARCHES[arch_name]
+    device = dict(REFERENCE_DEVICES[arch_name])
+    device.setdefault("max_shared_mem", arch.max_shared_per_block)
+    device["max_num_regs"] = 65536
+    device["warp_size"] = arch.warp_size
+    device["memory_bytes"] = device.pop("memory_gib") << 30
+    return device
+
+
 def arch_for_capability(capability: int) -> Arch | None:
     return next((a for a in ARCHES.values() if a.capability == capability), None)
 
@@ -170,14 +208,28 @@ class KernelSpec:
     dtype: str | None = None
     grid: tuple[int, ...] | None = None
     options: dict[str, Any] = field(default_factory=dict)  # extra Triton options
+    # What the kernel file's import asked of the GPU ("the target", "the device properties"), answered
+    # for the arch's reference GPU (model.REFERENCE_DEVICES); empty when it asked nothing.
+    asked: tuple[str, ...] = ()
+    # For an @triton.autotune kernel, which of its configs this is: {"index", "count", "of", "chosen_by",
+    # "prune"}; a tuner times them all on a GPU and may keep another.
+    autotune: dict[str, Any] | None = None
+    heuristics: tuple[str, ...] = ()  # constexprs its @triton.heuristics computed from the arguments
 
     def label(self) -> str:
         """A short human description of the config: 'BLOCK=16 w4 s3 sm_90a'."""
-        parts = [f"{k}={v}" for k, v in self.constexprs.items()]
+        parts = [f"{k}={constexpr_words(v)}" for k, v in self.constexprs.items()]
         parts += [f"w{self.num_warps}", f"s{self.num_stages}", self.arch]
         if self.dtype:
             parts.append(self.dtype)
         return " ".join(parts)
+
+
+def constexpr_words(value: Any) -> str:
+    """16 -> '16'; 'tl.bfloat16' -> 'tl.bfloat16'; a string constexpr 'mean' -> "'mean'" (quoted, as in Python)."""
+    if isinstance(value, str) and not value.startswith("tl."):
+        return repr(value)
+    return str(value)
 
 
 @dataclass(frozen=True)

@@ -90,11 +90,14 @@ def kernel_file(target: str) -> Path | None:
 
     None when it is not a file (the compile path then reports why).
     """
-    from tritonscope.kernels import SAMPLES_DIR
+    from tritonscope.kernels import _MODULE_PATH_RE, SAMPLES_DIR, module_file
 
     # C:\\k.py is a Windows path, not file "C" and kernel "\\k.py"
     if ":" in target and not re.match(r"^[A-Za-z]:[\\/]", target):
         path = Path(target.rpartition(":")[0]).expanduser()
+        text = target.rpartition(":")[0]
+        if not path.is_file() and not text.endswith(".py") and _MODULE_PATH_RE.match(text):
+            return module_file(text)  # package.module:kernel
     elif target.endswith(".py"):
         path = Path(target).expanduser()
     else:
@@ -182,6 +185,7 @@ def request_fields(request, arch: str) -> dict[str, Any]:
         "dtype": request.dtype,
         "options": {k: v for k, v in sorted((request.options or {}).items())},
         "arch": arch,
+        **({"config": request.config} if getattr(request, "config", None) is not None else {}),
     }
 
 

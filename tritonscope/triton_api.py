@@ -251,14 +251,25 @@ class StandInTensor:
     PyTorch's caching allocator does.  `offset` (elements) moves the address
     the way a view with a storage offset does (x[2:]), so Triton's own
     specializer sees an unaligned pointer and drops the hint.
+
+    A kernel's @triton.heuristics and autotune pruning read more of a tensor
+    (its shape, strides, numel, dtype): a stand-in of known shape answers as a
+    contiguous tensor (or its .T view) would.  Its dtype is torch's when the
+    kernel file has loaded torch (heuristics compare with torch dtypes), else
+    triton.language's; Triton specializes both alike.
     """
 
-    def __init__(self, dtype_name: str, address: int = 0x10000, offset: int = 0, numel: int | None = None):
+    def __init__(self, dtype_name: str, address: int = 0x10000, offset: int = 0, numel: int | None = None,
+                 shape: tuple[int, ...] | None = None, transposed: bool = False):
         import triton.language as tl
 
-        self.dtype = getattr(tl, dtype_name)
-        elem = max(1, self.dtype.primitive_bitwidth // 8)
+        tl_dtype = getattr(tl, dtype_name)
+        self.dtype = _torch_dtype(dtype_name) or tl_dtype
+        elem = max(1, tl_dtype.primitive_bitwidth // 8)
+        self._elem = elem
         self._address = address + offset * elem
+        self._shape = tuple(shape) if shape is not None else None
+        self._transposed = transposed
         if numel is not None:
             # The AMD backend asks a tensor for the bytes behind it (HIPBackend.is_within_2gb: a
             # torch tensor's untyped_storage().size(), or `ptr_range()`): under 2 GiB it may use
@@ -270,34 +281,131 @@ class StandInTensor:
     def data_ptr(self) -> int:
         return self._address
 
+    # what heuristics and prune functions read of a tensor of known shape
+    @property
+    def shape(self) -> tuple[int, ...]:
+        if self._shape is None:
+            raise AttributeError("a bare pointer (*DTYPE) has no shape: describe the tensor as DTYPE[dims]")
+        return tuple(reversed(self._shape)) if self._transposed else self._shape
 
-def _stand_in_driver(target):
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self.shape[dim]
+
+    def stride(self, dim: int | None = None):
+        dims = self._shape if self._shape is not None else self.shape
+        strides, step = [], 1
+        for d in reversed(dims):
+            strides.insert(0, step)
+            step *= d
+        strides = tuple(reversed(strides)) if self._transposed else tuple(strides)
+        return strides if dim is None else strides[dim]
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    ndim = property(dim)
+
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def element_size(self) -> int:
+        return self._elem
+
+    def is_contiguous(self) -> bool:
+        return not self._transposed
+
+    @property
+    def device(self):
+        torch = sys.modules.get("torch")
+        return torch.device("cuda", 0) if torch is not None else "cuda:0"
+
+    @property
+    def is_cuda(self) -> bool:
+        return True
+
+
+# triton.language's dtype name -> torch's, where they differ
+_TORCH_DTYPE_NAMES = {"float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2", "int1": "bool"}
+
+
+def _torch_dtype(dtype_name: str):
+    """torch's dtype of that name, when the kernel file has loaded torch (never imported here)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    return getattr(torch, _TORCH_DTYPE_NAMES.get(dtype_name, dtype_name), None)
+
+
+def stand_in_descriptor(name: str, dtype_name: str, block: tuple[int, ...], shape: tuple[int, ...] | None):
+    """A host-side TensorDescriptor over a stand-in tensor, as TensorDescriptor.from_tensor makes one.
+
+    Triton specializes it by dtype and block shape (`tensordesc<fp16[128, 64]>`); the tensor's shape
+    and strides are runtime values, so with no shape given the tensor is one block.  Triton's own
+    checks (16-byte aligned strides, a valid block shape) apply: a descriptor it would refuse at a
+    launch is refused here, naming the argument.
+    """
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    from tritonscope.errors import KernelSpecError
+
+    dims = tuple(shape) if shape is not None else tuple(block)
+    numel = 1
+    for d in dims:
+        numel *= d
+    base = StandInTensor(dtype_name, numel=numel, shape=dims)
+    try:
+        return TensorDescriptor.from_tensor(base, list(block))
+    except (AssertionError, ValueError, TypeError) as e:
+        raise KernelSpecError(f"--arg {name}: Triton refuses this tensor descriptor: {str(e) or type(e).__name__}.",
+                              hint="The block's last dim must span at least 16 bytes, each block dim a power of "
+                                   "two, and each row of the tensor 16-byte aligned.") from e
+
+
+def _stand_in_driver(target, answers: "DeviceAnswers | None" = None):
+    """A driver that only answers 'what GPU is this?': the chosen arch (and, while a kernel file
+    imports, the device properties of the arch's reference GPU, each question noted in `answers`)."""
     from triton.backends.driver import DriverBase
+
+    class StandInUtils:
+        def get_device_properties(self, device=None):
+            if answers is None:
+                raise RuntimeError("no GPU: tritonscope compiles without one")
+            return answers.driver_properties()
 
     class StandInDriver(DriverBase):
         """A driver that only answers 'what GPU is this?': the chosen arch."""
 
         def __init__(self):
             self.target = target
+            self.utils = StandInUtils()
 
         @classmethod
         def is_active(cls):
             return False
 
         def get_current_target(self):
+            if answers is not None:
+                answers.note("the target")
             return self.target
 
         def get_current_device(self):
-            return ("tritonscope", target.arch)
+            return ("tritonscope", target.arch) if answers is None else 0
 
         def get_current_stream(self, device=None):
             return 0
 
         def get_active_torch_device(self):
-            return None
+            if answers is None:
+                return None
+            answers.note("the torch device")
+            torch = sys.modules.get("torch")
+            return torch.device("cuda", 0) if torch is not None else "cuda:0"
 
         def get_device_interface(self):
-            return None
+            return None if answers is None else answers.torch_cuda()
 
         def map_python_to_cpp_type(self, ty):
             return ty
@@ -312,6 +420,166 @@ def _stand_in_driver(target):
             pass
 
     return StandInDriver()
+
+
+class DeviceAnswers:
+    """What a kernel file is told when it asks for the GPU while it imports (or while its heuristics,
+    autotune pruning or configs run): the target's own answers, from the arch's reference GPU.
+
+    Tutorials and libraries build autotune configs at module level from
+    `driver.active.get_current_target()`, `is_cuda()`/`is_hip()`, the SM count
+    (`driver.active.utils.get_device_properties(...)["multiprocessor_count"]`,
+    `torch.cuda.get_device_properties(0).multi_processor_count`) or the
+    capability.  On a machine with no GPU they fail ("0 active drivers"); here
+    they get the answers of the GPU being compiled for, and `asked` records
+    each question so the summary can say that the import depended on them.
+    """
+
+    def __init__(self, target, gpu: dict[str, Any]):
+        self.target = target
+        self.gpu = gpu          # model.reference_device(arch): name, sms, capability, shared, regs, ...
+        self.asked: list[str] = []
+
+    def note(self, what: str) -> None:
+        if what not in self.asked:
+            self.asked.append(what)
+
+    def driver_properties(self) -> dict[str, Any]:
+        """As the driver's utils.get_device_properties(device) gives them (CUDA and HIP use the same keys)."""
+        self.note("the device properties")
+        g = self.gpu
+        props = {"max_shared_mem": g["max_shared_mem"], "max_num_regs": g["max_num_regs"],
+                 "multiprocessor_count": g["sms"], "warpSize": g["warp_size"]}
+        for key in ("sm_clock_rate", "mem_clock_rate", "mem_bus_width"):
+            if g.get(key) is not None:
+                props[key] = g[key]
+        if self.target.backend == "hip":
+            props["arch"] = str(self.target.arch)
+        return props
+
+    def torch_cuda(self):
+        """A stand-in for the parts of torch.cuda a kernel file asks at import (see _TorchCudaAnswers)."""
+        return _TorchCudaAnswers(self)
+
+
+class _TorchCudaProperties:
+    def __init__(self, answers: DeviceAnswers):
+        g = answers.gpu
+        self.name = g["name"]
+        self.major, self.minor = g["capability"]
+        self.multi_processor_count = g["sms"]
+        self.total_memory = g.get("memory_bytes", 0)
+        self.warp_size = g["warp_size"]
+        self.max_shared_memory_per_block_optin = g["max_shared_mem"]
+        self.shared_memory_per_block_optin = g["max_shared_mem"]
+        self.regs_per_multiprocessor = g["max_num_regs"]
+        self.gcnArchName = str(answers.target.arch) if answers.target.backend == "hip" else ""
+        self.is_integrated = False
+
+    def __repr__(self) -> str:
+        return f"_CudaDeviceProperties(name='{self.name}', multi_processor_count={self.multi_processor_count})"
+
+
+class _TorchCudaAnswers:
+    """torch.cuda's device questions answered for the target (patched onto torch.cuda while a file imports)."""
+
+    def __init__(self, answers: DeviceAnswers):
+        self._answers = answers
+
+    def is_available(self) -> bool:
+        self._answers.note("whether a GPU is there")
+        return True
+
+    def device_count(self) -> int:
+        return 1
+
+    def current_device(self) -> int:
+        return 0
+
+    def get_device_capability(self, device=None) -> tuple[int, int]:
+        self._answers.note("the compute capability")
+        return tuple(self._answers.gpu["capability"])
+
+    def get_device_properties(self, device=None):
+        self._answers.note("the device properties")
+        return _TorchCudaProperties(self._answers)
+
+    def get_device_name(self, device=None) -> str:
+        self._answers.note("the device name")
+        return self._answers.gpu["name"]
+
+
+_TORCH_CUDA_NAMES = ("is_available", "device_count", "current_device", "get_device_capability",
+                     "get_device_properties", "get_device_name")
+
+
+class _PatchTorchOnImport:
+    """A meta-path finder that patches torch.cuda (and torch.version.hip) once `import torch` finishes."""
+
+    def __init__(self, patch):
+        self._patch = patch
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return None
+        loader, patch = spec.loader, self._patch
+        original = loader.exec_module
+
+        def exec_module(module):
+            original(module)
+            patch(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+@contextlib.contextmanager
+def device_answers(answers: DeviceAnswers):
+    """While a kernel file imports (and its heuristics and pruning run): the stand-in driver answers for
+    the target, and torch.cuda, if the file imports torch, answers as the target's GPU would.
+
+    torch is never imported here: the patch goes on when the file's own `import torch` finishes (or at
+    once, when torch is already loaded), and everything is put back afterwards.
+    """
+    from triton.runtime import driver
+
+    saved: list[tuple[Any, str, Any]] = []
+
+    def patch(torch) -> None:
+        cuda = getattr(torch, "cuda", None)
+        if cuda is not None:
+            stand_in = answers.torch_cuda()
+            for name in _TORCH_CUDA_NAMES:
+                if hasattr(cuda, name):
+                    saved.append((cuda, name, getattr(cuda, name)))
+                    setattr(cuda, name, getattr(stand_in, name))
+        version = getattr(torch, "version", None)
+        if version is not None and hasattr(version, "hip"):
+            saved.append((version, "hip", version.hip))
+            version.hip = "tritonscope" if answers.target.backend == "hip" else None
+
+    finder = None
+    if "torch" in sys.modules:
+        patch(sys.modules["torch"])
+    else:
+        finder = _PatchTorchOnImport(patch)
+        sys.meta_path.insert(0, finder)
+    previous = getattr(driver, "_active", None)
+    driver.set_active(_stand_in_driver(answers.target, answers))
+    try:
+        with _hip_torch_probe_kept():
+            yield answers
+    finally:
+        driver._active = previous
+        if finder is not None and finder in sys.meta_path:
+            sys.meta_path.remove(finder)
+        for obj, name, value in reversed(saved):
+            setattr(obj, name, value)
 
 
 class _BlockTorch:
@@ -708,7 +976,17 @@ def _hip_torch_probe_kept():
         HIPBackend._torch_available = saved
 
 
-def compile_kernel(jit_fn, args: list[Any], constexprs: dict[str, Any], *, capability: int | None = None,
+def launch_keywords(bound: dict[str, Any], *, num_warps: int, num_stages: int,
+                    options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One keyword launch: every parameter by name (as Triton binds them, in the kernel's order, whatever
+    order constexprs and runtime arguments come in) plus the launch and backend options.  A constexpr
+    named like an option (`num_stages`) is one keyword, which Triton gives to both."""
+    keywords = {**(options or {}), "num_warps": num_warps, "num_stages": num_stages}
+    keywords.update(bound)
+    return keywords
+
+
+def compile_kernel(jit_fn, bound: dict[str, Any], *, capability: int | None = None,
                    num_warps: int, num_stages: int, options: dict[str, Any] | None = None,
                    fresh: bool = False, remarks: bool = True, target: tuple[str, Any, int] | None = None) -> Compiled:
     """Compile through Triton's JIT path for `capability` (or `target`, e.g. ("hip", "gfx942", 64)), with no GPU.
@@ -734,8 +1012,8 @@ def compile_kernel(jit_fn, args: list[Any], constexprs: dict[str, Any], *, capab
         driver.set_active(_stand_in_driver(target))
         try:
             jit_fn.device_caches.clear()  # never reuse another arch's binder
-            kernel = jit_fn.warmup(*args, grid=(1,), num_warps=num_warps, num_stages=num_stages,
-                                   **(options or {}), **constexprs)
+            kernel = jit_fn.warmup(grid=(1,), **launch_keywords(bound, num_warps=num_warps, num_stages=num_stages,
+                                                                options=options))
             if hasattr(kernel, "result"):  # async compile mode: the remarks come while it finishes
                 kernel = kernel.result()
         finally:
@@ -759,7 +1037,7 @@ def _json_safe(value):
     return str(value)
 
 
-def specialization_of(jit_fn, args: list[Any], constexprs: dict[str, Any], capability: int | None = None,
+def specialization_of(jit_fn, bound: dict[str, Any], capability: int | None = None,
                       target: tuple[str, Any, int] | None = None):
     """[(name, type, [attrs])] as Triton's binder sees this launch, e.g. ('x_ptr', '*fp16', ['tt.divisibility=16']).
 
@@ -773,7 +1051,7 @@ def specialization_of(jit_fn, args: list[Any], constexprs: dict[str, Any], capab
     backend = make_backend(gpu)
     binder = create_function_from_signature(jit_fn.signature, jit_fn.params, backend)
     with _torch_hidden(gpu), _hip_torch_probe_kept():
-        _, specialization, _ = binder(*args, **constexprs)
+        _, specialization, _ = binder(**bound)
     out = []
     for param, (ty, attr) in zip(jit_fn.params, specialization):
         out.append((param.name, str(ty), _attrs(backend, "" if attr is None else str(attr))))
@@ -818,6 +1096,40 @@ def jit_function(obj):
 def python_function(jit_fn):
     """The plain Python function a JITFunction compiles (for its source and line numbers)."""
     return jit_fn.fn
+
+
+# Option fields a launch does not set as a keyword (Triton fills them from the target and its knobs).
+_INTERNAL_OPTIONS = frozenset({"arch", "backend_name", "extern_libs", "supported_fp8_dtypes",
+                               "deprecated_fp8_dot_operand_dtypes", "allowed_dot_input_precisions",
+                               "instrumentation_mode", "fpsan_homomorphic_casts", "warp_size", "ir_override",
+                               "llvm_fn_attrs", "ptx_options"})
+
+
+def backend_option_names(backend: str) -> frozenset[str]:
+    """The options a launch may pass to `backend`'s compile as keywords (its CUDAOptions / HIPOptions
+    fields, less those Triton fills itself); empty when the installed Triton lacks that backend."""
+    try:
+        if backend == "hip":
+            from triton.backends.amd.compiler import HIPOptions as options
+        else:
+            from triton.backends.nvidia.compiler import CUDAOptions as options
+    except Exception:
+        return frozenset()
+    return frozenset(options.__dataclass_fields__) - _INTERNAL_OPTIONS
+
+
+def kernel_wrappers(obj) -> tuple[Any, list[Any]]:
+    """(the Autotuner, the Heuristics wrappers outside-in) around a kernel, as a launch runs them."""
+    tuner, heuristics, seen = None, [], 0
+    while obj is not None and seen < 8 and not (type(obj).__name__ == "JITFunction" and hasattr(obj, "params")):
+        kind = type(obj).__name__
+        if kind == "Autotuner" and tuner is None:
+            tuner = obj
+        elif kind == "Heuristics" and isinstance(getattr(obj, "values", None), dict):
+            heuristics.append(obj)
+        obj = getattr(obj, "fn", None)
+        seen += 1
+    return tuner, heuristics
 
 
 def kernel_params(jit_fn) -> list[tuple[str, bool, Any]]:

@@ -9,10 +9,16 @@ import typer
 from tritonscope.env import Env
 from tritonscope.errors import UsageError
 
-TARGET_HELP = "A built-in sample (see `tritonscope samples`) or path/to/file.py:kernel_name."
+TARGET_HELP = ("A built-in sample (see `tritonscope samples`), path/to/file.py:kernel_name, or an installed "
+               "module's kernel: package.module:kernel_name.")
 
 ConstexprOpt = typer.Option(None, "-c", "--constexpr", metavar="NAME=VALUE",
-                            help="Set a constexpr (repeatable), e.g. -c BLOCK=32.")
+                            help="A launch keyword (repeatable): a constexpr (-c BLOCK=32; a dtype "
+                                 "-c compute_type=tl.bfloat16; a string -c reduction=mean) or a backend "
+                                 "option (-c waves_per_eu=2, -c maxnreg=128).")
+ConfigOpt = typer.Option(None, "--config", metavar="N", min=1,
+                         help="For an @triton.autotune kernel: compile its Nth config (after its "
+                              "prune_configs_by; default the first).")
 BlockOpt = typer.Option(None, "--block", metavar="N",
                         help="Samples' shorthand for their tile size constexpr(s): one value, e.g. --block 16.")
 BlocksOpt = typer.Option(None, "--blocks", metavar="N1,N2,...",
@@ -36,7 +42,8 @@ def block_axis(block: Optional[int], blocks: Optional[str]) -> Optional[list[int
 ArgOpt = typer.Option(None, "--arg", metavar="NAME=VALUE",
                       help="Describe a runtime argument (repeatable): a tensor as DTYPE[dims] "
                            "(fp16[32,32], .T for a transposed view, +N for a view N elements into its "
-                           "storage: unaligned) or *DTYPE, a scalar as a number.")
+                           "storage: unaligned) or *DTYPE, a tensor descriptor as tensordesc<fp16[128,64]> or "
+                           "desc(fp16[4096,4096],[128,64]), a scalar as a number, true/false or none.")
 WarpsOpt = typer.Option(None, "--num-warps", "-w", help="Warps per program (default: the sample's, else 4).")
 StagesOpt = typer.Option(None, "--num-stages", "-s", help="Software-pipelining stages (default: the sample's, else 3).")
 def _arch_help() -> str:
@@ -79,14 +86,15 @@ FpFusionOpt = typer.Option(None, "--fp-fusion/--no-fp-fusion",
 def make_request(target: str, constexpr: Optional[List[str]], block: Optional[int], arg: Optional[List[str]],
                  num_warps: Optional[int], num_stages: Optional[int], arch: Optional[str],
                  shape: Optional[str], dtype: Optional[str], *, maxnreg: Optional[int] = None,
-                 num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None):
+                 num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None, config: Optional[int] = None):
     from tritonscope.kernels import Request, check_request, parse_assignments
 
     options = launch_options(maxnreg, num_ctas, fp_fusion)
     # every value checked here, before any file is loaded or Triton is entered
     return check_request(Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
                                  args=parse_assignments(arg, "argument"), num_warps=num_warps,
-                                 num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, options=options))
+                                 num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, options=options,
+                                 config=config))
 
 
 def compile_request(request, env: Env, *, progress: bool = True, cache: bool = True,

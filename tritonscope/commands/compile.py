@@ -23,6 +23,7 @@ def compile_cmd(
     maxnreg: Optional[int] = c.MaxnregOpt,
     num_ctas: Optional[int] = c.NumCtasOpt,
     fp_fusion: Optional[bool] = c.FpFusionOpt,
+    config: Optional[int] = c.ConfigOpt,
     stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
     line: Optional[int] = c.LineOpt,
@@ -76,6 +77,10 @@ def compile_cmd(
       tritonscope compile matmul --block 16 --explain --stage none --save report.html
 
       tritonscope compile kernels.py:add_kernel --arg x_ptr='*fp32' --arg y_ptr='*fp32' --arg out_ptr='*fp32' --arg n=4096 -c BLOCK=1024
+
+      tritonscope compile liger_kernel.ops.rms_norm:_rms_norm_forward_kernel --arg Y_ptr=bf16[4,4096] ... -c casting_mode=0
+
+      tritonscope compile matmul_autotuned --config 3 --stage none
     """
     from tritonscope.env import env_of
     from tritonscope.errors import OutOfResourcesError
@@ -85,7 +90,7 @@ def compile_cmd(
     view = c.check_view(view)
     hide = c.noise_filter(raw, keep)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config)
     c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for an AMD target: exit 2
     c.parse_stage_list(stage, stage_keys())  # a bad --stage fails before the compile
     if save:  # fail before compiling when the report cannot be written

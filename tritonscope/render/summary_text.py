@@ -10,6 +10,7 @@ Markdown show in their own places or leave out to stay reproducible).
 from __future__ import annotations
 
 from tritonscope.analysis import Analysis
+from tritonscope.model import constexpr_words
 from tritonscope.summary import SPILL_WORDS, Spills, Summary
 
 BAD_LABELS = frozenset({"fits"})  # rows a renderer shows as a problem
@@ -22,8 +23,14 @@ def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
     s: Summary = analysis.summary
     rows = [("kernel", f"{spec.kernel}  ({spec.target})"),
             ("target", f"{s.arch} ({s.gpus})" if s.gpus else s.arch),
-            ("config", ", ".join([*(f"{k}={v}" for k, v in spec.constexprs.items()),
+            ("config", ", ".join([*(f"{k}={constexpr_words(v)}" for k, v in spec.constexprs.items()),
                                   f"num_warps={spec.num_warps}", f"num_stages={spec.num_stages}"]))]
+    if spec.autotune:
+        rows.append(("autotune", autotune_text(spec.autotune)))
+    if spec.heuristics:
+        rows.append(("heuristics", f"{', '.join(spec.heuristics)} computed by @triton.heuristics from the arguments"))
+    if spec.asked:
+        rows.append(("import asked", asked_text(spec.asked, spec.arch)))
     if spec.options:
         rows.append(("options", ", ".join(f"{k}={v}" for k, v in spec.options.items())))
     if spec.shape:
@@ -52,6 +59,27 @@ def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
         rows.append(("remarks", remarks_text(s.remarks, a.remarks)))
     rows.append(("hash", a.kernel_hash[:16]))
     return rows
+
+
+def autotune_text(info: dict) -> str:
+    """'config 1 of 4 (the first: a tuner times every config on a GPU and may keep another; --config N)'."""
+    how = "the first" if info.get("chosen_by") == "first" else "--config"
+    text = f"config {info.get('index')} of {info.get('count')}"
+    if info.get("of") not in (None, info.get("count")):
+        text += f" (of {info.get('of')} before pruning)"
+    text += f", {how}: a tuner times every config on a GPU and may keep another (--config N picks one)"
+    if info.get("prune") and "failed" in str(info["prune"]):
+        text += f"; {info['prune']}"
+    return text
+
+
+def asked_text(asked, arch: str) -> str:
+    """'the target, the device properties: answered as sm_90a's reference GPU (NVIDIA H100 80GB HBM3, 132 SMs)'."""
+    from tritonscope.model import REFERENCE_DEVICES
+
+    device = REFERENCE_DEVICES.get(arch, {})
+    gpu = f" ({device['name']}, {device['sms']} SMs)" if device else ""
+    return f"{', '.join(asked)}: answered as {arch}'s reference GPU{gpu}, not a real device"
 
 
 def remarks_text(count: int, remarks: list[dict]) -> str:
