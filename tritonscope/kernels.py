@@ -680,14 +680,17 @@ def runaway_guard(loaded: "Loaded") -> None:
     elements = 1
     for d in dims:
         elements *= d
-    threads = spec.num_warps * 32
+    arch = ARCHES.get(spec.arch)
+    warp = getattr(arch, "warp_size", 32)         # 64 on CDNA
+    limit = getattr(arch, "max_vgprs_per_wave", None) or getattr(arch, "max_regs_per_thread", 255)
+    threads = spec.num_warps * warp
     per_thread = elements // threads
-    if per_thread > MAX_TILE_REGISTERS:
+    if per_thread > MAX_TILE_REGISTERS * limit // 255:  # about 4x what a thread of this target can have
         tile = "x".join(map(str, dims))
         raise OutOfResourcesError(
             f"{spec.kernel} ({spec.label()}): its {tile} tile is about {per_thread:,} registers per thread "
-            f"({elements:,} values over {threads} threads; a thread has at most 255), so ptxas would spill "
-            f"for many minutes. Not compiled.",
+            f"({elements:,} values over {threads} threads; a thread of {spec.arch} has at most {limit}), so the "
+            f"compiler would spill for many minutes. Not compiled.",
             hint="Use a smaller block (or more warps), or give `compile --timeout SECONDS` to try it anyway "
                  "with a time limit.")
 

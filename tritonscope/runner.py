@@ -28,7 +28,8 @@ from typing import Any
 
 from tritonscope import triton_api
 from tritonscope.errors import KernelSpecError, NoGPUError, TritonscopeError
-from tritonscope.kernels import (DTYPES, Loaded, Request, TensorArg, build_spec, config_label, parse_arg_value,
+from tritonscope.kernels import (DTYPES, DescArg, Loaded, Request, TensorArg, build_spec, config_label, kernel_value,
+                                 parse_arg_value,
                                  spec_options)
 
 NO_GPU_HINT = ("Run it on the CPU through Triton's interpreter instead: "
@@ -199,6 +200,11 @@ def make_inputs(loaded: Loaded, device: str, seed: int | None = None) -> dict[st
             if name in outputs:
                 poison(t)
             values[name] = t
+        elif isinstance(value, DescArg):  # a host-side TensorDescriptor over a tensor of that shape
+            from triton.tools.tensor_descriptor import TensorDescriptor
+
+            tensor = make_tensor(TensorArg(value.dtype, value.shape or value.block), device, gen)
+            values[name] = TensorDescriptor.from_tensor(tensor, list(value.block))
         else:
             values[name] = value
     return values
@@ -238,9 +244,12 @@ def launch(loaded: Loaded, values: dict[str, Any], fn=None):
         raise KernelSpecError(f"No launch grid for {spec.kernel}.",
                               hint="Declare EXAMPLES with a launch function that returns a 'grid'.")
     kernel = fn if fn is not None else loaded.jit_fn
-    args = [values[n] for n in spec.args]
-    return kernel[tuple(spec.grid)](*args, **spec.constexprs, num_warps=spec.num_warps,
-                                    num_stages=spec.num_stages, **spec_options(loaded.spec))
+    # every parameter by name, as tritonscope compiled it (kernels interleave constexprs and runtime args)
+    bound = {n: values[n] for n in spec.args}
+    bound.update({n: kernel_value(v) for n, v in spec.constexprs.items()})
+    return kernel[tuple(spec.grid)](**triton_api.launch_keywords(bound, num_warps=spec.num_warps,
+                                                                 num_stages=spec.num_stages,
+                                                                 options=spec_options(loaded.spec)))
 
 
 # What the interpreter cannot show: it runs the kernel's Python semantics, not Triton's generated code.

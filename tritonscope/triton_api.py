@@ -602,8 +602,26 @@ def _torch_hidden(target=None):
     specialize a pointer (HIPBackend.is_within_2gb), as a real AMD launch,
     which always has torch, does; for that target torch is let through.
     """
-    if "torch" in sys.modules or (target is not None and target.backend == "hip" and _hip_specializer_imports_torch()):
+    if "torch" in sys.modules:
         yield
+        return
+    if target is not None and target.backend == "hip" and _hip_specializer_imports_torch():
+        import importlib.util
+
+        if importlib.util.find_spec("torch") is not None:
+            yield
+            return
+        # Triton 3.6's HIP specializer runs `import torch` before it asks the stand-in's ptr_range(), and
+        # only asks torch whether a bare pointer is a Tensor (it is not): with no torch installed, a
+        # module that answers that question does, and is gone afterwards.
+        stub = type(sys)("torch")
+        stub.Tensor = type("Tensor", (), {})
+        sys.modules["torch"] = stub
+        try:
+            yield
+        finally:
+            if sys.modules.get("torch") is stub:
+                del sys.modules["torch"]
         return
     blocker = _BlockTorch()
     sys.meta_path.insert(0, blocker)
@@ -1118,14 +1136,18 @@ def backend_option_names(backend: str) -> frozenset[str]:
     return frozenset(options.__dataclass_fields__) - _INTERNAL_OPTIONS
 
 
+def _is_a(obj, class_name: str) -> bool:
+    """Whether obj is a triton.runtime.autotuner class of that name, or a subclass of one."""
+    return any(c.__name__ == class_name and c.__module__.startswith("triton.") for c in type(obj).__mro__)
+
+
 def kernel_wrappers(obj) -> tuple[Any, list[Any]]:
     """(the Autotuner, the Heuristics wrappers outside-in) around a kernel, as a launch runs them."""
     tuner, heuristics, seen = None, [], 0
     while obj is not None and seen < 8 and not (type(obj).__name__ == "JITFunction" and hasattr(obj, "params")):
-        kind = type(obj).__name__
-        if kind == "Autotuner" and tuner is None:
+        if _is_a(obj, "Autotuner") and tuner is None:  # libraries subclass it (fla's CachedAutotuner)
             tuner = obj
-        elif kind == "Heuristics" and isinstance(getattr(obj, "values", None), dict):
+        elif _is_a(obj, "Heuristics") and isinstance(getattr(obj, "values", None), dict):
             heuristics.append(obj)
         obj = getattr(obj, "fn", None)
         seen += 1
@@ -1173,7 +1195,7 @@ def autotune_configs(obj) -> list[dict[str, Any]] | None:
     which its launch passes on to the compile.
     """
     configs = getattr(obj, "configs", None)
-    if configs is None or type(obj).__name__ != "Autotuner":
+    if configs is None or not _is_a(obj, "Autotuner"):
         return None
     out = []
     for cfg in configs:

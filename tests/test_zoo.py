@@ -1,0 +1,89 @@
+"""The zoo: real kernels, unedited, compile from the command line as a user types them.
+
+Every entry of tests/zoo/manifest.py (kernels of liger-kernel and fla-core as
+pip installs them, by module path, and kernels written here that reproduce
+each launch pattern real kernels use) is compiled with
+`tritonscope compile TARGET ARGS --arch A --stage none` for sm_90a, sm_100a
+and gfx942, and must end with the exit code the manifest expects (0, or the
+stated code where the kernel truly does not fit).  The README's zoo table is
+made from the same manifest and must match it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tritonscope.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "zoo"))
+import manifest  # noqa: E402
+
+runner = CliRunner()
+HAS_AMD = (Path(importlib.util.find_spec("triton").submodule_search_locations[0]) / "backends" / "amd").is_dir()
+
+
+def _installed(entry) -> bool:
+    package = entry["target"].split(":")[0].split(".")[0]
+    return entry["target"].startswith("tests/") or importlib.util.find_spec(package) is not None
+
+
+CASES = [(e, arch) for e in manifest.ZOO for arch in manifest.ARCHES]
+
+
+@pytest.mark.parametrize("entry,arch", CASES, ids=[f"{e['name']}-{a}" for e, a in CASES])
+def test_zoo_kernel_compiles_as_typed(entry, arch, monkeypatch):
+    if not _installed(entry):
+        pytest.fail(f"{entry['package']} is not installed: the README's test install (.[test]) pins it")
+    if arch.startswith("gfx") and not HAS_AMD:
+        pytest.skip("this Triton wheel has no AMD backend")
+    monkeypatch.chdir(ROOT)
+    argv = ["compile", entry["target"], *shlex.split(manifest.args_for(entry, arch)),
+            "--arch", arch, "--stage", "none", "--no-color", "--width", "200"]
+    result = runner.invoke(app, argv)
+    want = manifest.expect_for(entry, arch)
+    code = 0 if want == "ok" else want["exit"]
+    assert result.exit_code == code, f"tritonscope {shlex.join(argv)}\n{result.output[-3000:]}"
+    if code == 0:
+        assert f"tritonscope · {entry['target'].split(':')[-1]}" in result.output
+
+
+def zoo_table() -> str:
+    """The README's zoo table, made from the manifest."""
+    rows = ["| kernel | from | patterns | " + " | ".join(manifest.ARCHES) + " |",
+            "|---|---|---|" + "---|" * len(manifest.ARCHES)]
+    for e in manifest.ZOO:
+        cells = []
+        for arch in manifest.ARCHES:
+            want = manifest.expect_for(e, arch)
+            cells.append("compiles" if want == "ok" else f"exit {want['exit']}: {want['why']}")
+        rows.append(f"| `{e['target']}` | {e['package']} | {', '.join(e['patterns'])} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def test_readme_zoo_table_is_the_manifest(regen):
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    m = re.search(r"<!-- zoo:table -->\n(.*?)\n<!-- /zoo:table -->", text, re.S)
+    assert m, "README.md has no <!-- zoo:table --> block"
+    if regen:
+        readme.write_text(text[:m.start(1)] + zoo_table() + text[m.end(1):])
+        return
+    assert m.group(1) == zoo_table(), "README's zoo table differs from tests/zoo/manifest.py: run pytest --regen"
+
+
+def test_every_pattern_of_the_issue_has_a_kernel():
+    patterns = {p for e in manifest.ZOO for p in e["patterns"]}
+    for wanted in ("interleaved-constexpr", "dtype-constexpr", "string-constexpr", "import-time-device-query",
+                   "host-tensor-descriptor", "amd-backend-options", "launch-option-constexpr", "sibling-import",
+                   "heuristics", "autotune", "module-path"):
+        assert wanted in patterns, wanted
+    real = [e for e in manifest.ZOO if e["package"] != manifest.OURS]
+    assert len(real) >= 25, len(real)
