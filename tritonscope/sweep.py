@@ -33,8 +33,8 @@ from typing import Any, Callable, Iterable
 
 from tritonscope.errors import TritonscopeError, UsageError
 
-ROW_FORMAT = 3   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL;
-                 # 3: launch options)
+ROW_FORMAT = 4   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL;
+                 # 3: launch options; 4: the cost model's compiled facts)
 
 
 @dataclass
@@ -66,6 +66,12 @@ class SweepRow:
     kernel_hash: str | None = None
     compile_seconds: float = 0.0
     cached: bool = False
+    # The cost model's compiled facts at the config's launch (cost/features.py); None with cost_why when
+    # the model cannot read this kernel.  The prediction itself is made per --gpu (attach_predictions).
+    cost_features: dict[str, Any] | None = None
+    cost_why: str | None = None
+    predicted_ms: float | None = None          # filled by attach_predictions, never cached
+    prediction: dict[str, Any] | None = None   # its breakdown (cost.Prediction.to_dict)
 
 
 @dataclass
@@ -217,7 +223,20 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     row.mix = class_counts(mix_stage, artifact.stages.get(mix_stage, ""))
     row.kernel_hash = artifact.kernel_hash
     row.compile_seconds = round(artifact.compile_seconds, 4)
+    _cost_facts(row, artifact, summary)
     return row
+
+
+def _cost_facts(row: SweepRow, artifact, summary) -> None:
+    """The cost model's compiled facts for this row (a failure of the model is its reason, never the row's)."""
+    from tritonscope.cost.features import NoFeatures, features_of_artifact
+
+    try:
+        row.cost_features = features_of_artifact(artifact, summary)
+    except NoFeatures as e:
+        row.cost_why = str(e)
+    except Exception as e:  # a kernel shape the model's reader does not know: no prediction, said plainly
+        row.cost_why = f"the cost model could not read this kernel ({type(e).__name__}: {e})"
 
 
 def _worker_init() -> None:
