@@ -295,7 +295,7 @@ def fit(data: dict, names: list[str], start: dict, rounds: int = 6) -> dict:
     gpu = find_gpu("H100 SXM")
     sel = [(g, timed_rows(g)) for g in data["groups"] if g["name"] in names]
     free = ["eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "l2_gbs_per_sm", "dram_eff", "latency_ns",
-            "unpipelined_factor", "tile_fixed", "softmax_p", "launch_us", "sfu_weight"]
+            "unpipelined_factor", "tile_fixed", "softmax_p", "launch_us", "sfu_weight", "shared_eff", "spill_factor"]
 
     def loss(c):
         total = 0.0
@@ -316,7 +316,7 @@ def fit(data: dict, names: list[str], start: dict, rounds: int = 6) -> dict:
             for factor in (math.exp(step), math.exp(-step)):
                 trial = dict(best)
                 trial[name] = best[name] * factor
-                if name in ("eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "dram_eff"):
+                if name in ("eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "dram_eff", "shared_eff"):
                     trial[name] = min(trial[name], 1.0)
                 if name == "softmax_p":
                     trial[name] = max(1.0, min(trial[name], 12.0))

@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-TERMS = ("tensor", "issue", "L2", "DRAM", "latency")
-REGIME_WORDS = {"tensor": "tensor-core bound", "issue": "instruction-issue bound", "L2": "L2-bandwidth bound",
+TERMS = ("tensor", "issue", "shared", "L2", "DRAM", "latency")
+REGIME_WORDS = {"tensor": "tensor-core bound", "issue": "instruction-issue bound",
+                "shared": "shared-memory bound (bank conflicts)", "L2": "L2-bandwidth bound",
                 "DRAM": "memory-bandwidth bound", "latency": "latency bound"}
 
 
@@ -195,19 +196,33 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
             w = 1.0
             if cls == "sfu":
                 w = c["sfu_weight"]
-            elif cls in ("lds", "sts", "ldgsts"):
-                w = max(1, ways)
             n += k * w
         return n
 
-    per_thread = weighted(loop, f.get("bank_ways_loop") or 1) * iters + \
-        weighted(out, f.get("bank_ways") or 1) * outer
+    def shared_wavefronts(counts: dict[str, int], ways: int) -> float:
+        return sum(counts.get(k, 0) for k in ("lds", "sts", "ldgsts")) * max(1, ways)
+
+    many = f.get("sass_loops") or []
+    if many:  # sibling loops, each with its own trip count; the rest of the code outside them once
+        inside: dict[str, int] = {}
+        for lp in many:
+            for k, v in lp["counts"].items():
+                inside[k] = inside.get(k, 0) + v
+        rest = {k: max(0, (loop.get(k, 0) + out.get(k, 0)) - inside.get(k, 0)) for k in set(loop) | set(out)}
+        per_thread = sum(weighted(lp["counts"], 1) * lp["iters"] for lp in many) + weighted(rest, 1)
+        wavefronts = sum(shared_wavefronts(lp["counts"], 1) * lp["iters"] for lp in many)
+        iters = sum(lp["iters"] for lp in many)
+    else:
+        per_thread = weighted(loop, 1) * iters + weighted(out, 1) * outer
+        wavefronts = shared_wavefronts(loop, f.get("bank_ways_loop") or 1) * iters + \
+            shared_wavefronts(out, f.get("bank_ways") or 1) * outer
     issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"])
+    shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
 
     spill_traffic = 0
     if f.get("spill_instructions"):
-        spill_traffic = (loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 + \
-            (out.get("ldl", 0) + out.get("stl", 0)) * outer * W * 32 * 4
+        spill_traffic = ((loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 +
+                         (out.get("ldl", 0) + out.get("stl", 0)) * outer * W * 32 * 4) * c["spill_factor"]
         notes.append(f"spills: {f['spill_bytes']} B per thread, counted as local-memory traffic")
     bytes_p = (f.get("bytes_loaded_per_program") or 0) + (f.get("bytes_stored_per_program") or 0) + spill_traffic
     l2_s = per_sm * bytes_p / (c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"]))
@@ -222,7 +237,7 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
         latency_s = rounds * (iters * per_iter + outer * lat * c["tile_fixed"])
     else:
         latency_s = rounds * lat * c["tile_fixed"]
-    terms = {"tensor": tensor_s, "issue": issue_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
+    terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
     body = _soft_max(list(terms.values()), c["softmax_p"])
     launch = c["launch_us"] * 1e-6
     total = body + launch
