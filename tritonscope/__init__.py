@@ -14,9 +14,9 @@ import types
 
 from tritonscope._version import __version__  # its own module: report.py and cli.py read it without a cycle
 
-from tritonscope.api import Result, compile, show  # noqa: E402  (light: imports nothing heavy)
+from tritonscope.api import Result, compile, prune_by_prediction, show  # noqa: E402  (light: imports nothing heavy)
 
-__all__ = ["Result", "compile", "show", "__version__"]
+__all__ = ["Result", "compile", "show", "prune_by_prediction", "__version__"]
 
 
 class _CallableModule(types.ModuleType):

@@ -40,7 +40,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-__all__ = ["Result", "compile", "show"]
+__all__ = ["Result", "compile", "show", "prune_by_prediction"]
 
 # A terminal view prints at most this many lines per stage (the CLI's default).
 MAX_LINES = 300
@@ -93,6 +93,25 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
         err.result = result  # type: ignore[attr-defined]
         raise err
     return result
+
+
+def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = None, kernel: Any = None,
+                        arch: str | None = None):
+    """An `early_config_prune` for @triton.autotune that keeps the `top_k` configs the cost model predicts
+    fastest for the current arguments, without running any:
+
+        @triton.autotune(configs=[...], key=["n"], prune_configs_by={"early_config_prune":
+            tritonscope.prune_by_prediction(3, grid=lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),))})
+
+    `grid` is the launch's grid as a function of the arguments and the config's constexprs (what the
+    kernel is launched with); the configs are compiled (GPU-less, as `tritonscope compile` does) and
+    predicted on `gpu` (default: the local GPU, else the arch's reference GPU).  A config that does not
+    fit is dropped; configs the model gives no prediction are kept (never pruned on a guess), and when
+    no config can be predicted all of them are returned.  `kernel` is the @triton.jit function (default:
+    the one the calling Autotuner tunes)."""
+    from tritonscope.cost.autotune import PredictedPrune
+
+    return PredictedPrune(top_k, grid=grid, gpu=gpu, kernel=kernel, arch=arch)
 
 
 def show(path: str | Path) -> Result:

@@ -33,8 +33,8 @@ from typing import Any, Callable, Iterable
 
 from tritonscope.errors import TritonscopeError, UsageError
 
-ROW_FORMAT = 3   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL;
-                 # 3: launch options)
+ROW_FORMAT = 4   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL;
+                 # 3: launch options; 4: the cost model's compiled facts)
 
 
 @dataclass
@@ -66,6 +66,12 @@ class SweepRow:
     kernel_hash: str | None = None
     compile_seconds: float = 0.0
     cached: bool = False
+    # The cost model's compiled facts at the config's launch (cost/features.py); None with cost_why when
+    # the model cannot read this kernel.  The prediction itself is made per --gpu (attach_predictions).
+    cost_features: dict[str, Any] | None = None
+    cost_why: str | None = None
+    predicted_ms: float | None = None          # filled by attach_predictions, never cached
+    prediction: dict[str, Any] | None = None   # its breakdown (cost.Prediction.to_dict)
 
 
 @dataclass
@@ -217,7 +223,20 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     row.mix = class_counts(mix_stage, artifact.stages.get(mix_stage, ""))
     row.kernel_hash = artifact.kernel_hash
     row.compile_seconds = round(artifact.compile_seconds, 4)
+    _cost_facts(row, artifact, summary)
     return row
+
+
+def _cost_facts(row: SweepRow, artifact, summary) -> None:
+    """The cost model's compiled facts for this row (a failure of the model is its reason, never the row's)."""
+    from tritonscope.cost.features import NoFeatures, features_of_artifact
+
+    try:
+        row.cost_features = features_of_artifact(artifact, summary)
+    except NoFeatures as e:
+        row.cost_why = str(e)
+    except Exception as e:  # a kernel shape the model's reader does not know: no prediction, said plainly
+        row.cost_why = f"the cost model could not read this kernel ({type(e).__name__}: {e})"
 
 
 def _worker_init() -> None:
@@ -563,8 +582,8 @@ def _kernel_name(target: str) -> str:
 # Sorting, filtering, saving
 # --------------------------------------------------------------------------
 
-SORT_KEYS = ("config", "shared", "registers", "spills", "occupancy", "blocks_per_sm", "time")
-_FIELD_ALIASES = {"time": "compile_seconds", "smem": "shared", "regs": "registers", "occ": "occupancy",
+SORT_KEYS = ("config", "shared", "registers", "spills", "occupancy", "blocks_per_sm", "time", "predicted")
+_FIELD_ALIASES = {"time": "compile_seconds", "predicted": "predicted_ms", "pred": "predicted_ms", "smem": "shared", "regs": "registers", "occ": "occupancy",
                   "warps": "num_warps", "stages": "num_stages"}
 
 
@@ -700,3 +719,68 @@ def iter_mix_columns(rows: Iterable[SweepRow]) -> list[str]:
     from tritonscope.dialects import order_classes
 
     return order_classes(m for r in rows for m in r.mix)
+
+
+# --------------------------------------------------------------------------
+# Predicted times (the cost model): the pick and the short list worth measuring
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Shortlist:
+    gpu: str | None
+    calibration: str = ""
+    pick: int | None = None            # row index of the predicted fastest config
+    indexes: list[int] = field(default_factory=list)   # the short list, fastest first
+    widened: bool = False              # the top configs are closer than the expected error: more were added
+    expected_error: float | None = None
+    predicted: int = 0                 # rows with a prediction
+    no_prediction: dict[str, int] = field(default_factory=dict)   # reason -> rows
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def attach_predictions(rows: list[SweepRow], gpu: str | None, *, top: int = 3) -> Shortlist:
+    """Each compiled row's predicted time on `gpu` (None: each row's arch's reference GPU), and the short list.
+
+    Only rows that compiled and fit are predicted (a config that does not fit is never ranked).  The
+    short list is the `top` fastest predictions, widened to every config whose prediction is within the
+    expected error of the best (they cannot be told apart by the model, so each is worth measuring)."""
+    from tritonscope.cost import find_gpu, predict_features, resolve_gpu
+
+    out = Shortlist(gpu=None)
+    timed: list[tuple[float, SweepRow]] = []
+    for r in rows:
+        r.predicted_ms, r.prediction = None, None
+        if not (r.ok and r.fits):
+            continue
+        if r.cost_features is None:
+            out.no_prediction[r.cost_why or "no compiled facts"] = out.no_prediction.get(r.cost_why or "?", 0) + 1
+            continue
+        g = find_gpu(gpu) if gpu else resolve_gpu(None, r.arch)
+        if g is None:
+            why = f"no GPU known for {r.arch} (name one with --gpu)"
+            out.no_prediction[why] = out.no_prediction.get(why, 0) + 1
+            continue
+        p = predict_features(r.cost_features, g)
+        r.prediction = p.to_dict()
+        out.gpu, out.calibration = g.name, p.calibration
+        if not p.ok:
+            out.no_prediction[p.why or "?"] = out.no_prediction.get(p.why or "?", 0) + 1
+            continue
+        r.predicted_ms = round(p.predicted_ms, 6)
+        timed.append((p.predicted_ms, r))
+    out.predicted = len(timed)
+    if not timed:
+        return out
+    timed.sort(key=lambda x: x[0])
+    best_ms, best = timed[0]
+    out.pick = best.index
+    err = (best.prediction or {}).get("expected_error") or 0.0
+    out.expected_error = err
+    chosen = [r.index for _, r in timed[:max(1, top)]]
+    close = [r.index for ms, r in timed if ms <= best_ms * (1 + err) and r.index not in chosen][:2 * max(1, top)]
+    out.widened = bool(close)
+    out.indexes = chosen + close
+    return out

@@ -42,6 +42,11 @@ def sweep_cmd(
     where: Optional[List[str]] = typer.Option(None, "--where",
                                               help="Keep rows matching: fits, nofit, ok, failed, or FIELD<op>VALUE "
                                                    "(shared<100000, BLOCK=64); repeatable, all must hold."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="The GPU whose predicted time each config gets (H100, "
+                                                         "H100 PCIe, H200, A100, B200; default: the local GPU, "
+                                                         "else each arch's reference GPU)."),
+    top: int = typer.Option(3, "--top", min=1, help="Configs on the short list worth measuring (widened when "
+                                                     "the best predictions are closer than their expected error)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Recompile every config (ignore cached rows)."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the rows as .csv or .json."),
@@ -70,6 +75,8 @@ def sweep_cmd(
       tritonscope sweep matmul -c BLOCK=16,32,64 --arch sm_80,sm_90 --scheduler tcp://10.0.0.5:8786
 
       tritonscope sweep vector_add -c BLOCK=1024,4096 --maxnreg 32 --arch sm_90a
+
+      tritonscope sweep matmul_grouped -c BLOCK_K=32,64 -w 4,8 --shape 4096x4096x4096 --gpu H100 --sort predicted
     """
     from tritonscope import sweep as sw
     from tritonscope import triton_api
@@ -87,6 +94,10 @@ def sweep_cmd(
     arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
     dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
     default_arch = c.default_arch()
+    if gpu:  # an unknown --gpu: exit 2 before any compile
+        from tritonscope.cost import resolve_gpu
+
+        resolve_gpu(gpu, None)
 
     # Check the kernel once here (and find autotune configs) before any worker starts.
     block_values = c.block_axis(block, blocks)
@@ -124,12 +135,14 @@ def sweep_cmd(
             status.stop()
     result.options = dict(base.options or {})
 
+    shortlist = sw.attach_predictions(result.rows, gpu, top=top)
     rows = sw.sort_rows(sw.filter_rows(result.rows, where), sort)
     if as_json:
         data = result.to_dict()
         from dataclasses import asdict
 
         data["rows"] = [asdict(r) for r in rows]
+        data["shortlist"] = shortlist.to_dict()
         typer.echo(json.dumps(data, indent=1))
     else:
         from rich.markup import escape
@@ -138,6 +151,8 @@ def sweep_cmd(
 
         console = env.console()
         console.print(sweep_table(result, rows))
+        for line in shortlist_lines(result, shortlist):
+            console.print(escape(line), highlight=False)
         if result.options:
             console.print(f"launch options (every config): {escape(option_words(result.options))}")
     if save:
@@ -148,6 +163,26 @@ def sweep_cmd(
         print(f"\ninterrupted: {result.finished} of {result.requested} configs finished (shown above).",
               file=sys.stderr)
         raise typer.Exit(int(ExitCode.INTERRUPTED))
+
+
+def shortlist_lines(result, shortlist) -> list[str]:
+    """The pick and the short list in words (no lines when nothing was predicted)."""
+    by_index = {r.index: r for r in result.rows}
+    out = []
+    if shortlist.pick is not None:
+        best = by_index[shortlist.pick]
+        p = best.prediction or {}
+        err = shortlist.expected_error or 0.0
+        out.append(f"predicted on {shortlist.gpu}: pick {best.config}: {best.predicted_ms:.4g} ms "
+                   f"({p.get('regime_words')}, expected error ±{err:.0%}); {shortlist.calibration}")
+        names = ", ".join(by_index[i].config for i in shortlist.indexes)
+        out.append(f"measure these {len(shortlist.indexes)}: {names}")
+        if shortlist.widened:
+            out.append(f"the best predictions are closer than the expected error (±{err:.0%}): the short list "
+                       f"was widened to every config within it")
+    for why, n in shortlist.no_prediction.items():
+        out.append(f"no prediction for {n} config{'s' if n != 1 else ''}: {why}")
+    return out
 
 
 def _block_bases(base, values: list[int], loaded, axes: dict) -> list:

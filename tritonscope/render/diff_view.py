@@ -135,10 +135,13 @@ def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
     t.add_column("mix" if any(r.arch and r.arch.startswith("gfx") for r in rows) else "PTX mix", overflow="fold",
                  ratio=1)
     t.add_column("s", justify="right", no_wrap=True)
+    predicted = any(r.predicted_ms is not None for r in rows)
+    if predicted:
+        t.add_column("pred ms", justify="right", no_wrap=True)
     for r in rows:
         if not r.ok:
             t.add_row(labels[r.index], "-", "-", "-", Text("FAILED: " + (r.error or "unknown error"), style="red"),
-                      "-", "-", f"{r.compile_seconds:.2f}")
+                      "-", "-", f"{r.compile_seconds:.2f}", *(["-"] if predicted else []))
             continue
         fits = Text("yes", style="green") if r.fits else Text("NO: " + _misfit(r), style="bold red")
         occ = f"{r.blocks_per_sm}/SM {r.limited_by}" if r.blocks_per_sm is not None else "-"
@@ -146,7 +149,8 @@ def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
             occ = f"{r.waves_per_simd} waves/SIMD {r.limited_by}"
         t.add_row(labels[r.index], str(r.shared), _n(r.registers), _n(r.spills), fits, occ,
                   " ".join(f"{_MIX_SHORT.get(m, m)}:{r.mix[m]}" for m in mix_cols if r.mix.get(m)),
-                  "cache" if r.cached else f"{r.compile_seconds:.2f}")
+                  "cache" if r.cached else f"{r.compile_seconds:.2f}",
+                  *([f"{r.predicted_ms:.4g}" if r.predicted_ms is not None else "-"] if predicted else []))
     return t
 
 

@@ -1,0 +1,467 @@
+"""The cost model's predicted times against measured ones, group by group (measuring needs a CUDA GPU).
+
+    python benchmarks/predict_vs_measured.py --out measured.json          # on the GPU: compile, measure
+    python benchmarks/predict_vs_measured.py --report tests/data/cost/h100_measured.json [--fit]
+
+Measuring: each (kernel, shape) group's configs are compiled in parallel
+through `sweep` (worker processes; each row carries the cost model's
+compiled facts, cost/features.py), every config that fits is checked and
+timed with tritonscope.bench (do_bench: CUDA events, L2 flushed, median),
+and a few microbenchmarks are recorded (DRAM copy bandwidth, the launch
+floor).  The file written holds, per config, its compiled facts and its
+measured time, with the device, driver, Triton and torch versions, and
+the date: the model can be re-run on it anywhere, GPU-less.
+
+Reporting (no GPU): per group, the within-group Spearman correlation of
+predicted and measured times, the top-1 regret (measured time of the
+predicted best / the measured best), the regret of a random pick (its
+expectation: mean measured / best), the median |log(predicted/measured)|,
+and, on GEMM groups, the same for nvidia-matmul-heuristics (PyPI, GPU-less;
+its Triton target, predefined H100_SXM) when it is installed.  `--fit`
+refits the model's constants on the TRAIN groups only and prints the
+figures on the HELD-OUT groups (the split is SPLIT below), then writes
+the constants (`--write-calibration`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CAPTURE = os.path.join(HERE, "..", "tests", "data", "capture", "kernels",
+                       "e7b9b2478fd430c60948c259e93888672c2cc7598ae7e9497f5a8ef57b5ef734", "record.json")
+
+# Constants are fitted on TRAIN and judged on HELD_OUT: each kind of kernel has groups on both sides
+# where it can (GEMM square/short-K train, skinny-M/1024^3/persistent/TF32 held out; softmax 1024 wide
+# trains, 8192 wide is held out; vector_add trains, layer norm and the captured kernel are held out).
+SPLIT = {
+    "train": ["grouped-fp16-4096", "grouped-fp16-shortK", "persistent-fp16-4096", "softmax-1024", "vector_add"],
+    "held_out": ["grouped-fp16-skinnyM", "grouped-fp16-1024", "persistent-fp16-1024", "grouped-tf32-2048",
+                 "softmax-8192", "layer_norm", "captured-scale"],
+}
+GEMM = ("grouped", "persistent")
+
+
+def _grid(space: dict[str, list], count: int, seed: int, keep=None) -> list[dict]:
+    import itertools
+
+    names = list(space)
+    combos = [dict(zip(names, vals)) for vals in itertools.product(*(space[n] for n in names))]
+    if keep:
+        combos = [c for c in combos if keep(c)]
+    rng = random.Random(seed)
+    rng.shuffle(combos)
+    return combos[:count]
+
+
+def groups() -> list[dict]:
+    """(name, target, shape, dtype, configs) of every group; configs: constexprs, num_warps, num_stages."""
+    mm = {"BLOCK_M": [64, 128, 256], "BLOCK_N": [64, 128, 256], "BLOCK_K": [32, 64, 128], "num_warps": [4, 8],
+          "num_stages": [2, 3, 4, 5]}
+    small = lambda c: c["BLOCK_M"] * c["BLOCK_N"] <= 128 * 256 and c["BLOCK_M"] * c["BLOCK_K"] <= 256 * 64  # noqa
+    skinny = {"BLOCK_M": [16, 32, 64, 128], "BLOCK_N": [64, 128, 256], "BLOCK_K": [32, 64, 128],
+              "num_warps": [4, 8], "num_stages": [2, 3, 4, 5]}
+    pers = {"BLOCK_M": [64, 128], "BLOCK_N": [64, 128, 256], "BLOCK_K": [32, 64, 128], "num_warps": [4, 8],
+            "num_stages": [2, 3, 4], "FLATTEN": [0, 1], "EPILOGUE_SUBTILE": [0, 1]}
+    tf32 = {"BLOCK_M": [32, 64, 128], "BLOCK_N": [32, 64, 128], "BLOCK_K": [16, 32, 64], "num_warps": [4, 8],
+            "num_stages": [2, 3, 4]}
+    out = [
+        ("grouped-fp16-4096", "matmul_grouped", "4096x4096x4096", "fp16", _grid(mm, 52, 1, small), {"GROUP_M": 8}),
+        ("grouped-fp16-skinnyM", "matmul_grouped", "128x8192x8192", "fp16", _grid(skinny, 48, 2), {"GROUP_M": 8}),
+        ("grouped-fp16-shortK", "matmul_grouped", "8192x8192x256", "fp16", _grid(mm, 48, 3, small), {"GROUP_M": 8}),
+        ("grouped-fp16-1024", "matmul_grouped", "1024x1024x1024", "fp16", _grid(mm, 48, 4, small), {"GROUP_M": 8}),
+        ("persistent-fp16-4096", "matmul_persistent", "4096x4096x4096", "fp16", _grid(pers, 40, 5),
+         {"GROUP_M": 8, "NUM_SMS": 132, "WARP_SPECIALIZE": 0}),
+        ("persistent-fp16-1024", "matmul_persistent", "1024x1024x1024", "fp16", _grid(pers, 32, 6),
+         {"GROUP_M": 8, "NUM_SMS": 132, "WARP_SPECIALIZE": 0}),
+        ("grouped-tf32-2048", "matmul_grouped", "2048x2048x2048", "fp32", _grid(tf32, 40, 7), {"GROUP_M": 8}),
+        ("softmax-1024", "softmax", "8192x1024", "fp32",
+         _grid({"BLOCK": [1024, 2048, 4096], "num_warps": [1, 2, 4, 8, 16, 32], "num_stages": [1]}, 18, 8), {}),
+        ("softmax-8192", "softmax", "4096x8192", "fp32",
+         _grid({"BLOCK": [8192, 16384], "num_warps": [1, 2, 4, 8, 16, 32], "num_stages": [1]}, 12, 9), {}),
+        ("layer_norm", "layer_norm", "4096x8192", "fp16",
+         _grid({"BLOCK": [128, 256, 512, 1024, 2048, 4096, 8192], "num_warps": [1, 2, 4, 8, 16],
+                "num_stages": [1, 3]}, 40, 10), {}),
+        ("vector_add", "vector_add", "16777216", "fp32",
+         _grid({"BLOCK": [128, 256, 512, 1024, 2048, 4096, 8192, 16384], "num_warps": [1, 2, 4, 8, 16],
+                "num_stages": [1]}, 40, 11), {}),
+        ("captured-scale", "CAPTURED", "16777216", "fp16",
+         _grid({"BLOCK": [256, 512, 1024, 2048, 4096, 8192, 16384], "num_warps": [1, 2, 4, 8, 16],
+                "num_stages": [1]}, 35, 12), {}),
+    ]
+    return [{"name": n, "target": t, "shape": s, "dtype": d, "configs": cs, "fixed": fx} for n, t, s, d, cs, fx in out]
+
+
+def captured_kernel_file(folder: str) -> str:
+    """The captured scale_kernel (tests/data/capture) as a kernel file with an EXAMPLES launch."""
+    rec = json.load(open(CAPTURE))
+    src = "\n".join(ln for ln in rec["source"].splitlines() if "autotune" not in ln and "triton.Config" not in ln)
+    text = f'''"""{rec["name"]} from the capture checked in under tests/data/capture ({rec["file"]}:{rec["line"]})."""
+import triton
+import triton.language as tl
+
+
+{src}
+
+
+def launch(shape, dtype, c):
+    (n,) = shape
+    return {{"args": {{"x_ptr": f"{{dtype}}[{{n}}]", "out_ptr": f"{{dtype}}[{{n}}]", "n": n, "alpha": 0.5}},
+            "grid": (triton.cdiv(n, c["BLOCK"]),), "check": {{"out_ptr": lambda x_ptr: x_ptr * 0.5}},
+            "bytes": 2 * n}}
+
+
+EXAMPLES = {{"{rec["name"]}": {{"shape": (65536,), "dtype": "fp16", "constexprs": {{"BLOCK": 1024}},
+              "block": ["BLOCK"], "num_warps": 4, "num_stages": 1, "launch": launch}}}}
+'''
+    path = os.path.join(folder, "captured_scale.py")
+    with open(path, "w") as f:
+        f.write(text)
+    return path + ":" + rec["name"]
+
+
+def requests_of(group: dict, target: str) -> list:
+    from tritonscope.kernels import Request
+
+    out = []
+    for c in group["configs"]:
+        cx = {k: str(int(v)) for k, v in {**group["fixed"], **c}.items() if k not in ("num_warps", "num_stages")}
+        out.append(Request(target, constexprs=cx, num_warps=c["num_warps"], num_stages=c["num_stages"],
+                           shape=group["shape"], dtype=group["dtype"]))
+    return out
+
+
+def header() -> dict:
+    import platform
+    import subprocess
+
+    import torch
+    import triton
+
+    driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                            capture_output=True, text=True).stdout.strip()
+    return {"device": torch.cuda.get_device_name(0), "sms": torch.cuda.get_device_properties(0).multi_processor_count,
+            "driver": driver, "triton": triton.__version__, "torch": torch.__version__,
+            "cuda": torch.version.cuda, "python": platform.python_version(), "date": time.strftime("%Y-%m-%d")}
+
+
+def microbenchmarks() -> dict:
+    """DRAM copy bandwidth (torch copy of 2 GiB) and the launch floor (a 1-program vector add)."""
+    import torch
+    import triton.testing
+
+    x = torch.empty(1 << 30, dtype=torch.float16, device="cuda")
+    y = torch.empty_like(x)
+    ms = triton.testing.do_bench(lambda: y.copy_(x), warmup=20, rep=200, return_mode="median")
+    dram = 2 * x.numel() * 2 / (ms * 1e-3) / 1e9
+    del x, y
+    from tritonscope import runner
+    from tritonscope.kernels import Request, build_spec
+
+    loaded = build_spec(Request("vector_add", shape="128", dtype="fp32", constexprs={"BLOCK": "128"}), "sm_90a")
+    values = runner.make_inputs(loaded, "cuda", 0)
+    launch_ms = triton.testing.do_bench(lambda: runner.launch(loaded, values), warmup=20, rep=200,
+                                        return_mode="median")
+    return {"dram_copy_gbs": round(dram, 1), "launch_floor_us": round(launch_ms * 1e3, 2)}
+
+
+def measure(args) -> int:
+    import torch
+
+    from tritonscope import runner, triton_api
+    from tritonscope.bench import bench_loaded
+    from tritonscope.kernels import build_spec
+    from tritonscope.sweep import run_sweep
+
+    runner.require_gpu("predict_vs_measured")
+    major, minor = torch.cuda.get_device_capability(0)
+    arch = triton_api.canonical_arch(f"sm_{major}{minor}") if hasattr(triton_api, "canonical_arch") else \
+        ("sm_90a" if major == 9 else f"sm_{major}{minor}")
+    folder = os.path.dirname(os.path.abspath(args.out))
+    captured = captured_kernel_file(folder)
+    head = header()
+    print(json.dumps(head), flush=True)
+    result = {"header": head, "arch": arch, "micro": microbenchmarks(), "groups": []}
+    print("micro", result["micro"], flush=True)
+    started = time.time()
+    for g in groups():
+        if args.only and args.only not in g["name"]:
+            continue
+        target = captured if g["target"] == "CAPTURED" else g["target"]
+        reqs = requests_of(g, target)
+        t0 = time.time()
+        sw = run_sweep(reqs, default_arch=arch, jobs=args.jobs, use_cache=False)
+        compile_s = time.time() - t0
+        rows = []
+        for req, row in zip(reqs, sw.rows):
+            item = {"config": row.config, "constexprs": row.constexprs, "num_warps": row.num_warps,
+                    "num_stages": row.num_stages, "ok": row.ok, "fits": row.fits, "error": row.error,
+                    "features": row.cost_features, "cost_why": row.cost_why, "measured_ms": None, "status": None}
+            if row.ok and row.fits:
+                try:
+                    loaded = build_spec(req, arch)
+                    b = bench_loaded(loaded, warmup=args.warmup, rep=args.rep, with_torch=False)
+                    item["status"] = b.status
+                    item["measured_ms"] = b.kernel.ms if b.kernel else None
+                except Exception as e:  # a launch failure is a row, not the end of the benchmark
+                    item["status"] = f"failed: {type(e).__name__}: {str(e)[:200]}"
+                torch.cuda.empty_cache()
+            rows.append(item)
+        timed = [r for r in rows if r["measured_ms"] and r["status"] == "ok"]
+        print(f"{g['name']}: {len(rows)} configs, {len(timed)} timed, compile {compile_s:.0f} s, "
+              f"elapsed {time.time() - started:.0f} s", flush=True)
+        result["groups"].append({k: g[k] for k in ("name", "target", "shape", "dtype")} | {"rows": rows})
+        with open(args.out, "w") as f:  # after every group: a cut-off run keeps what it measured
+            json.dump(result, f)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- reporting
+
+
+def ranks(xs: list[float]) -> list[float]:
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    out = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    if len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx)
+    vy = sum((b - my) ** 2 for b in ry)
+    return None if not vx or not vy else cov / (vx * vy) ** 0.5
+
+
+def figures(pred: list[float], meas: list[float]) -> dict:
+    """Spearman, top-1 regret, random-pick regret, median |log(pred/meas)| of one group."""
+    best = min(meas)
+    pick = min(range(len(pred)), key=lambda i: pred[i])
+    return {"n": len(meas), "spread": max(meas) / best, "spearman": spearman(pred, meas),
+            "regret": meas[pick] / best, "random_regret": statistics.mean(meas) / best,
+            "median_log_error": statistics.median(abs(math.log(p / m)) for p, m in zip(pred, meas))}
+
+
+def timed_rows(group: dict) -> list[dict]:
+    return [r for r in group["rows"] if r.get("measured_ms") and r.get("status") == "ok" and r.get("features")]
+
+
+def model_predictions(group: dict, constants: dict | None, gpu_name: str = "H100 SXM") -> list[float | None]:
+    from tritonscope.cost import find_gpu, predict_features
+
+    gpu = find_gpu(gpu_name)
+    return [predict_features(r["features"], gpu, constants).predicted_ms for r in timed_rows(group)]
+
+
+def group_figures(data: dict, constants: dict | None = None) -> dict[str, dict]:
+    out = {}
+    for g in data["groups"]:
+        rows = timed_rows(g)
+        pred = model_predictions(g, constants)
+        keep = [(p, r["measured_ms"]) for p, r in zip(pred, rows) if p]
+        if len(keep) < 3:
+            continue
+        out[g["name"]] = figures([p for p, _ in keep], [m for _, m in keep])
+        out[g["name"]]["no_prediction"] = len(rows) - len(keep)
+    return out
+
+
+def fit(data: dict, names: list[str], start: dict, rounds: int = 6) -> dict:
+    """Coordinate search on log-scaled constants: minimise, over the named groups, median |log error|
+    plus (1 - Spearman) plus log regret (each group weighs the same)."""
+    from tritonscope.cost import find_gpu
+    from tritonscope.cost.model import predict_features
+
+    gpu = find_gpu("H100 SXM")
+    sel = [(g, timed_rows(g)) for g in data["groups"] if g["name"] in names]
+    free = ["eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "l2_gbs_per_sm", "dram_eff", "latency_ns",
+            "unpipelined_factor", "tile_fixed", "softmax_p", "launch_us", "sfu_weight", "shared_eff", "spill_factor"]
+
+    def loss(c):
+        total = 0.0
+        for g, rows in sel:
+            pred = [predict_features(r["features"], gpu, c).predicted_ms for r in rows]
+            keep = [(p, r["measured_ms"]) for p, r in zip(pred, rows) if p]
+            if len(keep) < 3:
+                continue
+            f = figures([p for p, _ in keep], [m for _, m in keep])
+            total += f["median_log_error"] + (1 - (f["spearman"] or 0)) * 0.5 + math.log(f["regret"])
+        return total
+
+    best = dict(start)
+    cur = loss(best)
+    step = 0.5
+    for _ in range(rounds):
+        for name in free:
+            for factor in (math.exp(step), math.exp(-step)):
+                trial = dict(best)
+                trial[name] = best[name] * factor
+                if name in ("eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "dram_eff", "shared_eff"):
+                    trial[name] = min(trial[name], 1.0)
+                if name == "softmax_p":
+                    trial[name] = max(1.0, min(trial[name], 12.0))
+                val = loss(trial)
+                if val < cur:
+                    best, cur = trial, val
+        step *= 0.6
+    return best
+
+
+# nvidia-matmul-heuristics: its runtime estimate for the same GEMM configs (Triton target, H100 SXM).
+
+
+def nvmmh_predictions(group: dict) -> list[float | None] | None:
+    try:
+        import ctypes
+
+        import nvMatmulHeuristics as nv
+    except ImportError:
+        return None
+    if not group["name"].startswith(GEMM):
+        return None
+    M, N, K = (int(x) for x in group["shape"].split("x"))
+    prec = "TST" if group["dtype"] == "fp32" else "HSH"
+    h = nv.NvMatmulHeuristicsInterfaceEx(backend=nv.NvMatmulHeuristicsTarget.TRITON,
+                                         gpu=nv.NvMatmulHeuristicsNvidiaGpu.H100_SXM)
+    layout = nv.NvMatmulHeuristicsMatmulLayout.NN_ROW_MAJOR
+    h.loadInternalDiscoverySet(layout, prec)  # quirk 1: estimate through the base handle after loading this
+    prob = h.makeNvMatmulHeuristicsProblem(M, N, K, layout)
+    out = []
+    for r in timed_rows(group):
+        cx = r["constexprs"]
+        bm, bn, bk, w = int(cx["BLOCK_M"]), int(cx["BLOCK_N"]), int(cx["BLOCK_K"]), int(r["num_warps"])
+        wm, wn = (2, 2) if w == 4 else (2, 4)
+        kc = h.nvmmhKernelConfiguration()
+        kc.cta[:] = [bm, bn, bk]
+        kc.warp[:] = [max(16, bm // wm), max(8, bn // wn), bk]
+        kc.instr[:] = [16, 8, 8 if prec == "TST" else 16]
+        kc.splitK, kc.loadStages, kc.gridSwizzle, kc.ctaOrder = 1, int(r["num_stages"]), 8, 0
+        kc.cluster[:] = [1, 1]
+        t = h.nvMatmulHeuristicsEstimateRuntime(h.handle, prec.encode(), ctypes.c_int(h.target), ctypes.byref(prob),
+                                                ctypes.byref(kc), h.hardware_descriptor)
+        out.append(t * 1e3 if t and t > 0 else None)  # quirk 2: 0.0 means "invalid config", not a time
+    return out
+
+
+def report(args) -> int:
+    from tritonscope.cost.model import calibration
+
+    data = json.load(open(args.report))
+    print(f"measured on {data['header']['device']} ({data['header']['sms']} SMs), driver {data['header']['driver']}, "
+          f"Triton {data['header']['triton']}, torch {data['header']['torch']}, {data['header']['date']}")
+    n = sum(len(timed_rows(g)) for g in data["groups"])
+    print(f"{n} configs timed in {len(data['groups'])} groups; microbenchmarks {data.get('micro')}")
+    constants = dict(calibration()["constants"])
+    if args.fit:
+        constants = fit(data, SPLIT["train"], constants)
+        print("fitted on", ", ".join(SPLIT["train"]))
+        print(json.dumps({k: round(v, 4) for k, v in constants.items()}))
+    figs = group_figures(data, constants)
+    print(f"\n{'group':<22} {'split':<9} {'n':>3} {'spread':>7} {'spearman':>8} {'regret':>7} {'random':>7} "
+          f"{'med err':>8} | {'nvmmh rho':>9} {'regret':>7} {'med err':>8}")
+    table = {}
+    for g in data["groups"]:
+        name = g["name"]
+        if name not in figs:
+            continue
+        f = figs[name]
+        split = "train" if name in SPLIT["train"] else "held-out"
+        nv = nvmmh_predictions(g)
+        nvf = None
+        if nv is not None:
+            rows = timed_rows(g)
+            keep = [(p, r["measured_ms"]) for p, r in zip(nv, rows) if p]
+            nvf = figures([p for p, _ in keep], [m for _, m in keep]) if len(keep) >= 3 else None
+            if nvf:
+                nvf["no_prediction"] = len(rows) - len(keep)
+        table[name] = {"split": split, "model": f, "nvmmh": nvf}
+
+        def fmt(x, spec):
+            return format(x, spec) if x is not None else "-"
+        print(f"{name:<22} {split:<9} {f['n']:>3} {f['spread']:>6.1f}x {fmt(f['spearman'], '8.2f')} "
+              f"{f['regret']:>6.2f}x {f['random_regret']:>6.2f}x {math.expm1(f['median_log_error']):>7.0%} | "
+              + (f"{fmt(nvf['spearman'], '9.2f')} {nvf['regret']:>6.2f}x {math.expm1(nvf['median_log_error']):>7.0%}"
+                 if nvf else f"{'':>9} {'':>7} {'':>8}"))
+    held = [t["model"] for t in table.values() if t["split"] == "held-out"]
+    ranked = [f for f in held if f["spread"] >= 2 and f["spearman"] is not None]
+    if held:
+        print(f"\nheld-out: mean Spearman (groups with spread >= 2x) "
+              f"{statistics.mean(f['spearman'] for f in ranked) if ranked else float('nan'):.2f}, "
+              f"worst {min((f['spearman'] for f in ranked), default=float('nan')):.2f}; "
+              f"worst regret {max(f['regret'] for f in held):.2f}x; "
+              f"median error {math.expm1(statistics.median(f['median_log_error'] for f in held)):.0%}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"constants": constants, "split": SPLIT, "groups": table}, f, indent=1)
+    if args.write_calibration:
+        errs: dict[str, list[float]] = {}
+        from tritonscope.cost import find_gpu, predict_features
+
+        gpu = find_gpu("H100 SXM")
+        for g in data["groups"]:
+            if g["name"] not in SPLIT["held_out"]:
+                continue
+            for r in timed_rows(g):
+                p = predict_features(r["features"], gpu, constants)
+                if p.ok:
+                    errs.setdefault(p.regime, []).append(abs(p.predicted_ms / r["measured_ms"] - 1))
+        h = data["header"]
+        cal = {"schema": "tritonscope.cost.calibration",
+               "status": f"fitted by benchmarks/predict_vs_measured.py --fit on {', '.join(SPLIT['train'])}",
+               "fitted_on": {"gpu": "H100 SXM", "device": h["device"], "driver": h["driver"], "triton": h["triton"],
+                             "torch": h["torch"], "date": h["date"], "groups": SPLIT["train"]},
+               "microbenchmarks": data.get("micro"),
+               "constants": {k: round(v, 5) for k, v in constants.items()},
+               "gpus": {"H100 SXM": {"device": h["device"], "driver": h["driver"], "triton": h["triton"],
+                                     "date": h["date"], "constants": {}}},
+               "expected_error": {k: round(statistics.median(v), 3) for k, v in errs.items()}
+               | {"default": round(statistics.median([x for v in errs.values() for x in v]), 3) if errs else 0.5}}
+        with open(args.write_calibration, "w") as f:
+            json.dump(cal, f, indent=1)
+            f.write("\n")
+        print(f"wrote {args.write_calibration}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", help="measure on this GPU and write the configs, facts and times here (JSON)")
+    ap.add_argument("--report", help="a measured file: print the figures (no GPU)")
+    ap.add_argument("--fit", action="store_true", help="refit the constants on the train groups first")
+    ap.add_argument("--write-calibration", help="with --fit: write the constants here (calibration.json)")
+    ap.add_argument("--json", help="with --report: write the figures here")
+    ap.add_argument("--only", help="only groups whose name contains this")
+    ap.add_argument("--jobs", type=int, default=16)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--rep", type=int, default=40)
+    args = ap.parse_args()
+    if args.out:
+        return measure(args)
+    if args.report:
+        return report(args)
+    ap.error("give --out FILE (measure) or --report FILE")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

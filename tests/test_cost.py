@@ -1,0 +1,126 @@
+"""The cost model: held-out figures recomputed from the checked-in H100 measurements, GPUs, bad input, the hook."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tritonscope.cli import app
+from tritonscope.cost import find_gpu, predict_features, resolve_gpu
+from tritonscope.errors import UsageError
+
+DATA = Path(__file__).parent / "data" / "cost"
+BENCH = Path(__file__).parent.parent / "benchmarks" / "predict_vs_measured.py"
+
+# The held-out figures README "Predicted time" publishes (H100, Triton 3.6.0, 2026-11-26): a model change
+# that does worse on any of them fails here.  (spearman, regret) per held-out group.
+PUBLISHED = {
+    "grouped-fp16-skinnyM": (0.93, 1.04), "grouped-fp16-1024": (0.94, 1.06), "persistent-fp16-1024": (0.90, 1.09),
+    "grouped-tf32-2048": (0.88, 1.02), "softmax-8192": (0.49, 1.04), "layer_norm": (0.37, 1.91),
+    "captured-scale": (0.80, 1.03),
+}
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("predict_vs_measured", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def measured():
+    return json.loads((DATA / "h100_measured.json").read_text())
+
+
+def test_measurements_cover_the_issue(measured, bench):
+    timed = sum(len(bench.timed_rows(g)) for g in measured["groups"])
+    assert timed >= 400 and len(measured["groups"]) >= 10
+    assert set(bench.SPLIT["train"]).isdisjoint(bench.SPLIT["held_out"])
+    assert {g["name"] for g in measured["groups"]} == set(bench.SPLIT["train"]) | set(bench.SPLIT["held_out"])
+    assert measured["header"]["device"].startswith("NVIDIA H100")
+
+
+def test_held_out_figures_do_not_regress(measured, bench):
+    figs = bench.group_figures(measured)   # the checked-in calibration, the checked-in compiled facts
+    for name, (rho, regret) in PUBLISHED.items():
+        f = figs[name]
+        assert f["spearman"] >= rho - 0.005, (name, f)
+        assert f["regret"] <= regret + 0.005, (name, f)
+    held = [figs[n] for n in bench.SPLIT["held_out"]]
+    assert math.expm1(statistics.median(f["median_log_error"] for f in held)) <= 0.14
+
+
+def test_model_never_reads_a_measured_time(measured):
+    """The prediction of a row is the same with its measured time removed (it only sees compiled facts)."""
+    gpu = find_gpu("H100")
+    row = next(r for g in measured["groups"] for r in g["rows"] if r.get("features") and r.get("measured_ms"))
+    assert "measured_ms" not in row["features"]
+    assert predict_features(row["features"], gpu).predicted_ms > 0
+
+
+def test_config_that_does_not_fit_is_never_ranked(measured):
+    row = next(r for g in measured["groups"] for r in g["rows"] if r.get("features") and r.get("measured_ms"))
+    p = predict_features(dict(row["features"], fits=False), find_gpu("H100"))
+    assert not p.ok and "does not fit" in p.why
+
+
+def test_gpus_have_sources_and_uncalibrated_ones_say_so(measured):
+    for name in ("H100 SXM", "H100 PCIe", "H200", "A100", "B200", "MI300X"):
+        g = find_gpu(name)
+        assert g is not None and g.source and g.sms > 0
+    row = next(r for g in measured["groups"] for r in g["rows"] if r.get("features") and r.get("measured_ms"))
+    own = predict_features(row["features"], find_gpu("H100"))
+    other = predict_features(row["features"], find_gpu("H200"))
+    assert own.calibration.startswith("calibrated on NVIDIA H100") and "Triton 3.6.0" in own.calibration
+    assert other.calibration.startswith("datasheet only") and other.expected_error == pytest.approx(
+        2 * own.expected_error) if own.regime == other.regime else True
+    wrong = predict_features(row["features"], find_gpu("A100"))  # compiled for sm_90a
+    assert not wrong.ok and "sm_90a" in wrong.why
+
+
+def test_unknown_gpu_is_one_line_exit_2():
+    with pytest.raises(UsageError):
+        resolve_gpu("V100", None)
+    res = CliRunner().invoke(app, ["sweep", "vector_add", "--gpu", "V100", "--arch", "sm_90a"])
+    assert res.exit_code == 2
+    assert "Unknown GPU 'V100'" in res.output and "Traceback" not in res.output
+
+
+def test_sweep_rows_carry_predictions():
+    res = CliRunner().invoke(app, ["sweep", "vector_add", "-c", "BLOCK=256,4096", "--arch", "sm_90a", "--gpu",
+                                   "H100", "--shape", "16777216", "--json", "--no-cache", "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    rows = data["rows"]
+    assert all(r["predicted_ms"] > 0 and r["prediction"]["regime"] for r in rows)
+    assert data["shortlist"]["pick"] in [r["index"] for r in rows]
+    assert data["shortlist"]["gpu"] == "H100 SXM"
+    best = min(rows, key=lambda r: r["predicted_ms"])
+    assert data["shortlist"]["pick"] == best["index"]
+
+
+def test_prune_hook_keeps_predicted_top_k():
+    spec = importlib.util.spec_from_file_location("prune_kernel", DATA / "prune_kernel.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import triton
+    from triton import Config
+
+    import tritonscope
+
+    hook = tritonscope.prune_by_prediction(2, grid=lambda m: (triton.cdiv(m["n"], m["BLOCK"]),),
+                                           kernel=mod.add_kernel, arch="sm_90a", gpu="H100")
+    cfgs = [Config({"BLOCK": b}, num_warps=w) for b in (128, 4096) for w in (1, 4)]
+    n = 1 << 24
+    kept = hook(cfgs, {"x_ptr": f"fp32[{n}]", "y_ptr": f"fp32[{n}]", "out_ptr": f"fp32[{n}]", "n": n})
+    assert len(kept) == 2
+    ranked = sorted((x for x in hook.last if "predicted_ms" in x), key=lambda x: x["predicted_ms"])
+    assert [str(c) for c in kept] == [x["config"] for x in ranked[:2]]

@@ -1,0 +1,263 @@
+"""Predicted time of one config at one problem on one GPU, from its compiled facts (features.py).
+
+The model is a handful of throughput and latency terms, each the time the
+busiest SM needs for its share of the launch, combined by a soft maximum
+(the largest dominates; close ones add):
+
+    tensor      FLOPs of its programs at the unit's rate (wgmma, mma.sync, FMA), a share of the datasheet peak
+    issue       SASS instructions per program (the innermost loop's body x its trip count, the rest once per
+                tile), x warps, at 4 warp-instructions per clock per SM; MUFU counts 8, shared accesses x their
+                bank-conflict ways
+    L2          global bytes the programs request (tiles re-read from L2), plus spill traffic
+    DRAM        the compulsory bytes (each tensor once: the tile order is assumed to reuse L2) at the
+                measured share of the datasheet bandwidth
+    latency     per round of co-resident blocks: each main-loop iteration waits a memory latency, divided by
+                the pipeline depth (num_stages - 1 with async copies), plus a prologue/epilogue per tile
+
+Wave quantization enters through programs per SM (ceil(grid / SMs)) and
+rounds (ceil(programs per SM / blocks per SM)).  The constants (unit
+efficiencies, latency, L2 bandwidth, DRAM share, issue share, launch
+overhead, the soft-max exponent) come from calibration.json, fitted on
+measured groups on one GPU, with the device, driver, Triton version and
+date; a GPU without its own calibration uses those constants with its
+datasheet figures, and says so.  Never reads a measured time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+TERMS = ("tensor", "issue", "shared", "L2", "DRAM", "latency")
+REGIME_WORDS = {"tensor": "tensor-core bound", "issue": "instruction-issue bound",
+                "shared": "shared-memory bound (bank conflicts)", "L2": "L2-bandwidth bound",
+                "DRAM": "memory-bandwidth bound", "latency": "latency bound"}
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    vendor: str
+    arches: tuple[str, ...]
+    sms: int
+    clock_ghz: float | None
+    tflops: dict[str, float]
+    gbs: float
+    l2_bytes: int | None
+    source: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass
+class Prediction:
+    """A predicted time with its breakdown; `predicted_ms` None means no prediction (`why` says why)."""
+
+    predicted_ms: float | None
+    gpu: str
+    regime: str | None = None            # the dominant term: "tensor", "issue", "L2", "DRAM", "latency"
+    terms_ms: dict[str, float] = field(default_factory=dict)
+    expected_error: float | None = None  # typical |predicted/measured - 1| for this regime (held-out)
+    bound_ms: float | None = None        # the roofline lower bound: FLOPs at the datasheet peak, compulsory bytes
+    calibration: str = ""                # where the constants come from
+    notes: list[str] = field(default_factory=list)
+    why: str | None = None               # no prediction: the reason
+    facts: dict[str, Any] = field(default_factory=dict)  # what the terms were computed from
+
+    @property
+    def ok(self) -> bool:
+        return self.predicted_ms is not None
+
+    @property
+    def regime_words(self) -> str:
+        return REGIME_WORDS.get(self.regime or "", self.regime or "")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["regime_words"] = self.regime_words if self.ok else None
+        return d
+
+
+@lru_cache(maxsize=1)
+def gpu_table() -> dict[str, Gpu]:
+    data = json.loads((HERE / "gpus.json").read_text())
+    out = {}
+    for name, g in data["gpus"].items():
+        out[name] = Gpu(name, g["vendor"], tuple(g["arches"]), g["sms"], g.get("clock_ghz"), dict(g["tflops"]),
+                        g["gbs"], g.get("l2_bytes"), g["source"], tuple(g.get("aliases", ())))
+    return out
+
+
+@lru_cache(maxsize=1)
+def calibration() -> dict[str, Any]:
+    return json.loads((HERE / "calibration.json").read_text())
+
+
+def find_gpu(name: str) -> Gpu | None:
+    """A GPU of gpus.json by its name or an alias, any case ('h100' is the H100 SXM)."""
+    want = " ".join(name.lower().replace("-", " ").replace("_", " ").split())
+    for g in gpu_table().values():
+        if want in [" ".join(x.lower().split()) for x in (g.name, *g.aliases)]:
+            return g
+    return None
+
+
+def gpu_names() -> list[str]:
+    return list(gpu_table())
+
+
+def reference_gpu(arch: str) -> Gpu | None:
+    """The arch's reference part: the first GPU of gpus.json built for it."""
+    for g in gpu_table().values():
+        if arch in g.arches:
+            return g
+    return None
+
+
+def constants_for(gpu: Gpu) -> tuple[dict[str, float], str, bool]:
+    """(constants, where they come from, measured on this GPU)."""
+    cal = calibration()
+    own = cal.get("gpus", {}).get(gpu.name)
+    base = cal["constants"]
+    if own:
+        merged = {**base, **own.get("constants", {})}
+        return merged, _provenance(own), True
+    src = cal.get("fitted_on", {})
+    return dict(base), (f"datasheet only: no constants measured on the {gpu.name}; efficiencies and latency "
+                        f"from the {src.get('gpu', '?')} calibration ({src.get('date', '?')})"), False
+
+
+def _provenance(own: dict[str, Any]) -> str:
+    bits = [own.get("device"), own.get("driver") and f"driver {own['driver']}",
+            own.get("triton") and f"Triton {own['triton']}", own.get("date")]
+    return "calibrated on " + ", ".join(b for b in bits if b)
+
+
+def _soft_max(values: list[float], p: float) -> float:
+    top = max(values)
+    if top <= 0:
+        return 0.0
+    return top * sum((v / top) ** p for v in values) ** (1.0 / p)
+
+
+def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | None = None) -> Prediction:
+    """The model proper: compiled facts + GPU -> Prediction.  Pure arithmetic (the benchmark refits it)."""
+    if constants is None:
+        constants, source, measured = constants_for(gpu)
+    else:
+        source, measured = "constants given by the caller", True
+    c = constants
+    notes: list[str] = []
+    if f.get("arch") not in gpu.arches:
+        return Prediction(None, gpu.name, why=f"compiled for {f.get('arch')}, but the {gpu.name} runs "
+                                              f"{'/'.join(gpu.arches)}: compile for its arch (--arch)")
+    if f.get("fits") is False:
+        return Prediction(None, gpu.name, why="this config does not fit the GPU (shared memory or registers): "
+                                              "it cannot launch, so it is not ranked")
+    blocks = f.get("blocks_per_sm")
+    if not blocks:
+        return Prediction(None, gpu.name, why="occupancy unknown (registers or shared memory not known)")
+    clock = gpu.clock_ghz
+    if clock is None:
+        clock = c["default_clock_ghz"]
+        notes.append(f"clock not on the {gpu.name} datasheet: {clock:g} GHz assumed")
+    S = gpu.sms
+    W = int(f["num_warps"])
+    G = int(f["programs"])
+    per_sm = math.ceil(G / S)
+    rounds = math.ceil(per_sm / blocks)
+    active = min(G, S)
+
+    unit = f.get("dot_unit")
+    tensor_s = 0.0
+    if f.get("flops_per_program"):
+        kind = f.get("peak_kind") or "fp32"
+        peak = gpu.tflops.get("fp32" if unit == "fma" else kind)
+        if peak is None:
+            return Prediction(None, gpu.name, why=f"no datasheet {kind} peak for the {gpu.name}")
+        eff = c.get(f"eff_{unit}", c["eff_mma"])
+        if unit == "mma" and f["arch"].startswith(("sm_90", "sm_100")):
+            eff = c["eff_mma_legacy"]  # mma.sync on a GPU whose full rate needs wgmma / tcgen05
+        tensor_s = per_sm * f["flops_per_program"] / (peak * 1e12 * eff / S)
+
+    loop, out = f.get("sass_loop") or {}, f.get("sass_outside") or {}
+    iters = max(0, int(f.get("main_iters") or 0))
+    outer = max(1, int(f.get("outer_iters") or 1))
+
+    def weighted(counts: dict[str, int], ways: int) -> float:
+        n = 0.0
+        for cls, k in counts.items():
+            if cls == "mma":
+                continue
+            w = 1.0
+            if cls == "sfu":
+                w = c["sfu_weight"]
+            n += k * w
+        return n
+
+    def shared_wavefronts(counts: dict[str, int], ways: int) -> float:
+        return sum(counts.get(k, 0) for k in ("lds", "sts", "ldgsts")) * max(1, ways)
+
+    many = f.get("sass_loops") or []
+    if many:  # sibling loops, each with its own trip count; the rest of the code outside them once
+        inside: dict[str, int] = {}
+        for lp in many:
+            for k, v in lp["counts"].items():
+                inside[k] = inside.get(k, 0) + v
+        rest = {k: max(0, (loop.get(k, 0) + out.get(k, 0)) - inside.get(k, 0)) for k in set(loop) | set(out)}
+        per_thread = sum(weighted(lp["counts"], 1) * lp["iters"] for lp in many) + weighted(rest, 1)
+        wavefronts = sum(shared_wavefronts(lp["counts"], 1) * lp["iters"] for lp in many)
+        iters = sum(lp["iters"] for lp in many)
+    else:
+        per_thread = weighted(loop, 1) * iters + weighted(out, 1) * outer
+        wavefronts = shared_wavefronts(loop, f.get("bank_ways_loop") or 1) * iters + \
+            shared_wavefronts(out, f.get("bank_ways") or 1) * outer
+    issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"])
+    shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
+
+    spill_traffic = 0
+    if f.get("spill_instructions"):
+        spill_traffic = ((loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 +
+                         (out.get("ldl", 0) + out.get("stl", 0)) * outer * W * 32 * 4) * c["spill_factor"]
+        notes.append(f"spills: {f['spill_bytes']} B per thread, counted as local-memory traffic")
+    bytes_p = (f.get("bytes_loaded_per_program") or 0) + (f.get("bytes_stored_per_program") or 0) + spill_traffic
+    l2_s = per_sm * bytes_p / (c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"]))
+    dram = max(f.get("compulsory_bytes") or 0, 0)
+    if not dram:
+        dram = f.get("total_bytes") or 0
+    dram_s = dram / (gpu.gbs * 1e9 * c["dram_eff"])
+    lat = c["latency_ns"] * 1e-9
+    if f.get("has_loop") and iters:
+        depth = max(1, int(f.get("num_stages") or 1) - 1) if f.get("pipelined") else 1
+        per_iter = lat / depth if f.get("pipelined") else lat * c["unpipelined_factor"]
+        latency_s = rounds * (iters * per_iter + outer * lat * c["tile_fixed"])
+    else:
+        latency_s = rounds * lat * c["tile_fixed"]
+    terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
+    body = _soft_max(list(terms.values()), c["softmax_p"])
+    launch = c["launch_us"] * 1e-6
+    total = body + launch
+    regime = max(terms, key=terms.get)
+    if active < S:
+        notes.append(f"{G} programs for {S} SMs: {S - active} SMs idle")
+    errs = calibration().get("expected_error", {})
+    err = errs.get(regime, errs.get("default", 0.5))
+    if not measured:
+        err = err * 2
+    # the roofline lower bound (as explain's): FLOPs at the full datasheet peak, compulsory bytes at full bandwidth
+    bound = 0.0
+    if f.get("total_flops"):
+        kind = "fp32" if unit == "fma" else (f.get("peak_kind") or "fp32")
+        if gpu.tflops.get(kind):
+            bound = f["total_flops"] / (gpu.tflops[kind] * 1e12)
+    bound = max(bound, (f.get("compulsory_bytes") or 0) / (gpu.gbs * 1e9))
+    facts = {"programs": G, "sms": S, "programs_per_sm": per_sm, "blocks_per_sm": blocks, "rounds": rounds,
+             "main_iters": iters, "instructions_per_thread": round(per_thread), "bytes_per_program": bytes_p,
+             "dram_bytes": dram, "launch_ms": launch * 1e3, "dot_unit": unit, "pipelined": f.get("pipelined"),
+             "bank_ways_loop": f.get("bank_ways_loop")}
+    return Prediction(total * 1e3, gpu.name, regime, {k: v * 1e3 for k, v in terms.items()}, err,
+                      bound * 1e3 if bound else None, source, notes, None, facts)

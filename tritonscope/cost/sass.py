@@ -1,0 +1,117 @@
+"""SASS read for the cost model: instructions by class, and the loops they sit in.
+
+A loop in SASS is a backward branch: `BRA` to a label at a lower address.
+Each loop's body is the instructions between its label and its branch; the
+innermost loop of a kernel's main `scf.for` is where its time goes, so the
+cost model counts instructions per loop body and multiplies them by the
+trip counts the TTGIR and the launch give (features.py).  Pure text work:
+no Triton, no tools.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#         /*1a30*/              @!P1 BRA `(.L_x_0) ;
+#         /*24d0*/                   HGMMA.64x256x16.F32 R24, gdesc[UR8].tnspB, R24 ;
+_INSTR_RE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)((?:\.[\w]+)*)\s*([^;]*);")
+# .L_x_0:
+_LABEL_RE = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
+# BRA `(.L_x_0)
+_TARGET_RE = re.compile(r"`\((\.L_\w+)\)")
+
+# Opcode -> class.  Tensor-core and memory classes drive separate terms of the model; the rest is issue.
+CLASSES = {
+    "HGMMA": "mma", "HMMA": "mma", "IMMA": "mma", "UTCHMMA": "mma", "UTCQMMA": "mma", "UTCMMA": "mma",
+    "QGMMA": "mma", "IGMMA": "mma", "DMMA": "mma",
+    "LDG": "ldg", "STG": "stg", "LDGSTS": "ldgsts", "UTMALDG": "tma", "UBLKCP": "tma", "UTMASTG": "tma",
+    "LDS": "lds", "LDSM": "lds", "STS": "sts", "STSM": "sts", "LDL": "ldl", "STL": "stl",
+    "MUFU": "sfu", "BAR": "sync", "WARPSYNC": "sync", "SYNCS": "sync", "DEPBAR": "sync", "LDGDEPBAR": "sync",
+    "WARPGROUP": "sync", "FFMA": "fp", "FADD": "fp", "FMUL": "fp", "FMNMX": "fp", "HFMA2": "fp", "HADD2": "fp",
+    "HMUL2": "fp", "FSETP": "fp", "FSEL": "fp", "SHFL": "shfl", "RED": "atom", "ATOM": "atom", "ATOMG": "atom",
+    "REDG": "atom",
+}
+# Not work: padding and the end of the program.
+_NOT_WORK = {"NOP", "EXIT", "BRA", "RET", "BPT"}
+
+
+@dataclass
+class SassLoop:
+    start: int                 # address of its first instruction (the label)
+    end: int                   # address of its backward branch
+    counts: dict[str, int] = field(default_factory=dict)   # class -> instructions in the body
+    depth: int = 0             # 0: outermost
+
+    @property
+    def instructions(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass
+class SassProgram:
+    counts: dict[str, int]                 # class -> instructions in the whole kernel (static)
+    loops: list[SassLoop]                  # outermost first
+    mma_shapes: list[str]                  # "64x256x16" of each HGMMA, "16816" of HMMA ...
+
+    def innermost(self) -> list[SassLoop]:
+        """Loops that contain no other loop."""
+        return [lp for lp in self.loops if not any(o is not lp and lp.start <= o.start and o.end <= lp.end
+                                                   for o in self.loops)]
+
+
+def _classify(op: str) -> str:
+    return CLASSES.get(op, "other")
+
+
+def read_sass(text: str) -> SassProgram:
+    instrs: list[tuple[int, str, str]] = []    # (address, class, opcode with modifiers)
+    labels: dict[str, int] = {}
+    pending: list[str] = []
+    branches: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        lab = _LABEL_RE.match(line)
+        if lab:
+            pending.append(lab.group(1))
+            continue
+        m = _INSTR_RE.search(line)
+        if not m:
+            continue
+        addr = int(m.group(1), 16)
+        op = m.group(2)
+        for name in pending:
+            labels[name] = addr
+        pending = []
+        if op == "BRA":
+            t = _TARGET_RE.search(line)
+            if t:
+                branches.append((addr, t.group(1)))
+        if op in _NOT_WORK:
+            continue
+        instrs.append((addr, _classify(op), op + m.group(3)))
+    counts: dict[str, int] = {}
+    shapes: list[str] = []
+    for _, cls, full in instrs:
+        counts[cls] = counts.get(cls, 0) + 1
+        if cls == "mma":
+            shapes.append(full.split(".", 2)[1] if "." in full else full)
+    loops = []
+    for addr, target in branches:
+        start = labels.get(target)
+        if start is None or start > addr:
+            continue
+        body: dict[str, int] = {}
+        for a, cls, _ in instrs:
+            if start <= a <= addr:
+                body[cls] = body.get(cls, 0) + 1
+        if body:  # `.L_x_3: BRA .L_x_3` after EXIT is padding, not a loop
+            loops.append(SassLoop(start, addr, body))
+    # one loop per label (several branches back to one label: the widest)
+    by_start: dict[int, SassLoop] = {}
+    for lp in loops:
+        if lp.start not in by_start or lp.end > by_start[lp.start].end:
+            by_start[lp.start] = lp
+    loops = sorted(by_start.values(), key=lambda lp: (lp.start, -lp.end))
+    for lp in loops:
+        lp.depth = sum(1 for o in loops if o is not lp and o.start <= lp.start and lp.end <= o.end)
+    return SassProgram(counts, loops, shapes)
