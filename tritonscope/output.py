@@ -5,7 +5,8 @@ Two promises, for every command (`compile/show/diff/sweep/bench --save`,
 
 - checked before any work: `check_path` tells the format from the extension
   and refuses a path that cannot be written (missing folder, a folder, no
-  permission, an existing file without --force) before a compile or a sweep
+  permission, a link to nothing, a folder where no file can be made such
+  as /proc, an existing file without --force) before a compile or a sweep
   starts, so a long run never ends in "cannot save";
 - written all at once or not at all: the bytes go to a temporary file in the
   same folder, which is then renamed over the target.  An error or Ctrl-C
@@ -55,6 +56,9 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     path = Path(path)
     if path.is_dir():
         raise OutputError(f"Cannot write {path}: it is a folder.", hint="Give a file name.")
+    if path.is_symlink() and not path.exists():
+        raise OutputError(f"Cannot write {path}: it is a symbolic link to {os.readlink(path)}, which does not exist.",
+                          hint="Remove the link, or choose another name.")
     if path.exists() and not force:
         raise _exists(path)
     parent = _parent(path)
@@ -66,7 +70,23 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"Cannot write {path}: no permission to write in {parent}.",
                           hint="Choose a folder you can write to.")
+    _probe(path, parent)
     return path
+
+
+def _probe(path: Path, parent: Path) -> None:
+    """Create and remove a file in `parent`: the permission bits do not tell everything (/proc, /sys, a
+    read-only mount, root's access() answers yes to every folder)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".probe", dir=parent)
+    except OSError as e:
+        raise OutputError(f"Cannot write {path}: no file can be made in {parent} ({e.strerror or e}).",
+                          hint="Choose a folder you can write to.") from None
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def write_atomic(path: str | Path, data: str | bytes, *, force: bool = False) -> Path:

@@ -898,22 +898,12 @@ def find(trace: PassTrace, query: str) -> list[FindEvent]:
     counts loc-free lines matching the regex; any other text counts
     loc-free lines containing it ("#mma", "cp.async").
     """
-    query = query.strip()
-    if not query:
-        from tritonscope.errors import UsageError
-
-        raise UsageError("--find needs an op name or some text.", hint="e.g. --find ttg.local_alloc or --find '#mma'.")
+    query = check_query(query)
     if _OP_NAME_RE.match(query) and any(query in s.ops for s in trace.summaries.values()):
         counts = {ref: s.ops.get(query, 0) for ref, s in trace.summaries.items()}
     else:
         if len(query) > 2 and query.startswith("/") and query.endswith("/"):
-            try:
-                rx = re.compile(query[1:-1])
-            except re.error as e:
-                from tritonscope.errors import UsageError
-
-                raise UsageError(f"Bad regular expression {query}: {e}.") from e
-            match = rx.search
+            match = re.compile(query[1:-1]).search
         else:
             match = lambda line: query in line  # noqa: E731
         counts = {ref: _count_lines(trace, ref, match) for ref in trace.summaries}
@@ -946,6 +936,21 @@ def _count_lines(trace: PassTrace, ref: TextRef, match) -> int:
             if match(line):
                 n += 1
     return n
+
+
+def check_query(query: str) -> str:
+    """A --find query, stripped; UsageError for an empty one or a bad /regex/ (checked before the compile)."""
+    from tritonscope.errors import UsageError
+
+    query = query.strip()
+    if not query:
+        raise UsageError("--find needs an op name or some text.", hint="e.g. --find ttg.local_alloc or --find '#mma'.")
+    if len(query) > 2 and query.startswith("/") and query.endswith("/"):
+        try:
+            re.compile(query[1:-1])
+        except re.error as e:
+            raise UsageError(f"Bad regular expression {query}: {e}.") from e
+    return query
 
 
 def line_history(trace: PassTrace, line: int) -> list[LineEvent]:

@@ -252,11 +252,27 @@ MAX_REPORT_BYTES = 256 << 20
 
 
 def max_report_bytes() -> int:
+    """The size limit, from TRITONSCOPE_MAX_REPORT_MB when set; a value that is no size is refused (exit 2).
+
+    A typo must not silently stand for the default: the user who set it
+    meant a limit of their own.
+    """
+    import math
+
+    from tritonscope.errors import UsageError
+
     value = os.environ.get("TRITONSCOPE_MAX_REPORT_MB", "").strip()
-    try:
-        return int(float(value) * (1 << 20)) if value else MAX_REPORT_BYTES
-    except ValueError:
+    if not value:
         return MAX_REPORT_BYTES
+    try:
+        mb = float(value)
+    except ValueError:
+        mb = math.nan
+    if not math.isfinite(mb) or mb <= 0:
+        raise UsageError(f"TRITONSCOPE_MAX_REPORT_MB={value!r} is not a size in MB.",
+                         hint="Set it to a positive number of megabytes, e.g. TRITONSCOPE_MAX_REPORT_MB=512, "
+                              "or unset it for the default (256).")
+    return int(mb * (1 << 20))
 
 
 def load_analysis(path: str | Path) -> Analysis:
@@ -271,6 +287,8 @@ def load_analysis(path: str | Path) -> Analysis:
                 hint="Check that this is the report you meant; to read it anyway, set "
                      "TRITONSCOPE_MAX_REPORT_MB to a larger size.")
         data = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise _too_deep(path) from None
     except FileNotFoundError as e:
         from tritonscope.errors import NotFoundError
 
@@ -280,7 +298,15 @@ def load_analysis(path: str | Path) -> Analysis:
     from tritonscope.sanitize import visible_data
 
     # a received report is not ours: any string in it may carry an escape sequence
-    return analysis_from_dict(visible_data(data), str(path))
+    try:
+        return analysis_from_dict(visible_data(data), str(path))
+    except RecursionError:  # nested just shallowly enough for the JSON reader, too deep for the walk after it
+        raise _too_deep(path) from None
+
+
+def _too_deep(path: Path) -> InputFileError:
+    return InputFileError(f"{path} is not a tritonscope report: its JSON is nested too deeply to read.",
+                          hint="Give a report saved with --save FILE.json.")
 
 
 def _build(cls, data: dict[str, Any]):

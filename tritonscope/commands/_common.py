@@ -221,6 +221,23 @@ MaxLinesOpt = typer.Option(None, "--max-lines", min=0,
                                 "(default 300, or all with --pager; 0 = all).")
 
 
+def check_line(line: Optional[int]) -> None:
+    """--line N: a Python line number counts from 1 (refused before any compile; the kernel's own range
+    is checked once its source is read)."""
+    if line is not None and line < 1:
+        raise UsageError(f"--line {line}: line numbers start at 1.",
+                         hint="Give the Python line number; `--stage python` shows them numbered.")
+
+
+def check_timeout(timeout: Optional[float]) -> None:
+    """--timeout SECONDS: a finite number (typer's min=1 lets nan and inf through)."""
+    import math
+
+    if timeout is not None and not math.isfinite(timeout):
+        raise UsageError(f"--timeout {timeout}: give a number of seconds.",
+                         hint="e.g. --timeout 60; leave it out for no limit.")
+
+
 def check_report_path(path: str, force: bool) -> str:
     """A report's format ('html', 'markdown', 'json', 'text') from --save, checked before any work."""
     from tritonscope.output import check_path

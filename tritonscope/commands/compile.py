@@ -83,6 +83,8 @@ def compile_cmd(
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     view = c.check_view(view)
+    c.check_line(line)
+    c.check_timeout(timeout)
     hide = c.noise_filter(raw, keep)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
                              maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
