@@ -115,25 +115,28 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
     from tritonscope.compile import compile_artifact
     from tritonscope.kernels import build_spec
 
-    loaded = build_spec(request, default)
-    if timeout is not None:  # --timeout: compile in a child process that is stopped when time is up
+    err = env.console(stderr=True)
+    if timeout is not None:
+        # --timeout: the kernel file is imported and compiled in a child process that is stopped when time is
+        # up (an import that hangs at module level included), so it is never imported here; the result is
+        # therefore not stored in the result cache (its entry lists the files the import loaded)
         from tritonscope.compile import compile_with_timeout
 
-        def run():
-            return compile_with_timeout(request, default, timeout,
-                                        label=f"{loaded.spec.kernel} ({loaded.spec.label()})")
-    else:
-        def run():
-            return compile_artifact(loaded, meanwhile=_load_views)
-    err = env.console(stderr=True)
-    if progress and err.is_terminal:
-        with err.status(f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
-            artifact = run()
-    else:
-        artifact = run()
+        with _spinner(err, progress, f"compiling {request.target} (at most {timeout:g} s)..."):
+            return compile_with_timeout(request, default, timeout, label=request.target)
+    loaded = build_spec(request, default)
+    with _spinner(err, progress, f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
+        artifact = compile_artifact(loaded, meanwhile=_load_views)
     if use_cache:
         result_cache.store(request, arch, loaded, artifact)
     return artifact
+
+
+def _spinner(err, progress: bool, text: str):
+    """A spinner on stderr while Triton works, on a terminal only."""
+    import contextlib
+
+    return err.status(text) if progress and err.is_terminal else contextlib.nullcontext()
 
 
 def _load_views() -> None:
