@@ -117,3 +117,14 @@ def test_max_report_mb_that_is_no_size_is_refused(monkeypatch, value):
     _one_clean_error(runner.invoke(app, ["show", str(REPORT)]), 2, f"TRITONSCOPE_MAX_REPORT_MB={value!r} is not a size")
     monkeypatch.setenv("TRITONSCOPE_MAX_REPORT_MB", "512")
     assert runner.invoke(app, ["show", str(REPORT), "--stage", "none"]).exit_code == 0
+
+
+@pytest.mark.parametrize("content", [b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 40,
+                                     bytes((i * 7919) % 256 for i in range(3000)) + b"\xff\xfe"])
+def test_a_binary_pass_dump_is_refused_in_one_line(tmp_path, content):
+    dump = tmp_path / "dump.mlir"
+    dump.write_bytes(content)
+    result = runner.invoke(app, ["passes", "--dump", str(dump)])
+    _one_clean_error(result, ExitCode.BAD_INPUT_FILE, "is a binary file, not an MLIR pass dump")
+    assert "\ufffd" not in result.output and "\\x" not in result.output
+    assert len(result.output.strip().splitlines()) <= 4
