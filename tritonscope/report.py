@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
@@ -341,7 +342,23 @@ def kernel_folders(analysis: Analysis) -> list[str]:
     opened = target if os.path.exists(target) else target.rpartition(":")[0]
     if opened and os.path.isabs(opened):
         folders.add(os.path.dirname(opened.rstrip(os.sep)))
+    # the analysis holds names sanitized ('e\\x1b[31mx', LLVM's 'e\\1B[31mx'); the stages that PTX and nvdisasm
+    # wrote spell the folder's real characters their own way ('e\\033[31mx'): relativize spells the real one
+    folders |= {real for f in folders if (real := _unsanitized(f)) != f}
     return sorted((f for f in folders if f not in ("", os.sep)), key=len, reverse=True)
+
+
+# /tmp/e\x1b[31mx (sanitize.visible)   /tmp/e\u202ex   /tmp/e\1B[31mx (LLVM's escape in !DIFile, loc)
+_SANITIZED = re.compile(r"\\x([0-9a-f]{2})|\\u(20[26][0-9a-e])|\\([0-9A-F]{2})(?![0-9A-Fa-f])")
+
+
+def _unsanitized(folder: str) -> str:
+    """The folder's real name from a sanitized spelling of it (each control character written out)."""
+    def char(m: re.Match) -> str:
+        code = int(next(g for g in m.groups() if g), 16)
+        return chr(code) if code < 0x20 or 0x7f <= code <= 0x9f or code >= 0x2000 else m.group(0)
+
+    return _SANITIZED.sub(char, folder)
 
 
 def relative_paths(analysis: Analysis) -> Analysis:
@@ -356,6 +373,8 @@ def relative_paths(analysis: Analysis) -> Analysis:
     # the kernel's folders first: a kernel that lives under site-packages is still '.'
     rewrites = [(f, ".") for f in kernel_folders(analysis)]
     rewrites += [(f, SITE_PACKAGES) for f in install_folders() if all(f != k for k, _ in rewrites)]
+    # the temporary folders a compile used (a --passes compile's MLIR_DUMP_PATH in the metadata)
+    rewrites += [(f, TEMP) for f in temp_folders() if all(f != k for k, _ in rewrites)]
     data = analysis_to_dict(analysis)
     data = _map_strings(data, lambda s: _strip_folders(s, rewrites))
     _dwarf_lines_from_stages(data)
@@ -389,6 +408,16 @@ def _dwarf_lines_from_stages(data: dict[str, Any]) -> None:
 
 # How a saved report writes Python's package folders (Triton's libdevice in metadata["extern_libs"]).
 SITE_PACKAGES = "<site-packages>"
+# ... and the temporary folder (`compile --passes` dumps into one: MLIR_DUMP_PATH in the metadata).
+TEMP = "<tmp>"
+
+
+def temp_folders() -> list[str]:
+    """The system's temporary folder, as named and with links resolved (TMPDIR, else /tmp)."""
+    import tempfile
+
+    folder = tempfile.gettempdir()
+    return sorted({os.path.normpath(folder), os.path.realpath(folder)}, key=len, reverse=True)
 
 
 def _strip_folder(text: str, folder: str) -> str:
