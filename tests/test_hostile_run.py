@@ -44,3 +44,45 @@ def test_timeout_covers_the_kernel_files_import(tmp_path):
     assert "did not finish within 2 s" in " ".join(proc.stderr.split())
     assert time.perf_counter() - started < 30
     assert not out.exists()
+
+
+def test_emit_on_a_full_disk_writes_nothing(tmp_path, monkeypatch):
+    """Issue 23: --emit on a full disk left 3 of 8 files, a folder `open` then accepted as a kernel."""
+    import errno
+
+    from tritonscope import output
+
+    real = output._write_via_temp
+    calls = []
+
+    def disk_fills_up(path, data, **kw):
+        if str(tmp_path) in str(path):
+            calls.append(path.name)
+            if len(calls) == 4:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(output, "_write_via_temp", disk_fills_up)
+    out = tmp_path / "new" / "out"
+    result = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", "sm_80", "--stage", "none",
+                                 "--emit", str(out)])
+    assert result.exit_code == ExitCode.OUTPUT_ERROR, result.output
+    said = " ".join(result.output.split())
+    assert f"Cannot write into {out}" in said and "No space left on device" in said and "Nothing was written" in said
+    assert ".partial" not in said
+    assert len(calls) == 4 and not (tmp_path / "new").exists(), list(tmp_path.rglob("*"))
+
+    # into a folder that was there, beside a file of the user's: that file stays, nothing is added
+    out.mkdir(parents=True)
+    (out / "mine.txt").write_text("mine")
+    calls.clear()
+    result = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", "sm_80", "--stage", "none",
+                                 "--emit", str(out)])
+    assert result.exit_code == ExitCode.OUTPUT_ERROR, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
+
+    monkeypatch.setattr(output, "_write_via_temp", real)
+    result = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", "sm_80", "--stage", "none",
+                                 "--emit", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(list(out.iterdir())) >= 8 and not list(out.glob(".*"))

@@ -106,6 +106,55 @@ def write_atomic(path: str | Path, data: str | bytes, *, force: bool = False) ->
     return path
 
 
+def write_folder(folder: str | Path, write, *, force: bool = False) -> list[Path]:
+    """Write several files into `folder` all at once or not at all (`--emit DIR`).
+
+    `write(staging)` writes them into a hidden staging folder inside
+    `folder` (the same filesystem, so moving them is a rename); only when
+    every one is written are they moved into place.  A failure part way (a
+    full disk, Ctrl-C) removes what was written, and `folder` too when this
+    call created it: a folder of 3 of 8 files, which `open` would accept as
+    a kernel, is never left.  An existing file is replaced only with `force`,
+    and that is checked for every file before any is moved.
+    """
+    import shutil
+
+    folder = Path(folder)
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    staging: Path | None = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".tritonscope-", suffix=".partial", dir=folder))
+        write(staging)
+        names = sorted(p.name for p in staging.iterdir())
+        clash = [n for n in names if (folder / n).exists()]
+        if clash and not force:
+            raise _exists(folder / clash[0])
+        moved = [os.replace(staging / n, folder / n) or folder / n for n in names]
+    except BaseException as e:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        for p in created:  # deepest first: only the folders this call made, and only when empty
+            try:
+                p.rmdir()
+            except OSError:
+                break
+        if isinstance(e, OutputError):
+            raise OutputError(f"Cannot write into {folder}: {_without(e.message, staging)} Nothing was written.",
+                              hint=e.hint) from None
+        if isinstance(e, OSError):
+            raise OutputError(f"Cannot write into {folder}: {e.strerror or e}. Nothing was written.",
+                              hint="Check the path, the free disk space and your permissions.") from None
+        raise
+    staging.rmdir()
+    return moved
+
+
+def _without(message: str, staging: Path | None) -> str:
+    """A writer's message without the staging folder's name (the user named the folder, not it)."""
+    return message.replace(f"{staging}{os.sep}", "") if staging is not None else message
+
+
 def write_cache(path: str | Path, data: str | bytes) -> bool:
     """Store a cache entry atomically (readers never see half of one); False if it failed.
 

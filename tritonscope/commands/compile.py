@@ -108,8 +108,11 @@ def compile_cmd(
         from tritonscope.sources import binaries_of_artifact, binary_ext, emit_files
         from tritonscope.model import ARCHES
 
+        from tritonscope.output import write_folder
+
         binaries = binaries_of_artifact(artifact)  # the .cubin / .hsaco Triton's cache keeps for this compile
-        emit_files(artifact, emit, binaries=binaries, force=force)
+        # every file or none: a full disk part way leaves no folder of 3 of 8 files
+        write_folder(emit, lambda staging: emit_files(artifact, staging, binaries=binaries), force=force)
         wanted = binary_ext(ARCHES[artifact.spec.arch].backend) if artifact.spec.arch in ARCHES else None
         if wanted and wanted not in binaries:
             why = ("a --passes compile keeps it in a private cache: run the --emit without --passes" if passes else
