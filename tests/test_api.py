@@ -188,3 +188,35 @@ def test_html_folds_noise_unless_raw(result):
     assert '<body class="squeeze">' in folded and 'data-noise="debug">' in folded  # unticked: folded
     assert '<body class="squeeze show-debug' in raw and 'data-noise="debug" checked>' in raw
     assert "hidden: " in folded and 'class="l z z-debug"' in folded and 'class="l z z-debug"' in raw
+
+
+def test_bad_values_are_said_in_the_api_terms():
+    """Issue 23: num_warps="4" raised `UsageError: '--num-warps 4 ...'`: the command line's words in an API
+    error.  A value of the wrong type is refused by its keyword, and the request checks speak keywords too."""
+    cases = [
+        (dict(num_warps="4"), "num_warps must be an int, not str '4'"),
+        (dict(num_stages=2.0), "num_stages must be an int, not float 2.0"),
+        (dict(block=True), "block must be an int, not bool True"),
+        (dict(arch=90), "arch must be a str, not int 90"),
+        (dict(num_warps=3), "num_warps=3 is not a power of two"),
+        (dict(block=0), "block=0: a tile size"),
+        (dict(arch=""), "arch is empty"),
+        (dict(args={"a_ptr": "banana"}), "args['a_ptr']='banana': not a tensor"),
+        (dict(num_stages=100), "num_stages=100 is far above"),
+    ]
+    for kw, words in cases:
+        with pytest.raises(UsageError) as info:
+            tritonscope.compile("matmul", **kw)
+        err = info.value
+        assert words in err.message, (kw, err.message)
+        for text in (err.message, err.hint or ""):
+            assert not re.search(r"(?<![`\w])--(num-warps|num-stages|block|arch|arg)\b", text), (kw, text)
+
+
+def test_diff_with_something_that_is_no_result_is_a_typed_error(result):
+    with pytest.raises(UsageError, match="Result.diff needs another Result, not str 'x'") as info:
+        result.diff("x")
+    assert "tritonscope.show('x')" in info.value.hint
+    with pytest.raises(UsageError, match="not int 3"):
+        result.diff(3)
+    assert result.diff(result)["identical"] is True

@@ -184,3 +184,38 @@ def test_a_damaged_entry_is_a_miss(cli, setup):
     entry.write_text("{not json")
     code, out, ran = cli(*words)
     assert code == 0 and ran and "add_kernel" in out
+
+
+def test_a_symlinked_kernel_path_is_keyed_by_what_it_names_now(cli, setup):
+    """Issue 23: replay checked the file the link named last time, so a repointed link replayed the old
+    kernel's output, and a removed link still exited 0."""
+    folder, helper = setup
+    other = folder / "k_other.py"
+    other.write_text(KERNEL.format(helper=helper).replace("twice(x)", "twice(x) + 1.0"))
+    link = folder / "link.py"
+    link.symlink_to(folder / "k.py")
+    words = ("compile", "link.py:add_kernel", *BASE[2:], "--stage", "ttir")
+    try:
+        code, first, ran = cli(*words)
+        assert code == 0 and ran and "arith.addf" not in first
+        assert cli(*words)[2] is False  # a repeat through the same link is a replay
+        link.unlink()
+        link.symlink_to(other)
+        code, now, ran = cli(*words)
+        assert code == 0 and ran, "a repointed link replayed the file it named before"
+        assert "arith.addf" in now
+        # a fresh compile of what the link names, then the repeat: still the new kernel
+        assert cli(*words, "--timeout", "300")[0] == 0
+        code, again, _ = cli(*words)
+        assert code == 0 and "arith.addf" in again
+        # back to the first file: its own output again
+        link.unlink()
+        link.symlink_to(folder / "k.py")
+        code, back, _ = cli(*words)
+        assert code == 0 and "arith.addf" not in back
+        link.unlink()
+        code, _, ran = cli(*words)
+        assert ran and code == 3, "a removed link must be 'not found', not a replay"
+    finally:
+        if link.is_symlink():
+            link.unlink()

@@ -37,6 +37,7 @@ on first use, so `import tritonscope` stays cheap.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -68,9 +69,10 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     """
     from tritonscope.analysis import analyze
     from tritonscope.compile import compile_artifact
-    from tritonscope.errors import OutOfResourcesError
+    from tritonscope.errors import OutOfResourcesError, UsageError
     from tritonscope.kernels import Request, build_spec
 
+    _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
     kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
     target = str(target_or_function) if kernel_object is None else _target_of(kernel_object)
     request = Request(
@@ -80,8 +82,15 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
         block=block, num_warps=num_warps, num_stages=num_stages, arch=arch,
         shape=_shape_text(shape), dtype=dtype,
     )
-    loaded = build_spec(request, "sm_90a" if arch else _default_arch(), kernel_object=kernel_object)
-    result = Result(analyze(compile_artifact(loaded)))
+    try:
+        loaded = build_spec(request, "sm_90a" if arch else _default_arch(), kernel_object=kernel_object)
+    except UsageError as e:  # the request checks speak the command line's language: say it in this API's
+        raise _in_api_terms(e) from None
+    try:
+        artifact = compile_artifact(loaded)
+    except UsageError as e:  # the runaway guard
+        raise _in_api_terms(e) from None
+    result = Result(analyze(artifact))
     fit = result.analysis.summary.fit
     problems = fit.problems if fit else ()
     if problems:
@@ -247,8 +256,15 @@ class Result:
         stages (each with its unified diff rows [tag, text, a_line, b_line, notes]).
         Stage texts are compared in full (no display filter applies).
         """
+        from tritonscope.analysis import Analysis
         from tritonscope.diff import diff_analyses
+        from tritonscope.errors import UsageError
 
+        if not isinstance(other, (Result, Analysis)):
+            hint = (f"Load a saved report first: result.diff(tritonscope.show({str(other)!r}))."
+                    if isinstance(other, (str, Path)) else
+                    "Give the Result of tritonscope.compile(...) or tritonscope.show('r.json').")
+            raise UsageError(f"Result.diff needs another Result, not {type(other).__name__} {other!r:.80}.", hint=hint)
         other_analysis = other.analysis if isinstance(other, Result) else other
         kwargs: dict[str, Any] = {"force_different": force_different}
         if stages is not None:
@@ -311,6 +327,51 @@ class Result:
 # --------------------------------------------------------------------------
 # Turning Python values into the CLI's spellings
 # --------------------------------------------------------------------------
+
+
+def _check_types(**values: Any) -> None:
+    """Whole-number options must be ints and names strs: `num_warps="4"` is refused, in this API's terms
+    (never converted: a value from a config file or a form should be parsed where it is read)."""
+    from tritonscope.errors import UsageError
+
+    for name, value in values.items():
+        if value is None:
+            continue
+        want = str if name in ("arch", "dtype") else int
+        if not isinstance(value, want) or isinstance(value, bool):
+            example = {"num_warps": "num_warps=4", "num_stages": "num_stages=3", "block": "block=16",
+                       "arch": 'arch="sm_90a"', "dtype": 'dtype="fp16"'}[name]
+            raise UsageError(f"{name} must be {'an int' if want is int else 'a str'}, not "
+                             f"{type(value).__name__} {value!r}.", hint=f"e.g. {example}")
+
+
+# --num-warps 3   --block 0   --arch   --shape 0x4   --dtype fp7   --arg x_ptr=banana   -c BLOCK=16
+_CLI_WORDS = re.compile(r"(?<![\w-])(--num-warps|--num-stages|--block|--arch|--shape|--dtype|--arg|-c)\b"
+                        r"(?: ((?=\S*[\d='\"*])\S*?))?([:.,;]?(?:\s|$))")
+_API_NAMES = {"--num-warps": "num_warps", "--num-stages": "num_stages", "--block": "block", "--arch": "arch",
+              "--shape": "shape", "--dtype": "dtype", "--arg": "args", "-c": "constexprs"}
+
+
+def _in_api_terms(err):
+    """The same error with the command line's option spellings as this API's keywords
+    ('--num-warps 3 is not ...' -> 'num_warps=3 is not ...'); the class and so the exit code stay."""
+    def words(text):
+        if not text:
+            return text
+
+        def one(m):
+            name, value, after = _API_NAMES[m[1]], m[2], m[3]
+            if value is None:
+                return name + after
+            if name in ("args", "constexprs"):
+                key, _, given = value.partition("=")
+                return (f"{name}[{key!r}]={given!r}" if given else f"{name} {value}") + after
+            return f"{name}={value}{after}"
+
+        text = text.replace("`compile --timeout SECONDS`", "the command line's `compile --timeout SECONDS`")
+        return _CLI_WORDS.sub(one, text)
+
+    return type(err)(words(err.message), hint=words(err.hint), context=err.context)
 
 
 def _target_of(obj: Any) -> str:

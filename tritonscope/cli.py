@@ -114,10 +114,13 @@ def handle_errors(fn):
     Every command takes `ctx` (typer passes it by name): its Env says --debug.
     """
 
+    path_options = _path_options(fn)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         debug = env_of(kwargs.get("ctx")).debug
         try:
+            _refuse_empty_paths(path_options, kwargs)
             return fn(*args, **kwargs)
         except typer.Exit:
             raise
@@ -146,6 +149,36 @@ def handle_errors(fn):
             raise typer.Exit(int(ExitCode.UNEXPECTED))
 
     return wrapper
+
+
+# Options that name a file or folder to write or read: an empty one (`--save ''`, a variable that was
+# not set) is a mistake, never "no file" (each command tests them with `if save:`).
+PATH_OPTIONS = frozenset({"save", "emit", "junit", "svg", "dump", "out"})
+
+
+def _path_options(fn) -> dict[str, str]:
+    """{parameter: its long option name} for the command's path options ('save' -> '--save')."""
+    import inspect
+
+    from typer.models import OptionInfo
+
+    out = {}
+    for param in inspect.signature(fn).parameters.values():
+        info = param.default
+        if param.name in PATH_OPTIONS and isinstance(info, OptionInfo):
+            names = [d for d in [info.default, *info.param_decls] if isinstance(d, str) and d.startswith("--")]
+            out[param.name] = names[0] if names else f"--{param.name}"
+    return out
+
+
+def _refuse_empty_paths(options: dict[str, str], kwargs) -> None:
+    from tritonscope.errors import UsageError
+
+    for name, option in options.items():
+        value = kwargs.get(name)
+        if isinstance(value, str) and not value.strip():
+            raise UsageError(f"{option} {value!r} names no file or folder.",
+                             hint=f"Give {option} a path, or leave the option out.")
 
 
 # Every command, in `--help` order: name -> plain function (commands never import this module).

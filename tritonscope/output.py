@@ -5,7 +5,8 @@ Two promises, for every command (`compile/show/diff/sweep/bench --save`,
 
 - checked before any work: `check_path` tells the format from the extension
   and refuses a path that cannot be written (missing folder, a folder, no
-  permission, an existing file without --force) before a compile or a sweep
+  permission, a link to nothing, a folder where no file can be made such
+  as /proc, an existing file without --force) before a compile or a sweep
   starts, so a long run never ends in "cannot save";
 - written all at once or not at all: the bytes go to a temporary file in the
   same folder, which is then renamed over the target.  An error or Ctrl-C
@@ -55,6 +56,9 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     path = Path(path)
     if path.is_dir():
         raise OutputError(f"Cannot write {path}: it is a folder.", hint="Give a file name.")
+    if path.is_symlink() and not path.exists():
+        raise OutputError(f"Cannot write {path}: it is a symbolic link to {os.readlink(path)}, which does not exist.",
+                          hint="Remove the link, or choose another name.")
     if path.exists() and not force:
         raise _exists(path)
     parent = _parent(path)
@@ -66,7 +70,23 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"Cannot write {path}: no permission to write in {parent}.",
                           hint="Choose a folder you can write to.")
+    _probe(path, parent)
     return path
+
+
+def _probe(path: Path, parent: Path) -> None:
+    """Create and remove a file in `parent`: the permission bits do not tell everything (/proc, /sys, a
+    read-only mount, root's access() answers yes to every folder)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".probe", dir=parent)
+    except OSError as e:
+        raise OutputError(f"Cannot write {path}: no file can be made in {parent} ({e.strerror or e}).",
+                          hint="Choose a folder you can write to.") from None
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def write_atomic(path: str | Path, data: str | bytes, *, force: bool = False) -> Path:
@@ -84,6 +104,55 @@ def write_atomic(path: str | Path, data: str | bytes, *, force: bool = False) ->
         raise OutputError(f"Cannot write {path}: {e.strerror or e}.",
                           hint="Check the path, the free disk space and your permissions.") from e
     return path
+
+
+def write_folder(folder: str | Path, write, *, force: bool = False) -> list[Path]:
+    """Write several files into `folder` all at once or not at all (`--emit DIR`).
+
+    `write(staging)` writes them into a hidden staging folder inside
+    `folder` (the same filesystem, so moving them is a rename); only when
+    every one is written are they moved into place.  A failure part way (a
+    full disk, Ctrl-C) removes what was written, and `folder` too when this
+    call created it: a folder of 3 of 8 files, which `open` would accept as
+    a kernel, is never left.  An existing file is replaced only with `force`,
+    and that is checked for every file before any is moved.
+    """
+    import shutil
+
+    folder = Path(folder)
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    staging: Path | None = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".tritonscope-", suffix=".partial", dir=folder))
+        write(staging)
+        names = sorted(p.name for p in staging.iterdir())
+        clash = [n for n in names if (folder / n).exists()]
+        if clash and not force:
+            raise _exists(folder / clash[0])
+        moved = [os.replace(staging / n, folder / n) or folder / n for n in names]
+    except BaseException as e:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        for p in created:  # deepest first: only the folders this call made, and only when empty
+            try:
+                p.rmdir()
+            except OSError:
+                break
+        if isinstance(e, OutputError):
+            raise OutputError(f"Cannot write into {folder}: {_without(e.message, staging)} Nothing was written.",
+                              hint=e.hint) from None
+        if isinstance(e, OSError):
+            raise OutputError(f"Cannot write into {folder}: {e.strerror or e}. Nothing was written.",
+                              hint="Check the path, the free disk space and your permissions.") from None
+        raise
+    staging.rmdir()
+    return moved
+
+
+def _without(message: str, staging: Path | None) -> str:
+    """A writer's message without the staging folder's name (the user named the folder, not it)."""
+    return message.replace(f"{staging}{os.sep}", "") if staging is not None else message
 
 
 def write_cache(path: str | Path, data: str | bytes) -> bool:

@@ -898,22 +898,12 @@ def find(trace: PassTrace, query: str) -> list[FindEvent]:
     counts loc-free lines matching the regex; any other text counts
     loc-free lines containing it ("#mma", "cp.async").
     """
-    query = query.strip()
-    if not query:
-        from tritonscope.errors import UsageError
-
-        raise UsageError("--find needs an op name or some text.", hint="e.g. --find ttg.local_alloc or --find '#mma'.")
+    query = check_query(query)
     if _OP_NAME_RE.match(query) and any(query in s.ops for s in trace.summaries.values()):
         counts = {ref: s.ops.get(query, 0) for ref, s in trace.summaries.items()}
     else:
         if len(query) > 2 and query.startswith("/") and query.endswith("/"):
-            try:
-                rx = re.compile(query[1:-1])
-            except re.error as e:
-                from tritonscope.errors import UsageError
-
-                raise UsageError(f"Bad regular expression {query}: {e}.") from e
-            match = rx.search
+            match = re.compile(query[1:-1]).search
         else:
             match = lambda line: query in line  # noqa: E731
         counts = {ref: _count_lines(trace, ref, match) for ref in trace.summaries}
@@ -946,6 +936,21 @@ def _count_lines(trace: PassTrace, ref: TextRef, match) -> int:
             if match(line):
                 n += 1
     return n
+
+
+def check_query(query: str) -> str:
+    """A --find query, stripped; UsageError for an empty one or a bad /regex/ (checked before the compile)."""
+    from tritonscope.errors import UsageError
+
+    query = query.strip()
+    if not query:
+        raise UsageError("--find needs an op name or some text.", hint="e.g. --find ttg.local_alloc or --find '#mma'.")
+    if len(query) > 2 and query.startswith("/") and query.endswith("/"):
+        try:
+            re.compile(query[1:-1])
+        except re.error as e:
+            raise UsageError(f"Bad regular expression {query}: {e}.") from e
+    return query
 
 
 def line_history(trace: PassTrace, line: int) -> list[LineEvent]:
@@ -1234,6 +1239,25 @@ def _key(r: Remark) -> tuple:
     return (r.file, r.line, r.col, r.severity, r.message)
 
 
+def refuse_binary(path: str, *, sniff: int = 8192) -> None:
+    """InputFileError when `path` is not text (a NUL byte, or bytes that are not UTF-8, in its first KiB):
+    a pass dump is MLIR text, and a binary shown as lines is a screenful of replacement characters."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(sniff)
+    except OSError as e:
+        raise InputFileError(f"Cannot read the pass dump {path}: {e.strerror or e}.",
+                             hint="Give a file written with MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE.") from e
+    try:
+        head.decode("utf-8")
+        text = True
+    except UnicodeDecodeError as e:
+        text = len(head) == sniff and e.start >= len(head) - 3  # a character cut by the sniff's end
+    if b"\0" in head or not text:
+        raise InputFileError(f"{path} is a binary file, not an MLIR pass dump (which is text).",
+                             hint="Give the file a compile wrote with MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE.")
+
+
 def trace_from_dump(path: str | os.PathLike, *, kernel_file: str | None = None) -> PassTrace:
     """A PassTrace from a dump file the user made (MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE).
 
@@ -1243,6 +1267,7 @@ def trace_from_dump(path: str | os.PathLike, *, kernel_file: str | None = None) 
     path = str(path)
     if not os.path.isfile(path):
         raise NotFoundError(f"No such dump file: {path}", hint="Give the MLIR_DUMP_PATH file of a compile.")
+    refuse_binary(path)
     started = time.perf_counter()
     steps, summaries, remarks = steps_from_file(path, kernel_file=kernel_file, strict=True)
     if kernel_file is None:

@@ -5,6 +5,7 @@ must lose all of them unless the user asks to keep paths:
 
     loc("/home/u/k/matmul.py":17:21)                   plain (MLIR, LLVM !DIFile)
     .file 1 "/tmp/\\303\\251t\\303\\251/va.py"               octal-escaped UTF-8 (PTX, nvdisasm)
+    .file 1 "/tmp/e\\033[31mx/va.py"                     and octal-escaped control characters
     .b8 47 // DW_AT_comp_dir  .b8 104 ...  .b8 0       DWARF strings as bytes (PTX debug_info)
     ["libdevice", "/venv/.../libdevice.10.bc"]         metadata values (extern_libs)
 """
@@ -26,7 +27,7 @@ def relativize(text: str, folder: str, replacement: str = ".", *, keep_length: b
     folder = os.path.normpath(folder)
     if not folder or folder == os.sep:
         return text
-    for spelling in dict.fromkeys((folder, _octal(folder))):
+    for spelling in dict.fromkeys((folder, _octal(folder), _octal(folder, controls=True))):
         if spelling in text:
             # "/home/u/k/matmul.py" and directory: "/home/u/k", but not "/home/u/kk/..."
             text = re.sub(re.escape(spelling) + r"(?![\w.\-]|\\[0-7]{3})", lambda _m: replacement, text)
@@ -35,9 +36,14 @@ def relativize(text: str, folder: str, replacement: str = ".", *, keep_length: b
     return text
 
 
-def _octal(text: str) -> str:
-    """How PTX and nvdisasm write a non-ASCII path: each UTF-8 byte above 127 as \\ooo."""
-    return "".join(chr(b) if b < 128 else f"\\{b:03o}" for b in text.encode("utf-8"))
+def _octal(text: str, *, controls: bool = False) -> str:
+    """How PTX and nvdisasm write a non-ASCII path: each UTF-8 byte above 127 as \\ooo.
+
+    `controls`: a control character too (a folder named with an escape
+    sequence: `.file 1 "/tmp/e\\033[31mx/k.py"`, `//## File "/tmp/e\\033[31mx/k.py"`).
+    """
+    return "".join(chr(b) if b < 128 and not (controls and (b < 32 or b == 127)) else f"\\{b:03o}"
+                   for b in text.encode("utf-8"))
 
 
 # .b8 47                                  // DW_AT_comp_dir

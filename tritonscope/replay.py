@@ -19,7 +19,9 @@ and holds what must still be true for the output to be the same, checked on
 every hit (`_still_true`):
 
 - the result-cache key's inputs that can change under the same command line:
-  the kernel file's and its dependencies' SHA-256, tritonscope's and
+  which file the kernel path names now (a symlink repointed or removed, a
+  folder renamed: the target is resolved again, as the compile would) and
+  that file's and its dependencies' SHA-256, tritonscope's and
   Triton's build stamps (result_cache), and the local GPU when no --arch was
   named;
 - the versions (by file stamp) of the libraries that draw the output: rich,
@@ -156,6 +158,8 @@ def checks_now(argv: list[str], entry: dict[str, Any]) -> dict[str, Any]:
 
     parts = entry["parts"]
     return {
+        # the target as typed: on a hit it is resolved again, so a repointed or removed link is a miss
+        "target": parts["request"]["target"],
         "kernel": parts["kernel"],
         "deps": entry.get("deps") or [],
         "tritonscope": result_cache.tritonscope_build(),
@@ -172,6 +176,10 @@ def _still_true(checks: Any) -> bool:
         return False
     kernel = checks.get("kernel") or {}
     try:
+        # what the user's path names now (the working folder is in the key): not the file it named last time
+        named = result_cache.kernel_file(checks["target"])
+        if named is None or str(named) != kernel["path"]:
+            return False
         if result_cache.file_sha256(kernel["path"]) != kernel["sha256"]:
             return False
     except (OSError, KeyError, TypeError):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
@@ -252,11 +253,27 @@ MAX_REPORT_BYTES = 256 << 20
 
 
 def max_report_bytes() -> int:
+    """The size limit, from TRITONSCOPE_MAX_REPORT_MB when set; a value that is no size is refused (exit 2).
+
+    A typo must not silently stand for the default: the user who set it
+    meant a limit of their own.
+    """
+    import math
+
+    from tritonscope.errors import UsageError
+
     value = os.environ.get("TRITONSCOPE_MAX_REPORT_MB", "").strip()
-    try:
-        return int(float(value) * (1 << 20)) if value else MAX_REPORT_BYTES
-    except ValueError:
+    if not value:
         return MAX_REPORT_BYTES
+    try:
+        mb = float(value)
+    except ValueError:
+        mb = math.nan
+    if not math.isfinite(mb) or mb <= 0:
+        raise UsageError(f"TRITONSCOPE_MAX_REPORT_MB={value!r} is not a size in MB.",
+                         hint="Set it to a positive number of megabytes, e.g. TRITONSCOPE_MAX_REPORT_MB=512, "
+                              "or unset it for the default (256).")
+    return int(mb * (1 << 20))
 
 
 def load_analysis(path: str | Path) -> Analysis:
@@ -271,6 +288,8 @@ def load_analysis(path: str | Path) -> Analysis:
                 hint="Check that this is the report you meant; to read it anyway, set "
                      "TRITONSCOPE_MAX_REPORT_MB to a larger size.")
         data = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise _too_deep(path) from None
     except FileNotFoundError as e:
         from tritonscope.errors import NotFoundError
 
@@ -280,7 +299,15 @@ def load_analysis(path: str | Path) -> Analysis:
     from tritonscope.sanitize import visible_data
 
     # a received report is not ours: any string in it may carry an escape sequence
-    return analysis_from_dict(visible_data(data), str(path))
+    try:
+        return analysis_from_dict(visible_data(data), str(path))
+    except RecursionError:  # nested just shallowly enough for the JSON reader, too deep for the walk after it
+        raise _too_deep(path) from None
+
+
+def _too_deep(path: Path) -> InputFileError:
+    return InputFileError(f"{path} is not a tritonscope report: its JSON is nested too deeply to read.",
+                          hint="Give a report saved with --save FILE.json.")
 
 
 def _build(cls, data: dict[str, Any]):
@@ -315,7 +342,23 @@ def kernel_folders(analysis: Analysis) -> list[str]:
     opened = target if os.path.exists(target) else target.rpartition(":")[0]
     if opened and os.path.isabs(opened):
         folders.add(os.path.dirname(opened.rstrip(os.sep)))
+    # the analysis holds names sanitized ('e\\x1b[31mx', LLVM's 'e\\1B[31mx'); the stages that PTX and nvdisasm
+    # wrote spell the folder's real characters their own way ('e\\033[31mx'): relativize spells the real one
+    folders |= {real for f in folders if (real := _unsanitized(f)) != f}
     return sorted((f for f in folders if f not in ("", os.sep)), key=len, reverse=True)
+
+
+# /tmp/e\x1b[31mx (sanitize.visible)   /tmp/e\u202ex   /tmp/e\1B[31mx (LLVM's escape in !DIFile, loc)
+_SANITIZED = re.compile(r"\\x([0-9a-f]{2})|\\u(20[26][0-9a-e])|\\([0-9A-F]{2})(?![0-9A-Fa-f])")
+
+
+def _unsanitized(folder: str) -> str:
+    """The folder's real name from a sanitized spelling of it (each control character written out)."""
+    def char(m: re.Match) -> str:
+        code = int(next(g for g in m.groups() if g), 16)
+        return chr(code) if code < 0x20 or 0x7f <= code <= 0x9f or code >= 0x2000 else m.group(0)
+
+    return _SANITIZED.sub(char, folder)
 
 
 def relative_paths(analysis: Analysis) -> Analysis:
@@ -330,6 +373,8 @@ def relative_paths(analysis: Analysis) -> Analysis:
     # the kernel's folders first: a kernel that lives under site-packages is still '.'
     rewrites = [(f, ".") for f in kernel_folders(analysis)]
     rewrites += [(f, SITE_PACKAGES) for f in install_folders() if all(f != k for k, _ in rewrites)]
+    # the temporary folders a compile used (a --passes compile's MLIR_DUMP_PATH in the metadata)
+    rewrites += [(f, TEMP) for f in temp_folders() if all(f != k for k, _ in rewrites)]
     data = analysis_to_dict(analysis)
     data = _map_strings(data, lambda s: _strip_folders(s, rewrites))
     _dwarf_lines_from_stages(data)
@@ -363,6 +408,16 @@ def _dwarf_lines_from_stages(data: dict[str, Any]) -> None:
 
 # How a saved report writes Python's package folders (Triton's libdevice in metadata["extern_libs"]).
 SITE_PACKAGES = "<site-packages>"
+# ... and the temporary folder (`compile --passes` dumps into one: MLIR_DUMP_PATH in the metadata).
+TEMP = "<tmp>"
+
+
+def temp_folders() -> list[str]:
+    """The system's temporary folder, as named and with links resolved (TMPDIR, else /tmp)."""
+    import tempfile
+
+    folder = tempfile.gettempdir()
+    return sorted({os.path.normpath(folder), os.path.realpath(folder)}, key=len, reverse=True)
 
 
 def _strip_folder(text: str, folder: str) -> str:

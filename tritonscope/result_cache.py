@@ -342,23 +342,27 @@ def dependency_hashes(loaded, kernel_path: str) -> list[list[str]]:
     """[[path, sha256]] of the files beyond the kernel file that the result was built from."""
     from tritonscope import triton_api
 
+    # each file by the path it was loaded through, not the file a link pointed to then: a hit reads the
+    # path again, so a repointed link is a change (as a re-import would follow it)
     files = set(user_module_files())
     try:
-        files |= {os.path.realpath(f) for f in triton_api.jit_dependency_files(loaded.jit_fn)}
+        files |= {os.path.abspath(f) for f in triton_api.jit_dependency_files(loaded.jit_fn)}
     except Exception:
         pass
     build = triton_build() or {}
     skipped = tuple(p + os.sep for p in (build.get("path"), str(Path(__file__).resolve().parent)) if p)
     out = []
     for f in sorted(files):
-        if f == kernel_path or f.startswith(skipped) or not os.path.isfile(f):
+        real = os.path.realpath(f)
+        if f == kernel_path or real == kernel_path or real.startswith(skipped) or not os.path.isfile(f):
             continue
         out.append([f, file_sha256(f)])
     return out
 
 
 def user_module_files() -> list[str]:
-    """Files of the loaded modules that are the user's own: not the standard library, site-packages or tritonscope."""
+    """Files of the loaded modules that are the user's own (not the standard library, site-packages or
+    tritonscope), each by the path it was imported through."""
     import sysconfig
 
     roots = [p for p in sysconfig.get_paths().values() if p]
@@ -375,9 +379,8 @@ def user_module_files() -> list[str]:
         file = getattr(module, "__file__", None)
         if not file or not file.endswith(".py") or library(file):
             continue
-        real = os.path.realpath(file)
-        if not library(real):
-            out.add(real)
+        if not library(os.path.realpath(file)):
+            out.add(os.path.abspath(file))  # as imported: a link is read again through the link
     return sorted(out)
 
 

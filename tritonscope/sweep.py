@@ -626,6 +626,42 @@ def _field(row: SweepRow, name: str):
 _COND_RE = re.compile(r"^\s*([\w.]+)\s*(<=|>=|!=|==|=|<|>)\s*(\S+)\s*$")
 
 
+def check_where_and_sort(where: list[str] | None, sort: str | None, constexprs: Iterable[str]) -> None:
+    """Refuse (UsageError) a --where or --sort the rows could never answer, before any config compiles.
+
+    `constexprs`: the constexpr names the configs set.  The same names are
+    accepted here as by filter_rows and sort_rows once rows exist.
+    """
+    names = set(constexprs)
+
+    def known(name: str) -> bool:
+        name = _FIELD_ALIASES.get(name, name)
+        return name in SweepRow.__dataclass_fields__ or name in names or name.startswith("mix.")
+
+    for cond in where or []:
+        c = cond.strip().lower()
+        if c in _WORD_CONDITIONS:
+            continue
+        m = _COND_RE.match(cond)
+        if not m:
+            raise UsageError(f"Cannot read --where {cond!r}.", hint=_WHERE_HINT)
+        if not known(m[1]):
+            raise UsageError(f"Unknown field {m[1]!r} in --where {cond!r}.", hint=_FIELDS_HINT)
+    if sort:
+        name = sort.lstrip("-+")
+        if name != "config" and not (known(name) and not name.startswith("mix.")):
+            raise UsageError(f"Cannot sort by {sort!r}.", hint=_SORT_HINT)
+
+
+_WORD_CONDITIONS = frozenset({"fits", "fit", "nofit", "!fits", "not-fits", "nofits", "ok", "compiled", "failed",
+                              "fails", "error", "errors"})
+_WHERE_HINT = "Use fits, nofit, ok, failed, or FIELD<op>VALUE such as shared<100000 or BLOCK=64."
+_FIELDS_HINT = ("Fields: shared, registers, spills, occupancy, blocks_per_sm, time, num_warps, num_stages, "
+                "mix.wgmma ..., or a constexpr name.")
+_SORT_HINT = ("Sort by config, shared, registers, spills, occupancy, blocks_per_sm, time, num_warps, num_stages "
+              "or a constexpr (prefix - for descending).")
+
+
 def filter_rows(rows: list[SweepRow], where: list[str] | None) -> list[SweepRow]:
     """Keep rows matching every condition: fits, nofit, ok, failed, or FIELD<op>VALUE."""
     for cond in where or []:

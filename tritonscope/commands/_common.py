@@ -123,25 +123,28 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
     from tritonscope.compile import compile_artifact
     from tritonscope.kernels import build_spec
 
-    loaded = build_spec(request, default)
-    if timeout is not None:  # --timeout: compile in a child process that is stopped when time is up
+    err = env.console(stderr=True)
+    if timeout is not None:
+        # --timeout: the kernel file is imported and compiled in a child process that is stopped when time is
+        # up (an import that hangs at module level included), so it is never imported here; the result is
+        # therefore not stored in the result cache (its entry lists the files the import loaded)
         from tritonscope.compile import compile_with_timeout
 
-        def run():
-            return compile_with_timeout(request, default, timeout,
-                                        label=f"{loaded.spec.kernel} ({loaded.spec.label()})")
-    else:
-        def run():
-            return compile_artifact(loaded, meanwhile=_load_views)
-    err = env.console(stderr=True)
-    if progress and err.is_terminal:
-        with err.status(f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
-            artifact = run()
-    else:
-        artifact = run()
+        with _spinner(err, progress, f"compiling {request.target} (at most {timeout:g} s)..."):
+            return compile_with_timeout(request, default, timeout, label=request.target)
+    loaded = build_spec(request, default)
+    with _spinner(err, progress, f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
+        artifact = compile_artifact(loaded, meanwhile=_load_views)
     if use_cache:
         result_cache.store(request, arch, loaded, artifact)
     return artifact
+
+
+def _spinner(err, progress: bool, text: str):
+    """A spinner on stderr while Triton works, on a terminal only."""
+    import contextlib
+
+    return err.status(text) if progress and err.is_terminal else contextlib.nullcontext()
 
 
 def _load_views() -> None:
@@ -227,6 +230,23 @@ NoCacheOpt = typer.Option(False, "--no-cache",
 MaxLinesOpt = typer.Option(None, "--max-lines", min=0,
                            help="Show at most N lines of each stage in the stages view "
                                 "(default 300, or all with --pager; 0 = all).")
+
+
+def check_line(line: Optional[int]) -> None:
+    """--line N: a Python line number counts from 1 (refused before any compile; the kernel's own range
+    is checked once its source is read)."""
+    if line is not None and line < 1:
+        raise UsageError(f"--line {line}: line numbers start at 1.",
+                         hint="Give the Python line number; `--stage python` shows them numbered.")
+
+
+def check_timeout(timeout: Optional[float]) -> None:
+    """--timeout SECONDS: a finite number (typer's min=1 lets nan and inf through)."""
+    import math
+
+    if timeout is not None and not math.isfinite(timeout):
+        raise UsageError(f"--timeout {timeout}: give a number of seconds.",
+                         hint="e.g. --timeout 60; leave it out for no limit.")
 
 
 def check_report_path(path: str, force: bool) -> str:

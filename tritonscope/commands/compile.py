@@ -88,6 +88,8 @@ def compile_cmd(
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     view = c.check_view(view)
+    c.check_line(line)
+    c.check_timeout(timeout)
     hide = c.noise_filter(raw, keep)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
                              maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config)
@@ -111,8 +113,11 @@ def compile_cmd(
         from tritonscope.sources import binaries_of_artifact, binary_ext, emit_files
         from tritonscope.model import ARCHES
 
+        from tritonscope.output import write_folder
+
         binaries = binaries_of_artifact(artifact)  # the .cubin / .hsaco Triton's cache keeps for this compile
-        emit_files(artifact, emit, binaries=binaries, force=force)
+        # every file or none: a full disk part way leaves no folder of 3 of 8 files
+        write_folder(emit, lambda staging: emit_files(artifact, staging, binaries=binaries), force=force)
         wanted = binary_ext(ARCHES[artifact.spec.arch].backend) if artifact.spec.arch in ARCHES else None
         if wanted and wanted not in binaries:
             why = ("a --passes compile keeps it in a private cache: run the --emit without --passes" if passes else

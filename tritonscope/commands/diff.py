@@ -163,6 +163,9 @@ def diff_cmd(
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")
     # every backend's stages: a side without one shows it as missing (sm_90a has no AMDGCN, gfx942 no PTX)
     stages = c.parse_stage_list(stage, every_stage_key())
+    if context < 0:
+        raise UsageError(f"-U/--context {context}: give 0 or more lines.",
+                         hint="e.g. -U 2 (the default), or -U 0 for the changed lines alone.")
     if save:  # fail before compiling anything when --save cannot be honoured
         check_path(save, force=force, formats=SAVE_FORMATS, what="diff")
     side_a, side_b = parse_side(a, "a"), parse_side(b, "b")

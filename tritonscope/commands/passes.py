@@ -98,6 +98,8 @@ def passes_cmd(
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     diff_style = check_diff_style(diff_style)
+    c.check_line(line)
+    find = [passes.check_query(q) for q in find or []]  # an empty or bad query fails before the compile
     if save:  # fail before compiling when the report cannot be written
         c.check_report_path(save, force)
     if dump:

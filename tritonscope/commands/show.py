@@ -54,6 +54,7 @@ def show_cmd(
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     hide = c.noise_filter(raw, keep)
+    c.check_line(line)
     if save:  # fail before any work
         c.check_report_path(save, force)
     analysis = load_analysis(report)

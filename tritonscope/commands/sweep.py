@@ -113,6 +113,8 @@ def sweep_cmd(
         bases = _block_bases(bases[0], block_values, loaded, axes)
     requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
                                                         arches=arches, dtypes=dtypes, autotune=auto)]
+    # a --where or --sort no row could answer fails now, not after every config has compiled
+    sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})
 
     err = env.console(stderr=True)
     done = [0]
