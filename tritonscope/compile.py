@@ -23,7 +23,7 @@ from typing import Any, Callable
 from tritonscope import triton_api
 from tritonscope.dialects import stages as dialect_stages
 from tritonscope.env import cache_dir
-from tritonscope.errors import CompileError, OutOfResourcesError
+from tritonscope.errors import CompileError, KernelSpecError, OutOfResourcesError
 from tritonscope.kernels import Loaded, kernel_value, stand_in_args
 from tritonscope.model import ARCHES, ArgSpecialization, Artifact, Resources
 from tritonscope.output import write_cache
@@ -187,6 +187,14 @@ def compile_error(e: Exception, spec) -> Exception:
             src_first = _first_line(spec)
             file_line = (src_first + lineno - 1) if src_first else lineno
             where = f" at {Path(spec.file).name}:{file_line}"
+        misfit = _misfit_parameter(spec, message, line_text)
+        if misfit:
+            return KernelSpecError(
+                f"{misfit} does not fit its use in {spec.kernel}{where}: {message}",
+                context=line_text,
+                hint="Give the parameter what the kernel uses there: a dtype (-c NAME=bf16), a string "
+                     "(-c NAME=mean), a tensor (--arg NAME=fp16[64,64]) or a tensor descriptor "
+                     "(--arg NAME='desc(fp16[4096,4096],[128,64])').")
         return CompileError(
             f"Triton could not compile {spec.kernel}{where}: {message}",
             context=line_text,
@@ -199,6 +207,30 @@ def compile_error(e: Exception, spec) -> Exception:
         context="\n".join(text.splitlines()[1:12]) or None,
         hint="Rerun with --debug for the full traceback.",
     )
+
+
+# 'str' object has no attribute 'scalar'     'tensor' object has no attribute 'load'
+_MISUSE_RE = re.compile(r"object has no attribute|object is not callable|unsupported operand|must be|expected|"
+                        r"not a (?:dtype|tensor)|cannot|invalid", re.I)
+
+
+def _misfit_parameter(spec, message: str, line_text: str | None) -> str | None:
+    """'compute_type='mean' (a string)': the one string, dtype, tensor or descriptor parameter the failing
+    source line uses, when Triton's error says a value did not fit there; else None (a plain compile error)."""
+    from tritonscope.kernels import DescArg, TensorArg, parse_arg_value
+
+    if not line_text or not _MISUSE_RE.search(message):
+        return None
+    used = set(re.findall(r"[A-Za-z_]\w*", line_text))
+    found = []
+    for name, value in spec.constexprs.items():
+        if name in used and isinstance(value, str):
+            found.append(f"{name}={value}" + (" (a dtype)" if value.startswith("tl.") else f" ({value!r}, a string)"))
+    for name, text in spec.args.items():
+        value = parse_arg_value(text)
+        if name in used and isinstance(value, (TensorArg, DescArg)):
+            found.append(f"--arg {name}={text} (a {'tensor descriptor' if isinstance(value, DescArg) else 'tensor'})")
+    return found[0] if len(found) == 1 else None
 
 
 def _first_line(spec) -> int | None:
