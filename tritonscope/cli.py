@@ -119,9 +119,12 @@ def handle_errors(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         debug = env_of(kwargs.get("ctx")).debug
+        from tritonscope.interrupt import prompt_interrupt
+
         try:
             _refuse_empty_paths(path_options, kwargs)
-            return fn(*args, **kwargs)
+            with prompt_interrupt():  # Ctrl-C stops at once, even inside Triton's C++ compiler
+                return fn(*args, **kwargs)
         except typer.Exit:
             raise
         except TritonscopeError as e:
