@@ -71,12 +71,12 @@ def zoo_table() -> str:
 def test_readme_zoo_table_is_the_manifest(regen):
     readme = ROOT / "README.md"
     text = readme.read_text()
-    m = re.search(r"<!-- zoo:table -->\n(.*?)\n<!-- /zoo:table -->", text, re.S)
+    m = re.search(r"<!-- zoo:table -->\n(.*?)<!-- /zoo:table -->", text, re.S)
     assert m, "README.md has no <!-- zoo:table --> block"
     if regen:
-        readme.write_text(text[:m.start(1)] + zoo_table() + text[m.end(1):])
+        readme.write_text(text[:m.start(1)] + zoo_table() + "\n" + text[m.end(1):])
         return
-    assert m.group(1) == zoo_table(), "README's zoo table differs from tests/zoo/manifest.py: run pytest --regen"
+    assert m.group(1) == zoo_table() + "\n", "README's zoo table differs from tests/zoo/manifest.py: run pytest --regen"
 
 
 def test_every_pattern_of_the_issue_has_a_kernel():
