@@ -268,3 +268,28 @@ def test_amd_targets_compile_without_torch_installed():
     out = subprocess.run([sys.executable, "-c", NO_TORCH], capture_output=True, text=True, timeout=300)
     first = out.stdout.splitlines()[0] if out.stdout else out.stderr[-2000:]
     assert first == "0 False", out.stdout + out.stderr
+
+
+def test_the_python_api_takes_what_a_launch_passes():
+    torch = pytest.importorskip("torch")
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    import tritonscope
+
+    target = f"{PATTERNS / 'host_descriptor.py'}:descriptor_persistent_matmul"
+    a = torch.empty(4096, 4096, dtype=torch.float16)
+    result = tritonscope.compile(target, args={"a_desc": TensorDescriptor.from_tensor(a, [128, 64]),
+                                               "b_desc": "tensordesc<fp16[256,64]>",
+                                               "c_desc": "tensordesc<fp16[128,256]>", "M": 4096, "N": 4096, "K": 4096},
+                                 constexprs={"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "NUM_PROGRAMS": 132},
+                                 num_warps=8, options={"maxnreg": 232})
+    spec = result.artifact.spec
+    assert spec.args["a_desc"] == "desc(fp16[4096,4096],[128,64])" and spec.options == {"maxnreg": 232}
+    assert result.artifact.metadata["maxnreg"] == 232  # the option reached the compile
+    dtype = tritonscope.compile(f"{PATTERNS / 'dtype_constexpr.py'}:matmul_compute_type", arch="sm_80",
+                                args={**{n: "bf16[256,256]" for n in ("a_ptr", "b_ptr", "c_ptr")},
+                                      **{n: 256 for n in ("M", "N", "K", "stride_am", "stride_bk", "stride_cm")},
+                                      **{n: 1 for n in ("stride_ak", "stride_bn", "stride_cn")}},
+                                constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32,
+                                            "compute_type": torch.bfloat16})
+    assert dtype.artifact.spec.constexprs["compute_type"] == "tl.bfloat16"

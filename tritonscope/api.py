@@ -52,7 +52,8 @@ NOTEBOOK_HEIGHT = 760
 def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = None,
             args: Mapping[str, Any] | None = None, num_warps: int | None = None, num_stages: int | None = None,
             arch: str | None = None, shape: str | Iterable[int] | None = None, dtype: str | None = None,
-            block: int | None = None) -> Result:
+            block: int | None = None, options: Mapping[str, Any] | None = None,
+            config: int | None = None) -> Result:
     """Compile one config of a kernel, as `tritonscope compile` does, and analyze every stage.
 
     `target_or_function` is a sample name ("matmul"), "path/to/file.py:kernel",
@@ -66,6 +67,11 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     a transposed 2-D view are read, never its data).  shape: "1024x1024x64" or
     (1024, 1024, 64).  arch: sm_80 ... sm_120 (default: the local GPU's, else
     sm_90a).  block: the samples' shorthand for their tile-size constexprs.
+    constexprs take what a launch passes: numbers, bools, strings, dtypes (tl.bfloat16,
+    torch.bfloat16 or "bf16"); args also take a triton.tools.tensor_descriptor.TensorDescriptor
+    (or "tensordesc<fp16[128,64]>").  options: launch and backend options, as a launch's
+    keywords ({"maxnreg": 128}, {"waves_per_eu": 2}).  config: for an @triton.autotune kernel,
+    which of its configs (1-based, after its prune_configs_by; default the first).
     """
     from tritonscope.analysis import analyze
     from tritonscope.compile import compile_artifact
@@ -75,9 +81,15 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
     kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
     target = str(target_or_function) if kernel_object is None else _target_of(kernel_object)
+    keywords = dict(constexprs or {})
+    for name, value in (options or {}).items():  # one launch: options are keywords beside the constexprs
+        if name in keywords and keywords[name] != value:
+            raise UsageError(f"{name} is given twice: constexprs[{name!r}]={keywords[name]!r} and "
+                             f"options[{name!r}]={value!r}.", hint=f"Give {name} once.")
+        keywords[name] = value
     request = Request(
         target=target,
-        constexprs=dict(constexprs or {}),
+        constexprs=keywords, config=config,
         args={name: _describe_arg(value) for name, value in (args or {}).items()},
         block=block, num_warps=num_warps, num_stages=num_stages, arch=arch,
         shape=_shape_text(shape), dtype=dtype,
@@ -383,7 +395,14 @@ def _target_of(obj: Any) -> str:
 
 
 def _describe_arg(value: Any) -> Any:
-    """A tensor-like (torch.Tensor, numpy array) -> 'fp16[32,32]' or 'fp16[32,32].T'; anything else as is."""
+    """A tensor-like (torch.Tensor, numpy array) -> 'fp16[32,32]' or 'fp16[32,32].T'; a TensorDescriptor ->
+    'desc(fp16[4096,4096],[128,64])'; anything else as is."""
+    if type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape"):
+        base = _describe_arg(value.base)
+        if isinstance(base, str):
+            dims = ",".join(str(int(d)) for d in value.shape)
+            block = ",".join(str(int(d)) for d in value.block_shape)
+            return f"desc({base.split('[')[0]}[{dims}],[{block}])"
     dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
     if dtype is None or shape is None or isinstance(value, (str, bytes)):
         return value

@@ -811,6 +811,9 @@ def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) ->
                      f"Triton's {_backend_words(ARCHES[arch].backend)} backend, as a launch does: "
                      f"{', '.join(sorted(backend_options - set(LAUNCH_SHAPE)))}.",
             )
+    for name, value in launch_params.items():  # an EXAMPLES entry's backend options reach the compile too
+        if name in backend_options and name not in constexpr_names:
+            launch_words.setdefault(name, value)
     num_warps = _one_value("num_warps", req.num_warps, shape_words.get("num_warps"), "--num-warps")
     num_stages = _one_value("num_stages", req.num_stages, shape_words.get("num_stages"), "--num-stages")
     # a constexpr named like a launch option: a keyword launch gives the same value to both
@@ -928,7 +931,8 @@ def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) ->
         shape=shape,
         dtype=dtype,
         grid=tuple(launch["grid"]) if launch and launch.get("grid") else None,
-        options={**{k: v for k, v in values.items() if k in launch_params}, **check_launch_options(launch_words)},
+        options={**{k: v for k, v in values.items() if k in launch_params and k not in backend_options},
+                 **check_launch_options(launch_words)},
         asked=tuple(asked),
         autotune=autotune,
         heuristics=tuple(heuristic_names),
