@@ -157,11 +157,14 @@ def test_tensor_descriptors_in_both_spellings():
 
 def test_backend_options_reach_the_compile_and_unknown_ones_are_refused():
     target = f"{PATTERNS / 'amd_options.py'}:grouped_matmul"
-    args = _zoo_args("pattern_amd_options_cli")
-    one = compile_json(target, *args, "--arch", "gfx942", "-c", "waves_per_eu=1")
-    two = compile_json(target, *args, "--arch", "gfx942", "-c", "waves_per_eu=3")
+    args = [*_zoo_args("pattern_amd_options_config"), "--arch", "gfx942"]
+    one = compile_json(target, *args, "-c", "waves_per_eu=1")   # -c beats the config's waves_per_eu=2
+    config = compile_json(target, *args)                       # the HIP config's own options
     assert one["artifact"]["spec"]["options"]["waves_per_eu"] == 1
-    assert '"amdgpu-waves-per-eu"="3' in two["artifact"]["stages"]["llir"]
+    assert config["artifact"]["spec"]["options"] == {"waves_per_eu": 2, "matrix_instr_nonkdim": 16, "kpack": 2}
+    assert config["artifact"]["spec"]["asked"] == ["the target"]  # is_hip() at import: the HIP configs
+    assert '"amdgpu-waves-per-eu"="2' in config["artifact"]["stages"]["llir"]
+    assert '"amdgpu-waves-per-eu"="1' in one["artifact"]["stages"]["llir"]
     nvidia = runner.invoke(app, ["compile", "matmul", "-c", "waves_per_eu=2", "--stage", "none"])
     assert nvidia.exit_code == ExitCode.USAGE and "no option 'waves_per_eu'" in " ".join(nvidia.output.split())
     unknown = runner.invoke(app, ["compile", "matmul", "-c", "wave_per_eu=2", "--arch", "gfx942", "--stage", "none"])

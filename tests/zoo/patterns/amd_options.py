@@ -1,6 +1,6 @@
 """Autotune Configs that carry AMD backend options in their kwargs.
 
-Mirrors the AMD matmul tutorial / ROCm Triton kernels, whose configs read
+Mirrors Triton's matmul tutorial / ROCm Triton kernels, whose AMD configs read
 ``triton.Config({'BLOCK_SIZE_M': 128, ..., 'waves_per_eu': 2, 'matrix_instr_nonkdim': 16,
 'kpack': 2}, num_warps=8, num_stages=2)``: the HIP backend takes these keys as compile
 options, not as kernel constexprs. Written for tritonscope's tests, not copied.
@@ -9,17 +9,29 @@ import triton
 import triton.language as tl
 
 
-@triton.autotune(
-    configs=[
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8,
-                       "waves_per_eu": 2, "matrix_instr_nonkdim": 16, "kpack": 2},
-                      num_warps=8, num_stages=2),
-        triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 4,
-                       "waves_per_eu": 0, "matrix_instr_nonkdim": 32, "kpack": 1},
-                      num_warps=8, num_stages=2),
-    ],
-    key=["M", "N", "K"],
-)
+def is_hip():
+    # the tutorials' own test: what the active driver's target is, asked at import time
+    return triton.runtime.driver.active.get_current_target().backend == "hip"
+
+
+def get_autotune_config():
+    """As Triton's matmul tutorial does: AMD configs carry the HIP backend's options, NVIDIA ones none."""
+    if is_hip():
+        return [
+            triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8,
+                           "waves_per_eu": 2, "matrix_instr_nonkdim": 16, "kpack": 2},
+                          num_warps=8, num_stages=2),
+            triton.Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 4,
+                           "waves_per_eu": 0, "matrix_instr_nonkdim": 32, "kpack": 1},
+                          num_warps=8, num_stages=2),
+        ]
+    return [
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=8, num_stages=3),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_warps=8, num_stages=3),
+    ]
+
+
+@triton.autotune(configs=get_autotune_config(), key=["M", "N", "K"])
 @triton.jit
 def grouped_matmul(
     a_ptr, b_ptr, c_ptr, M, N, K,
