@@ -439,7 +439,9 @@ def load_module(path: Path, arch: str | None = None):
     dotted, root = module_name_of(path)
     for folder in dict.fromkeys([str(root), str(path.parent)]):
         if folder not in sys.path:
-            sys.path.insert(0, folder)
+            # after what is installed: a kernel folder's `json.py` or `rich.py` must not shadow the
+            # modules tritonscope itself imports later in this process
+            sys.path.append(folder)
     name = dotted or f"_tritonscope_user_{abs(hash(str(path)))}"
     kept = sys.modules.get(name)
     asked = _ASKED.get(name)
