@@ -1,0 +1,177 @@
+"""Found kernels tell only what their files record (issue 23).
+
+A lone stage file, a dump folder, an Inductor cache: every fact a file
+records (target, warps, line info) is read from it, a value that had to be
+guessed says so, and a folder whose files come from two compiles is refused
+with what each file says.  Everything comes from real compiles in the test
+session (sm_90a, num_warps=8, so Triton's default of 4 would show), CPU only.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tritonscope.cli import app
+from tritonscope.errors import ExitCode
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def artifact(*args) -> dict:
+    result = invoke("open", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)["artifact"]
+
+
+@pytest.fixture(scope="session")
+def found(tmp_path_factory):
+    """{'cache8', 'dump8', 'dump4'}: Triton's own cache and TRITON_KERNEL_DUMP folders of matmul at 8 and 4 warps."""
+    from test_sources import _compile_into
+
+    base = tmp_path_factory.mktemp("found")
+    out = {"base": base}
+    for warps in (8, 4):
+        env = {"TRITON_CACHE_DIR": str(base / f"cache{warps}"), "TRITON_KERNEL_DUMP": "1",
+               "TRITON_DUMP_DIR": str(base / f"dump{warps}")}
+        _compile_into(env, "matmul", block=32, num_warps=warps)
+        out[f"cache{warps}"] = base / f"cache{warps}"
+        out[f"dump{warps}"] = next((base / f"dump{warps}").iterdir())
+    return out
+
+
+def _lone(found, tmp_path: Path, ext: str, where: str = "dump8") -> Path:
+    src = next(found[where].glob(f"matmul_kernel.{ext}")) if where.startswith("dump") else \
+        next(found[where].glob(f"*/matmul_kernel.{ext}"))
+    path = tmp_path / f"lone.{ext}"
+    path.write_bytes(src.read_bytes())
+    return path
+
+
+# --------------------------------------------------------------------------
+# 1. What a lone stage file records
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ext,arch", [("ptx", "sm_90a"), ("cubin", "sm_90a"), ("llir", "?"), ("ttgir", "sm_90a")])
+def test_lone_file_reads_its_target_and_warps(found, tmp_path, ext, arch):
+    art = artifact(_lone(found, tmp_path, ext))
+    assert art["spec"]["num_warps"] == 8                       # .reqntid 256, nvvm.reqntid, EIATTR_REQNTID
+    assert art["spec"]["arch"] == arch
+    assert not any("num_warps" in w and "guess" in w for w in art["warnings"])
+    # num_stages is in no stage file: shown as Triton's default, and said to be a guess
+    assert any("num_stages" in w and "guess" in w for w in art["warnings"])
+    if arch == "?":  # NVIDIA LLVM IR names no SM: unknown, and said
+        assert any("does not record its target" in w for w in art["warnings"])
+
+
+def test_lone_ttir_says_num_warps_is_a_guess(found, tmp_path):
+    art = artifact(_lone(found, tmp_path, "ttir"))
+    assert art["spec"]["num_warps"] == 4
+    assert any("num_warps" in w and "guess" in w for w in art["warnings"])
+    text = invoke("open", _lone(found, tmp_path, "ttir"), "--stage", "none", "--width", "200").output
+    assert "num_warps" in text and "a guess" in text           # the terminal says it too
+
+
+def test_readers_match_the_tools(found):
+    """The facts read without tools equal what cuobjdump prints and what the PTX says."""
+    from tritonscope import sources, triton_api
+
+    cubin = found["dump8"] / "matmul_kernel.cubin"
+    facts = sources.cubin_facts(cubin.read_bytes())
+    elf = triton_api.run_tool([triton_api.tool_path("cuobjdump"), "-elf", str(cubin)])
+    assert "EIATTR_REQNTID" in elf and "0x100 0x1 0x1" in elf  # 256 threads
+    assert facts["threads"] == 256 and facts["arch"] == 90
+    assert sources.ptx_facts(found["dump8"] / "matmul_kernel.ptx")["num_warps"] == 8
+    assert sources.ptx_facts(found["dump4"] / "matmul_kernel.ptx")["num_warps"] == 4
+
+
+def test_lone_llir_has_line_info(found, tmp_path):
+    llir = _lone(found, tmp_path, "llir")
+    assert "!DIFile" in llir.read_text() and "!dbg" in llir.read_text()
+    art = artifact(llir)
+    assert "python" in art["stages"] and not any(w.startswith("No Python source") for w in art["warnings"])
+    shown = invoke("open", llir, "--line", "19", "--width", "160")
+    assert shown.exit_code == 0, shown.output
+    assert "tl.dot" in shown.output and "mma" in shown.output   # the dot's LLVM IR lines
+
+
+def test_emitted_llir_opens_with_line_info(compiled, tmp_path):
+    out = tmp_path / "emitted"
+    result = invoke("compile", "matmul", "--arch", "sm_90a", "--num-warps", "8", "--emit", out, "--stage", "none")
+    assert result.exit_code == 0, result.output
+    lone = tmp_path / "alone.llir"
+    shutil.copy(out / "matmul_kernel.llir", lone)
+    shown = invoke("open", lone, "--line", "19", "--width", "160")
+    assert shown.exit_code == 0, shown.output
+    assert artifact(lone)["spec"]["num_warps"] == 8
+
+
+# --------------------------------------------------------------------------
+# 3. A dump folder whose files come from two compiles
+# --------------------------------------------------------------------------
+
+
+def _mixed(found, tmp_path: Path) -> Path:
+    folder = tmp_path / "dump" / "KEY"
+    shutil.copytree(found["dump4"], folder)
+    shutil.copy(found["dump8"] / "matmul_kernel.ttgir", folder / "matmul_kernel.ttgir")
+    return folder
+
+
+def test_mixed_dump_folder_is_refused_with_a_reason(found, tmp_path):
+    folder = _mixed(found, tmp_path)
+    one = invoke("open", folder)
+    assert one.exit_code == ExitCode.BAD_INPUT_FILE, one.output
+    assert "more than one compile" in one.output and ".ttgir say 8" in " ".join(one.output.split())
+    # in a listing, the mixed folder is skipped with the reason; the others list
+    shutil.copytree(found["dump4"], folder.parent / "GOOD")
+    listing = json.loads(invoke("open", folder.parent, "--json").output)
+    assert [r["key"] for r in listing["kernels"]] == ["GOOD"]
+    assert any("more than one compile" in w for w in listing["warnings"])
+
+
+def test_dump_of_one_compile_shows_its_warps(found):
+    art = artifact(found["dump8"])
+    assert art["spec"]["num_warps"] == 8
+
+
+# --------------------------------------------------------------------------
+# 4. A dump recompile's stage count
+# --------------------------------------------------------------------------
+
+
+def test_dump_recompile_says_num_stages_is_a_guess(found):
+    art = artifact(found["dump8"], "--recompile")
+    said = [w for w in art["warnings"] if "guess" in w]
+    assert said and "num_stages=3" in said[0] and "--num-stages" in said[0]
+    assert art["spec"]["num_warps"] == 8
+    # a cache records it: no guess
+    art = artifact(found["cache8"], "--recompile")
+    assert not any("guess" in w for w in art["warnings"])
+
+
+# --------------------------------------------------------------------------
+# 8. Bad metadata
+# --------------------------------------------------------------------------
+
+
+def test_cache_entry_with_a_non_number_num_warps(found, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(found["cache8"], cache)
+    meta = next(cache.glob("*/matmul_kernel.json"))
+    data = json.loads(meta.read_text())
+    data["num_warps"] = "x"
+    meta.write_text(json.dumps(data))
+    for args in ([cache, "--kernel", "matmul_kernel"], [cache], [meta.parent], [meta]):
+        result = invoke("open", *args)
+        assert result.exit_code == ExitCode.BAD_INPUT_FILE, (args, result.output)
+        assert "num_warps" in result.output and "Traceback" not in result.output
