@@ -269,6 +269,13 @@ def _open_dir(p: Path) -> Source:
             warnings += skipped
         return Source(p, "inductor-cache", entries, warnings=warnings)
     entries, warnings = _entries_in(p)
+    if not entries and _is_inductor_cache(p):
+        raise InputFileError(
+            f"{p} is an Inductor cache without a triton/ folder: the kernels it compiled are not kept in it.",
+            context=_inductor_context(p),
+            hint="Inductor writes the compiled kernels to Triton's cache: open $TRITON_CACHE_DIR if the program set "
+                 "it, else ~/.triton/cache; or run the program under `tritonscope capture` to keep every kernel "
+                 "it compiles.")
     if not entries:
         if warnings:
             raise InputFileError(f"{p} looks like a Triton cache, but no kernel in it can be read.",
@@ -277,10 +284,40 @@ def _open_dir(p: Path) -> Source:
         raise InputFileError(
             f"{p} is not a Triton cache, kernel dump or capture: no kernel folders in it.",
             hint="Give ~/.triton/cache (or $TRITON_CACHE_DIR), a TRITON_KERNEL_DUMP folder ($TRITON_DUMP_DIR), "
-                 "an Inductor cache ($TMPDIR/torchinductor_$USER), a folder made by `tritonscope capture`, "
+                 "an Inductor cache that holds a triton/ folder ($TMPDIR/torchinductor_$USER), a folder made by "
+                 "`tritonscope capture`, "
                  "or a single stage file.")
     kinds = {e.kind for e in entries}
     return Source(p, kinds.pop() if len(kinds) == 1 else "triton-cache", entries, warnings=warnings)
+
+
+# What an Inductor cache folder holds besides triton/: its FX graph and AOTAutograd caches, and the
+# generated modules in two-character folders (ab/cabcdef....py).
+_INDUCTOR_DIRS = ("fxgraph", "aotautograd", "aot_autograd", "autotune_local", "cudagraphs")
+
+
+def _is_inductor_cache(p: Path) -> bool:
+    """Whether p is a torch Inductor cache folder (torchinductor_<user>), by its name or what it holds."""
+    if p.name.startswith("torchinductor_"):
+        return True
+    subs = {d.name for d in _subdirs(p)}
+    if subs & set(_INDUCTOR_DIRS):
+        return True
+    return any(len(d) == 2 and any(n.startswith("c") and n.endswith(".py") for n in _names_or_none(p / d))
+               for d in subs)
+
+
+def _names_or_none(p: Path) -> list[str]:
+    try:
+        return _names(p)
+    except InputFileError:
+        return []
+
+
+def _inductor_context(p: Path) -> str | None:
+    generated = sum(1 for d in _subdirs(p) if len(d.name) == 2 for n in _names_or_none(d) if n.endswith(".py"))
+    return (f"It holds {generated} generated module(s) (the kernels' Python source, not their compiles)."
+            if generated else None)
 
 
 def _names(p: Path) -> list[str]:
