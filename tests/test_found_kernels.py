@@ -197,3 +197,59 @@ def test_inductor_cache_without_triton_folder_says_where_the_kernels_are(tmp_pat
     (other / "sub").mkdir(parents=True)
     (other / "sub" / "notes.txt").write_text("x")
     assert "that holds a triton/ folder" in " ".join(invoke("open", other).output.split())
+
+
+# --------------------------------------------------------------------------
+# 8. What `open` accepts, and what it refuses
+# --------------------------------------------------------------------------
+
+
+def test_open_reads_mlir_modules(found, tmp_path):
+    for ext, stage in (("ttgir", "ttgir"), ("ttir", "ttir")):
+        path = tmp_path / f"{ext}.mlir"
+        shutil.copy(found["dump8"] / f"matmul_kernel.{ext}", path)
+        art = artifact(path)
+        assert stage in art["stages"] and art["spec"]["kernel"] == "matmul_kernel"
+    assert artifact(tmp_path / "ttgir.mlir")["spec"]["num_warps"] == 8
+    (tmp_path / "other.mlir").write_text("func.func @f() { return }\n")
+    assert invoke("open", tmp_path / "other.mlir").exit_code == ExitCode.BAD_INPUT_FILE
+
+
+def test_open_bounds_file_sizes_as_show_does(found, tmp_path, monkeypatch):
+    from tritonscope import report, sources
+
+    assert report.MAX_REPORT_BYTES == 256 << 20                 # the bound `show` keeps, and `open` with it
+    lone = _lone(found, tmp_path, "ptx")
+    monkeypatch.setattr(report, "MAX_REPORT_BYTES", 1000)        # the PTX is about 20 kB
+    for path in (lone, found["dump8"]):
+        result = invoke("open", path)
+        assert result.exit_code == ExitCode.BAD_INPUT_FILE, result.output
+        assert "are not read" in " ".join(result.output.split())
+    with pytest.raises(Exception, match="not read"):
+        sources.check_size(lone)
+
+
+def test_open_refuses_an_emit_folder_missing_files(found, tmp_path):
+    out = tmp_path / "emitted"
+    assert invoke("open", found["cache8"], "--emit", out, "--stage", "none").exit_code == 0
+    assert artifact(out)["spec"]["num_warps"] == 8              # whole: opens
+    listed = json.loads((out / "matmul_kernel.json").read_text())["tritonscope"]["files"]
+    assert len(listed) == 7 and "matmul_kernel.cubin" in listed
+    for name in ("matmul_kernel.ptx", "matmul_kernel.cubin", "matmul_kernel.sass"):
+        (out / name).unlink()
+    result = invoke("open", out)
+    assert result.exit_code == ExitCode.BAD_INPUT_FILE, result.output
+    said = " ".join(result.output.split())
+    assert "lacks 3 of its 7 files" in said and "matmul_kernel.cubin" in said
+    (out / "matmul_kernel.ttir").write_text("truncated")
+    assert "another size" in " ".join(invoke("open", out).output.split())
+
+
+def test_recompile_diff_save_writes_the_diff(found, tmp_path):
+    saved = tmp_path / "d.json"
+    result = invoke("open", found["cache8"], "--recompile", "--num-warps", "4", "--diff", "--save", saved)
+    assert result.exit_code == 0, result.output
+    data = json.loads(saved.read_text())
+    assert any(not s["identical"] for s in data["stages"])
+    bad = invoke("open", found["cache8"], "--recompile", "--diff", "--save", tmp_path / "d.md")
+    assert bad.exit_code == ExitCode.OUTPUT_ERROR and not (tmp_path / "d.md").exists()

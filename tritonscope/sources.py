@@ -61,7 +61,8 @@ DERIVED = {"cubin": "sass"}
 # before any pass: kept for recompiles, not shown as a stage.
 TEXT_STAGES = tuple(k for k in every_stage_key() if k != SOURCE)
 STAGE_EXTS = TEXT_STAGES + tuple(BINARIES)
-SINGLE_FILE_EXTS = tuple(f".{e}" for e in STAGE_EXTS) + (".json", ".source")
+# .mlir: a TTIR or TTGIR module under MLIR's own extension (which one, its text says)
+SINGLE_FILE_EXTS = tuple(f".{e}" for e in STAGE_EXTS) + (".json", ".source", ".mlir")
 CAPTURE_FORMAT = "tritonscope-capture"
 
 
@@ -374,6 +375,7 @@ def _folder_entry(folder: Path, *, kind: str, names: list[str] | None = None) ->
         if not isinstance(metadata, dict) or "name" not in metadata and "target" not in metadata:
             raise InputFileError(f"{files['json']} is not Triton's kernel metadata (no name or target).")
         check_metadata(metadata, files["json"])
+        check_emitted(folder, metadata)
     elif kind == "triton-cache":
         raise InputFileError(f"{folder} has no <name>.json metadata: the cache entry is incomplete.")
     if not metadata:  # a dump keeps no metadata: what its stage files record (all from one compile)
@@ -514,14 +516,52 @@ def _read_json(path: Path, *, what: str) -> Any:
         raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
 
 
+def check_size(path: Path) -> None:
+    """Refuse a file larger than `show` reads (report.max_report_bytes: 256 MB unless
+    TRITONSCOPE_MAX_REPORT_MB says otherwise) before reading it: a stage file is a few MB, and
+    reading and parsing a huge one takes minutes and gigabytes."""
+    from tritonscope.report import max_report_bytes
+
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    limit = max_report_bytes()
+    if size > limit:
+        raise InputFileError(
+            f"{path} is {_megabytes(size)}; stage files larger than {_megabytes(limit)} are not read (a kernel's "
+            "stage is a few MB).",
+            hint="Check that this is the file you meant; to read it anyway, set TRITONSCOPE_MAX_REPORT_MB "
+                 "(the limit `show` uses too) to a larger size.")
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MB" if n >= 10 << 20 else f"{n / (1 << 20):.2g} MB"
+
+
+# module attributes {"ttg.num-warps" = 4 : i32, ...}    #blocked = #ttg.blocked<{...}>    (TTGIR, not TTIR)
+_MLIR_TTGIR_RE = re.compile(r"\bttg\.|#ttg\.|\btriton_gpu\.|#triton_gpu\.")
+
+
+def _mlir_stage(p: Path) -> str:
+    """'ttgir' or 'ttir': which Triton module an .mlir file holds (a TTGIR's attributes name ttg.)."""
+    head = _read_head(p, 1 << 16)
+    if not _STAGE_SIGNS["ttir"].search(head):
+        raise InputFileError(f"{p} is not a Triton TTIR or TTGIR module (no `module` or `tt.func`).",
+                             hint="tritonscope opens .mlir files that hold a Triton module, as "
+                                  "MLIR_ENABLE_DUMP or --emit writes them.")
+    return "ttgir" if _MLIR_TTGIR_RE.search(head) else "ttir"
+
+
 def file_entry(p: Path) -> KernelEntry:
     """A single stage file (or metadata JSON) as a kernel entry; its siblings of the same stem join it."""
     ext = p.suffix.lower()
     if ext not in SINGLE_FILE_EXTS:
         raise InputFileError(f"{p.name}: not a stage file tritonscope can open (extension {ext or 'none'!r}).",
-                             hint="Open .ttir, .ttgir, .llir, .ptx, .cubin, .sass, .amdgcn, .hsaco or a Triton "
-                                  "metadata .json, or the folder that holds them.")
-    key = ext[1:]
+                             hint="Open .ttir, .ttgir, .mlir, .llir, .ptx, .cubin, .sass, .amdgcn, .hsaco or a "
+                                  "Triton metadata .json, or the folder that holds them.")
+    check_size(p)
+    key = _mlir_stage(p) if ext == ".mlir" else ext[1:]
     files = {key: p}
     metadata: dict[str, Any] = {}
     if key == "json":
@@ -1167,6 +1207,8 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     if python is not None:
         stages["python"] = python
     backend = entry.backend
+    for path in entry.files.values():  # every file bounded before any is read
+        check_size(path)
     for d in dialect_stages(backend):  # pipeline order: ttir ttgir llir ptx sass / ttir ttgir llir amdgcn
         if d.key != SOURCE and d.key in entry.files:
             stages[d.key] = _read_text(entry.files[d.key])
@@ -1440,21 +1482,53 @@ def emit_files(artifact: Artifact, folder: str | Path, *, binaries: dict[str, by
 
         raise OutputError(f"Cannot create {out_dir}: {e.strerror or e}.") from e
     stem = stem or artifact.spec.kernel
-    written = []
+    contents: dict[str, bytes] = {}
     for key, text in artifact.stages.items():
         # Triton's own names (kernel.llir, not .ll), so `open` reads an emitted folder back
         ext = key if key in TEXT_STAGES else dialect(key).ext
-        written.append(write_atomic(out_dir / f"{stem}.{ext}", text, force=force))
+        contents[f"{stem}.{ext}"] = text.encode("utf-8")
     for ext, blob in {**({"cubin": cubin} if cubin else {}), **(binaries or {})}.items():
         if blob:
-            written.append(write_atomic(out_dir / f"{stem}.{ext}", bytes(blob), force=force))
+            contents[f"{stem}.{ext}"] = bytes(blob)
+    # The metadata goes first and lists every file with its size: a folder that lost some of them
+    # (a full disk, an interrupted copy) is then told from a whole one by `open` (check_emitted).
     meta = {**artifact.metadata, "hash": artifact.kernel_hash, "name": artifact.spec.kernel,
             "tritonscope": {"target": artifact.spec.target, "constexprs": artifact.spec.constexprs,
                             "args": {k: str(v) for k, v in artifact.spec.args.items()},
                             "specialization": [[s.name, s.type, list(s.attrs)] for s in artifact.specialization],
-                            "warnings": list(artifact.warnings)}}
-    written.append(write_atomic(out_dir / f"{stem}.json", json.dumps(meta, indent=1, default=str) + "\n", force=force))
+                            "warnings": list(artifact.warnings),
+                            "files": {name: len(data) for name, data in contents.items()}}}
+    written = [write_atomic(out_dir / f"{stem}.json", json.dumps(meta, indent=1, default=str) + "\n", force=force)]
+    for name, data in contents.items():
+        written.append(write_atomic(out_dir / name, data, force=force))
     return written
+
+
+def check_emitted(folder: Path, metadata: dict[str, Any]) -> None:
+    """Refuse an `--emit` folder that lacks files its metadata lists (or holds them at another size)."""
+    extra = metadata.get("tritonscope")
+    listed = extra.get("files") if isinstance(extra, dict) else None
+    if not isinstance(listed, dict):
+        return  # not written by --emit, or by a tritonscope before the list
+    lacking, changed = [], []
+    for name, size in listed.items():
+        if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
+            raise InputFileError(f"{folder.name}: its metadata lists a file named {name!r}, which --emit never "
+                                 "writes.")
+        try:
+            have = (folder / name).stat().st_size
+        except OSError:
+            lacking.append(name)
+            continue
+        if isinstance(size, int) and have != size:
+            changed.append(name)
+    if lacking or changed:
+        parts = ([f"lacks {len(lacking)} of its {len(listed)} files ({', '.join(sorted(lacking))})"] if lacking
+                 else []) + ([f"holds {', '.join(sorted(changed))} at another size than written"] if changed else [])
+        raise InputFileError(f"{folder.name} was written by --emit but " + " and ".join(parts)
+                             + ": it is not the whole kernel, so it is not opened as one.",
+                             hint="The disk may have filled or a copy stopped: emit it again, or open one of its "
+                                  "stage files on its own.")
 
 
 def cubin_of(entry: KernelEntry) -> bytes | None:
