@@ -253,3 +253,38 @@ def test_recompile_diff_save_writes_the_diff(found, tmp_path):
     assert any(not s["identical"] for s in data["stages"])
     bad = invoke("open", found["cache8"], "--recompile", "--diff", "--save", tmp_path / "d.md")
     assert bad.exit_code == ExitCode.OUTPUT_ERROR and not (tmp_path / "d.md").exists()
+
+
+# --------------------------------------------------------------------------
+# 7. A capture of two autotunings
+# --------------------------------------------------------------------------
+
+
+def test_capture_records_each_autotuning_even_with_the_same_best(tmp_path, monkeypatch):
+    """Triton 3.6 has no autotuning listener: capture wraps Autotuner.run; two tunings (two keys) that choose
+    the same Config object are two runs, and the listing says 2."""
+    from types import SimpleNamespace
+
+    from triton.runtime import autotuner
+
+    from tritonscope.capture import _Recorder
+
+    config = autotuner.Config({"BLOCK": 256}, num_warps=2, num_stages=3)
+
+    def tuning_run(self, n):  # what Autotuner.run does: benchmark a key it has not seen, cache the best
+        key = (n,)
+        if key not in self.cache:
+            self.configs_timings = {config: [0.004]}
+            self.bench_time = 0.5
+            self.cache[key] = config
+        self.best_config = self.cache[key]
+
+    monkeypatch.setattr(autotuner.Autotuner, "run", tuning_run)
+    recorder = _Recorder(tmp_path)
+    recorder._install_autotune(SimpleNamespace(autotuning=SimpleNamespace()))   # no listener: the 3.6 path
+    tuner = SimpleNamespace(cache={}, fn=SimpleNamespace(fn=SimpleNamespace(__name__="scale_kernel")))
+    for n in (4096, 4096, 65536):
+        autotuner.Autotuner.run(tuner, n)
+    assert [t["key"] for t in recorder.tunings] == ["(4096,)", "(65536,)"]
+    data = json.loads(next(tmp_path.glob("autotune-*.json")).read_text())
+    assert len(data["tunings"]) == 2
