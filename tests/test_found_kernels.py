@@ -10,6 +10,7 @@ session (sm_90a, num_warps=8, so Triton's default of 4 would show), CPU only.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -288,3 +289,73 @@ def test_capture_records_each_autotuning_even_with_the_same_best(tmp_path, monke
     assert [t["key"] for t in recorder.tunings] == ["(4096,)", "(65536,)"]
     data = json.loads(next(tmp_path.glob("autotune-*.json")).read_text())
     assert len(data["tunings"]) == 2
+
+
+# --------------------------------------------------------------------------
+# 7. explain: tensor cores of a lone cubin, occupancy fixes that name every limit
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def grouped_cubin(tmp_path_factory) -> Path:
+    """A pipelined sm_90a matmul's cubin alone: ptxas's line info ties its HGMMAs to the loop and load lines too."""
+    out = tmp_path_factory.mktemp("grouped")
+    result = invoke("compile", "matmul_grouped", "--arch", "sm_90a", "--emit", out / "e", "--stage", "none")
+    assert result.exit_code == 0, result.output
+    lone = out / "lone.cubin"
+    shutil.copy(out / "e" / "matmul_grouped_kernel.cubin" if (out / "e" / "matmul_grouped_kernel.cubin").exists()
+                else next((out / "e").glob("*.cubin")), lone)
+    shutil.copy(next((out / "e").glob("*.sass")), out / "lone.sass")
+    return lone
+
+
+def _tensor_verdicts(path) -> list[dict]:
+    result = invoke("explain", path, "--json")
+    assert result.exit_code == 0, result.output
+    return [v for v in json.loads(result.output)["verdicts"] if v["kind"] == "tensor cores"]
+
+
+def test_lone_cubin_ties_tensor_cores_to_the_dot_line_only(grouped_cubin):
+    from tritonscope import sources
+
+    sass = grouped_cubin.with_suffix(".sass").read_text()
+    source = (sources.Path(__file__).parent.parent / "samples" / "matmul_grouped.py").read_text().splitlines()
+    named = {int(m.group(1)) for m in re.finditer(r'//## File "[^"]*matmul_grouped\.py", line (\d+)\s*\n'
+                                                  r'(?:\s*//##.*\n)*\s*/\*[0-9a-f]+\*/\s+HGMMA', sass)}
+    dot_line = next(i + 1 for i, t in enumerate(source) if "tl.dot(" in t)
+    verdicts = _tensor_verdicts(grouped_cubin)
+    assert [v["python_lines"] for v in verdicts] == [[dot_line]]
+    assert verdicts[0]["facts"]["count"] == sass.count("HGMMA.")
+    if len(named) > 1:  # ptxas spread them (it does on 3.6 and 3.9): the others are said to hold no dot
+        assert "hold no tl.dot" in verdicts[0]["title"]
+
+
+def test_without_the_source_the_spread_lines_are_not_claimed(grouped_cubin, tmp_path):
+    sass = tmp_path / "k.sass"
+    sass.write_text(re.sub(r'//## File "[^"]*"', '//## File "/nowhere/mg.py"', grouped_cubin.with_suffix(".sass")
+                           .read_text()))
+    verdicts = _tensor_verdicts(sass)
+    assert len(verdicts) == 1 and verdicts[0]["python_lines"] in ([], [verdicts[0]["facts"]["python_line"]])
+    if verdicts[0]["facts"].get("line_info_lines"):
+        assert "cannot be told" in verdicts[0]["title"]
+
+
+def test_occupancy_fix_names_every_limit():
+    from types import SimpleNamespace
+
+    from tritonscope.explain import verdict_occupancy
+    from tritonscope.summary import Occupancy
+
+    # 256 threads, 100,000 B of shared memory, 128 registers on sm_90a: shared and registers both allow 2
+    occ = Occupancy(2, 16, 0.25, "shared", {"threads": 8, "blocks": 32, "shared": 2, "registers": 2})
+    summary = SimpleNamespace(occupancy=occ, arch="sm_90a", threads_per_block=256, registers=128,
+                              shared=SimpleNamespace(dynamic=100_000))
+    ctx = SimpleNamespace(summary=summary, spec=SimpleNamespace(num_warps=8), compile=lambda change: None)
+    v = verdict_occupancy(ctx)
+    assert "3 blocks per SM need at most" in v.fix and "registers also cap it at 2" in v.fix
+    assert "--maxnreg 80" in v.fix and v.facts["also_limited_by"] == {"registers": 2}
+    # a limit no change to the kernel's resources lifts: said, no fix for the others offered
+    occ = Occupancy(2, 16, 0.25, "shared", {"threads": 2, "blocks": 32, "shared": 2, "registers": 4})
+    v = verdict_occupancy(SimpleNamespace(summary=SimpleNamespace(**{**vars(summary), "occupancy": occ}),
+                                          spec=ctx.spec, compile=ctx.compile))
+    assert "cannot fit" in v.fix and "threads limit" in v.fix and "shared memory" not in v.fix
