@@ -512,6 +512,8 @@ def _read_json(path: Path, *, what: str) -> Any:
         raise InputFileError(f"{path} is not {what}: it is not text.") from e
     except ValueError as e:
         raise InputFileError(f"{path} is not {what}: not valid JSON ({e}).") from e
+    except RecursionError as e:  # [[[[...]]]] nested deeper than Python's JSON reader goes
+        raise InputFileError(f"{path} is not {what}: its JSON is nested too deep to read.") from e
     except OSError as e:
         raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
 
