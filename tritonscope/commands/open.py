@@ -226,8 +226,12 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
         if autotune:
             console.print(f"autotuning: {len(autotune)} tuning run(s); chosen configs:")
             for t in autotune:
-                console.print(f"  {escape(str(t.get('kernel')))}: {escape(str(t.get('best')))} "
-                              f"(of {len(t.get('configs') or [])} configs tried)")
+                configs = t.get("configs")
+                tried = len(configs) if isinstance(configs, list) else "?"
+                key = t.get("key")
+                shape = f" for key {escape(str(key))}" if key not in (None, "None") else ""
+                console.print(f"  {escape(str(t.get('kernel')))}{shape}: {escape(str(t.get('best')))} "
+                              f"(of {tried} configs tried)")
         if rows:
             console.print(f"[dim]open one: tritonscope open {escape(str(source.path))} --kernel HASH[/]")
 
