@@ -359,3 +359,21 @@ def test_occupancy_fix_names_every_limit():
     v = verdict_occupancy(SimpleNamespace(summary=SimpleNamespace(**{**vars(summary), "occupancy": occ}),
                                           spec=ctx.spec, compile=ctx.compile))
     assert "cannot fit" in v.fix and "threads limit" in v.fix and "shared memory" not in v.fix
+
+
+# --------------------------------------------------------------------------
+# 6. A recompile whose PTX ISA version differs from the original's
+# --------------------------------------------------------------------------
+
+
+def test_recompile_warns_when_the_ptx_version_differs(found, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(found["cache8"], cache)
+    ptx = next(cache.glob("*/matmul_kernel.ptx"))
+    now = re.search(r"^\.version (\d+\.\d+)", ptx.read_text(), re.M).group(1)
+    ptx.write_text(re.sub(r"^\.version \d+\.\d+", ".version 9.9", ptx.read_text(), flags=re.M))
+    art = artifact(cache, "--recompile")
+    said = [w for w in art["warnings"] if "`.version 9.9`" in w]
+    assert said and f"`.version {now}`" in said[0]
+    # the same PTX version: no such warning
+    assert not any("`.version" in w for w in artifact(found["cache8"], "--recompile")["warnings"])

@@ -1911,6 +1911,12 @@ def _replay_warnings(recorded: dict[str, Any], missing: dict[str, str], used_too
         out.append(f"The original was compiled with {_tool_words(recorded_tool)}; this recompile used "
                    f"{_tool_words(used)} ({used.get('path')}), so the PTX's ISA version{versions} and perhaps "
                    "its code differ.")
+    if versions and not out:  # nothing recorded says why: the PTX itself shows another toolchain made it
+        now_tool = f" ({_tool_words(used)}, {used.get('path')})" if used else ""
+        out.append(f"The original's PTX says `.version {was.group(1)}`; this recompile's says "
+                   f"`.version {now.group(1)}`: the original was compiled with another ptxas/CUDA than this "
+                   f"recompile used{now_tool}, so its PTX and perhaps its code and cubin differ (run with "
+                   "TRITON_PTXAS_PATH set to that ptxas to match it).")
     return out
 
 
