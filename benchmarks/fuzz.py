@@ -1,6 +1,18 @@
-"""Fuzz parse, annotate and render with mutated real stages.
+"""Fuzz parse, annotate and render with mutated real stages (and, with --found, found-kernel folders).
 
     python benchmarks/fuzz.py [--cases 10000] [--seed 1] [--series 3.9] [--jobs 4]
+    python benchmarks/fuzz.py --found [--cases 10000] [--jobs 2]
+
+`--found` builds each case from the checked-in real capture (tests/data/capture)
+and AMD compile (tests/data/open_amd): a Triton cache, a dump, a capture, an
+Inductor cache, an --emit folder, a folder mixing two compiles, or one stage
+file alone (under its own or another stage's extension); then damages some
+files (cut short, emptied, text mutated, JSON values of the wrong type or
+nested 100,000 deep, bytes flipped, another file's content) and may give it
+a hostile name (escape sequences, a newline, 240 characters) and symlinks (a
+loop, one to itself, one to /dev/zero).  Each runs in-process through what
+`open` and `explain` do: the listing, loading a kernel, analyze, the summary
+and stage panels, explain and its rendering.
 
 Each case takes the checked-in real stages of one compile (tests/data/stages),
 damages one or more of them (lines deleted, duplicated, swapped or cut short;
@@ -197,22 +209,262 @@ def fuzz(cases: int, seed: int, series: str, limit: float = 20.0, show: int = 3)
             "first": crashes[:show]}
 
 
+# --------------------------------------------------------------------------
+# Found kernels: caches, dumps, captures and stage files as `open` and `explain` read them
+# --------------------------------------------------------------------------
+
+DATA = ROOT / "tests" / "data"
+CAPTURE_DIR = DATA / "capture"
+AMD_DIR = DATA / "open_amd" / "gfx1100_vector_add"
+FOUND_KINDS = ("cache", "dump", "capture", "mixed", "lone", "amd", "emit", "inductor")
+# Names a hostile (or unlucky) folder could carry: escape sequences, a newline, the longest name a
+# file system allows, right-to-left marks, dots.
+_HOSTILE_NAMES = ["\x1b[2J\x1b[31mred", "two\nlines", "x" * 240, "\u202etxt.exe", "..dots..", "-k", "%s%n",
+                  "tab\there", "bell\x07", "é\u0301"]
+
+
+def _kernel_dirs() -> list[Path]:
+    return sorted(p for p in (CAPTURE_DIR / "kernels").iterdir() if p.is_dir())
+
+
+def _damage_file(rng: random.Random, path: Path, donor: bytes) -> None:
+    """One kind of damage to one file: cut short, text mutated, JSON values of the wrong type, bytes flipped."""
+    data = path.read_bytes()
+    kind = rng.randrange(8)
+    if kind == 0:
+        path.write_bytes(data[: rng.randrange(len(data) + 1)])
+    elif kind == 1:
+        path.write_bytes(b"")
+    elif kind == 2 and not data.startswith(b"\x7fELF"):
+        text = data.decode("utf-8", errors="replace")
+        path.write_text(mutate(rng, text, donor.decode("utf-8", errors="replace")), encoding="utf-8")
+    elif kind == 3 and path.suffix == ".json":
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            obj = {}
+        if isinstance(obj, dict) and obj:
+            key = rng.choice(sorted(obj))
+            obj[key] = rng.choice(["x", -1, 2 ** 70, None, [], {}, 1.5, True, "\x1b[2J", [[[]]], {"a": {"b": 1}}])
+        path.write_text(json.dumps(obj))
+    elif kind == 4 and path.suffix == ".json":
+        depth = rng.choice([50, 5000, 100000])
+        path.write_text("[" * depth + "]" * depth)
+    elif kind == 5:
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 16)):
+            if b:
+                b[rng.randrange(len(b))] = rng.randrange(256)
+        path.write_bytes(bytes(b))
+    elif kind == 6:
+        path.write_bytes(donor)  # another stage's (or kernel's) content under this name
+    else:
+        path.write_bytes(bytes(rng.randrange(256) for _ in range(rng.randint(0, 64))))
+
+
+def _copy_kernel(src: Path, dst: Path, *, keep_json: bool, stem: str | None = None) -> list[Path]:
+    dst.mkdir(parents=True, exist_ok=True)
+    out = []
+    for f in sorted(src.iterdir()):
+        if f.name == "record.json" or (f.suffix == ".json" and not keep_json) or f.suffix == ".py":
+            continue
+        name = f"{stem}{f.suffix}" if stem is not None else f.name
+        (dst / name).write_bytes(f.read_bytes())
+        out.append(dst / name)
+    return out
+
+
+def build_found_case(rng: random.Random, root: Path) -> tuple[str, Path]:
+    """(kind, path to open): one found-kernel folder or file made from the checked-in real ones, damaged."""
+    import shutil
+
+    kind = rng.choice(FOUND_KINDS)
+    kernels = _kernel_dirs()
+    hostile = rng.random() < 0.3
+    name = rng.choice(_HOSTILE_NAMES) if hostile else "K" + "".join(rng.choice("ABCDEFGH234567") for _ in range(8))
+    files: list[Path] = []
+    if kind in ("cache", "dump", "mixed", "emit", "inductor"):
+        top = root / ("torchinductor_me" if kind == "inductor" else "found")
+        parent = top / "triton" / "0" if kind == "inductor" and rng.random() < 0.7 else top
+        for i in range(rng.randint(1, 3)):
+            src = rng.choice(kernels)
+            folder = parent / (name if i == 0 else f"{name}{i}")
+            files += _copy_kernel(src, folder, keep_json=kind in ("cache", "emit", "inductor"))
+            stem = next(src.glob("*.ttir")).stem
+            if kind in ("cache", "inductor"):
+                (folder / f"__grp__{stem}.json").write_text(json.dumps({"child_paths": {}}))
+            if kind == "mixed":  # a second compile's files over some of the first's
+                other = rng.choice(kernels)
+                for f in other.iterdir():
+                    if f.suffix in (".ptx", ".cubin", ".ttgir", ".llir") and rng.random() < 0.5:
+                        (folder / f"{stem}{f.suffix}").write_bytes(f.read_bytes())
+            if kind == "emit":
+                meta = folder / f"{stem}.json"
+                data = json.loads(meta.read_text())
+                data["tritonscope"] = {"files": {f.name: f.stat().st_size for f in folder.iterdir() if f != meta}}
+                meta.write_text(json.dumps(data))
+                for f in list(folder.iterdir()):
+                    if f != meta and rng.random() < 0.3:
+                        f.unlink()
+        if kind == "inductor" and rng.random() < 0.5:
+            (top / "ab").mkdir(parents=True, exist_ok=True)
+            (top / "ab" / "cabc.py").write_text("# generated\n")
+        path = top
+        if rng.random() < 0.3 and kind != "inductor":
+            path = parent / name  # one kernel's folder
+    elif kind == "capture":
+        path = root / "cap"
+        shutil.copytree(CAPTURE_DIR, path, symlinks=True)
+        files = [p for p in path.rglob("*") if p.is_file()]
+        if hostile:
+            kdir = next((path / "kernels").iterdir())
+            try:
+                kdir.rename(kdir.parent / name)
+            except OSError:
+                pass
+            files = [p for p in path.rglob("*") if p.is_file()]
+    elif kind == "amd":
+        path = root / "amd" / name
+        path.mkdir(parents=True)
+        for f in AMD_DIR.iterdir():
+            (path / f.name).write_bytes(f.read_bytes())
+        files = list(path.iterdir())
+    else:  # one stage file alone, maybe under another stage's extension
+        src = rng.choice([f for k in kernels for f in k.iterdir() if f.name != "record.json"]
+                         + [f for f in AMD_DIR.iterdir()])
+        ext = src.suffix if rng.random() < 0.8 else rng.choice([".ptx", ".llir", ".cubin", ".mlir", ".ttgir",
+                                                              ".hsaco", ".amdgcn", ".sass", ".json", ".source"])
+        path = root / f"{name[:200]}{ext}"
+        path.write_bytes(src.read_bytes())
+        files = [path]
+    damaged = rng.sample(files, min(len(files), rng.choice([0, 1, 1, 2, 3]))) if files else []
+    donors = files or [path]
+    for f in damaged:
+        try:
+            _damage_file(rng, f, rng.choice(donors).read_bytes() if rng.choice(donors).is_file() else b"")
+        except OSError:
+            pass
+    if rng.random() < 0.2 and path.is_dir():  # symlinks: a loop, one to itself, one out of the folder
+        for link, target in (("loop", "."), ("self", "self"), ("out", "/etc/hostname"), ("dev", "/dev/zero")):
+            if rng.random() < 0.5:
+                try:
+                    (path / link).symlink_to(target)
+                except OSError:
+                    pass
+    return kind, path
+
+
+def run_found_case(path: Path, rng: random.Random) -> int:
+    """What `open PATH`, `open PATH --kernel K` and `explain PATH` do, in-process: list, load, analyze,
+    render, explain.  A typed TritonscopeError is an answer; anything else is a crash.  Returns how many
+    kernels it explained (the rest were refused with a typed error)."""
+    import contextlib
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from tritonscope import sources
+    from tritonscope.analysis import analyze
+    from tritonscope.commands.open import _print_listing
+    from tritonscope.errors import TritonscopeError
+    from tritonscope.explain import explain
+    from tritonscope.render.explain_view import explain_renderable
+    from tritonscope.render.terminal import stage_panel, summary_panel
+
+    con = Console(file=io.StringIO(), width=100, color_system=None, highlight=False)
+    env = SimpleNamespace(console=lambda stderr=False: con, paged=lambda c: contextlib.nullcontext())
+    source = sources.open_source(path)
+    with contextlib.redirect_stdout(io.StringIO()):  # the --json listing is echoed to stdout
+        _print_listing(source, env, sort=rng.choice([None, "name", "-registers", "launches"]), where=None,
+                       as_json=rng.random() < 0.3)
+    explained = 0
+    for entry in rng.sample(source.entries, min(2, len(source.entries))):
+        try:
+            art = sources.load_artifact(entry, target=str(path))
+        except TritonscopeError:
+            continue
+        an = analyze(art)
+        con.print(summary_panel(an))
+        for key in list(an.parsed)[:3]:
+            con.print(stage_panel(an, key, width=100, max_lines=40))
+        expl = explain(an, triton_banks=False, source=f"found {entry.kind}", where="stage file")
+        con.print(explain_renderable(expl, 100))
+        explained += 1
+    return explained
+
+
+def fuzz_found(cases: int, seed: int, limit: float = 20.0, show: int = 3) -> dict:
+    """`cases` found-kernel folders and files (caches, dumps, captures, mixed, lone, AMD, --emit, Inductor),
+    damaged and oddly named, through open's and explain's analysis paths."""
+    import shutil
+    import tempfile
+
+    from tritonscope.errors import TritonscopeError
+
+    rng = random.Random(seed)
+    crashes: list[str] = []
+    slow = 0
+    kinds: dict[str, int] = {}
+    explained = refused = 0
+    old = signal.signal(signal.SIGALRM, _alarm)
+    start = time.perf_counter()
+    try:
+        for n in range(cases):
+            root = Path(tempfile.mkdtemp(prefix="tritonscope-fuzz-"))
+            kind = "?"
+            try:
+                kind, path = build_found_case(rng, root)
+                kinds[kind] = kinds.get(kind, 0) + 1
+                signal.setitimer(signal.ITIMER_REAL, limit)
+                try:
+                    explained += run_found_case(path, rng)
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            except TritonscopeError:
+                refused += 1
+            except _Slow:
+                slow += 1
+                crashes.append(f"case {n} ({kind}): slower than {limit} s")
+            except Exception:
+                crashes.append(f"case {n} ({kind}):\n{traceback.format_exc()}")
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    return {"cases": cases, "crashes": len(crashes), "slow": slow, "seconds": time.perf_counter() - start,
+            "first": crashes[:show], "kinds": kinds, "explained": explained, "refused": refused}
+
+
+def _found_shard(job: tuple[int, int, float]) -> dict:
+    cases, seed, limit = job
+    return fuzz_found(cases, seed, limit)
+
+
 def _shard(job: tuple[int, int, str, float]) -> dict:
     cases, seed, series, limit = job
     return fuzz(cases, seed, series, limit)
 
 
-def fuzz_parallel(cases: int, seed: int, series: str, limit: float, jobs: int) -> dict:
-    """fuzz() over `jobs` processes, shard j with seed `seed * 1000 + j`; the figures summed."""
+def fuzz_parallel(cases: int, seed: int, series: str, limit: float, jobs: int, found: bool = False) -> dict:
+    """fuzz() (or fuzz_found()) over `jobs` processes, shard j with seed `seed * 1000 + j`; the figures summed."""
     import multiprocessing
 
     shares = [cases // jobs + (1 if j < cases % jobs else 0) for j in range(jobs)]
-    work = [(n, seed * 1000 + j, series, limit) for j, n in enumerate(shares) if n]
+    if found:
+        work, shard = [(n, seed * 1000 + j, limit) for j, n in enumerate(shares) if n], _found_shard
+    else:
+        work, shard = [(n, seed * 1000 + j, series, limit) for j, n in enumerate(shares) if n], _shard
     with multiprocessing.get_context("fork").Pool(len(work)) as pool:
-        parts = pool.map(_shard, work)
+        parts = pool.map(shard, work)
+    kinds: dict[str, int] = {}
+    for p in parts:
+        for k, v in (p.get("kinds") or {}).items():
+            kinds[k] = kinds.get(k, 0) + v
     return {"cases": sum(p["cases"] for p in parts), "crashes": sum(p["crashes"] for p in parts),
             "slow": sum(p["slow"] for p in parts), "seconds": max(p["seconds"] for p in parts),
-            "first": [c for p in parts for c in p["first"]][:3]}
+            "first": [c for p in parts for c in p["first"]][:3], "kinds": kinds,
+            **({"explained": sum(p["explained"] for p in parts), "refused": sum(p["refused"] for p in parts)}
+               if found else {})}
 
 
 def main() -> int:
@@ -222,6 +474,8 @@ def main() -> int:
     ap.add_argument("--series", default=None, help="3.6 or 3.9 (default: the installed Triton's)")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds before a case counts as a hang")
     ap.add_argument("--jobs", type=int, default=1, help="processes to split the cases over")
+    ap.add_argument("--found", action="store_true",
+                    help="fuzz found kernels instead: caches, dumps, captures and stage files through open/explain")
     args = ap.parse_args()
     series = args.series
     if series is None:
@@ -230,12 +484,18 @@ def main() -> int:
         series = ".".join(map(str, triton_api.triton_series()))
     started = time.perf_counter()
     if args.jobs > 1:
-        r = fuzz_parallel(args.cases, args.seed, series, args.limit, args.jobs)
+        r = fuzz_parallel(args.cases, args.seed, series, args.limit, args.jobs, found=args.found)
+    elif args.found:
+        r = fuzz_found(args.cases, args.seed, args.limit)
     else:
         r = fuzz(args.cases, args.seed, series, args.limit)
     wall = time.perf_counter() - started
-    print(f"fuzz: {r['cases']} cases on Triton {series} stages, {r['crashes']} crashes ({r['slow']} hangs), "
+    what = "found-kernel folders and files" if args.found else f"Triton {series} stages"
+    print(f"fuzz: {r['cases']} cases on {what}, {r['crashes']} crashes ({r['slow']} hangs), "
           f"{wall:.1f} s wall with {args.jobs} process(es) ({r['cases'] / max(wall, 1e-9):.1f} cases/s)")
+    if r.get("kinds"):
+        print("  by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(r["kinds"].items()))
+              + f"; {r['refused']} refused with a typed error, {r['explained']} kernels opened and explained")
     for c in r["first"]:
         print(c)
     return 1 if r["crashes"] else 0

@@ -323,11 +323,21 @@ class _Recorder:
         recorder = self
 
         def run(self, *args, **kwargs):
+            # A tuning run is a key new to the autotuner's cache (another shape, another dtype); two tunings
+            # may choose the same Config object, so the chosen config alone does not tell them apart.
+            cache = getattr(self, "cache", None)
+            before = set(cache) if isinstance(cache, dict) else None
+            timings_before = getattr(self, "configs_timings", None)
             out = original(self, *args, **kwargs)
             best = getattr(self, "best_config", None)
-            if best is not None and getattr(self, "_tritonscope_best", None) is not best:
-                self._tritonscope_best = best
-                recorder.on_autotune(fn=self.fn, key=None, best_config=best,
+            if before is not None:
+                new_keys = [k for k in self.cache if k not in before]
+            else:  # no cache to read: a tuning replaces configs_timings
+                timings = getattr(self, "configs_timings", None)
+                new_keys = [None] if timings is not None and timings is not timings_before else []
+            for key in new_keys:
+                recorder.on_autotune(fn=self.fn, key=key, best_config=self.cache.get(key, best) if key is not None
+                                     else best,
                                      configs_timings=getattr(self, "configs_timings", None) or {},
                                      duration=getattr(self, "bench_time", None), cache_hit=False)
             return out

@@ -820,6 +820,18 @@ def verdict_occupancy(ctx: _Ctx) -> Verdict | None:
     severity = "warn" if occ.fraction < 0.125 else ("info" if occ.fraction < 0.5 else "ok")
     fix, checked = "", False
     want = occ.blocks_per_sm + 1
+    # every other limit that also allows fewer than `want` blocks: a fix for one alone would not give them
+    others = {k: v for k, v in occ.limits.items() if k != occ.limited_by and v < want}
+    hard = {k: v for k, v in others.items() if k in ("threads", "blocks")}
+    if hard:
+        k, v = next(iter(hard.items()))
+        fix = (f"{want} blocks per SM cannot fit: the SM's {k} limit also allows only {v}"
+               + (f" (and {occ.limited_by} {occ.limits[occ.limited_by]})" if occ.limited_by in occ.limits else ""))
+        facts["also_limited_by"] = dict(others)
+        evidence = [("sass", 0, f"REG:{s.registers} (cuobjdump -res-usage)")] if s.registers else []
+        return Verdict("occupancy", severity, title, tuple(evidence), (), fix=fix, fix_checked=False, facts=facts)
+    if others:
+        facts["also_limited_by"] = dict(others)
     if arch is not None and occ.limited_by == "registers" and s.registers:
         # registers are given per warp in units of 256: the most a thread may use for `want` blocks
         per_warp = arch.regs_per_sm // (want * ctx.spec.num_warps)
@@ -838,11 +850,22 @@ def verdict_occupancy(ctx: _Ctx) -> Verdict | None:
                             f"blocks per SM, " + (f"spills {sp.bytes:,} B" if sp.spills else "no spills") + ")")
         else:
             fix = "fewer live values per thread: smaller tiles, or more warps sharing the tile"
+        if "shared" in others and fix:
+            most = arch.shared_per_sm // want - 1024
+            fix += (f"; shared memory also caps it at {others['shared']}, so {want} blocks also need at most "
+                    f"{most:,} B of shared memory per block (now {s.shared.dynamic:,})")
+            facts["shared_for_next_block"] = most
     elif arch is not None and occ.limited_by == "shared" and s.shared.dynamic:
         most = arch.shared_per_sm // want - 1024
         fix = (f"{want} blocks per SM need at most {most:,} B of shared memory per block "
                f"(now {s.shared.dynamic:,}): fewer stages or smaller tiles")
         facts["shared_for_next_block"] = most
+        if "registers" in others:
+            cap = (arch.regs_per_sm // (want * ctx.spec.num_warps) // 256) * 256 // 32
+            fix += (f"; registers also cap it at {others['registers']}, so {want} blocks also need at most "
+                    f"{cap} registers per thread (now {s.registers}"
+                    + (f"; --maxnreg {cap})" if cap >= 24 else ": fewer live values per thread)"))
+            facts["maxnreg"] = cap
     elif occ.limited_by == "blocks":
         fix = "the SM's block limit: give each program more work (bigger tiles) rather than more programs"
     elif occ.limited_by == "threads":
@@ -1389,6 +1412,9 @@ def tensor_cores_from_code(ctx: _Ctx) -> list[Verdict] | str:
     by_line: dict[Any, list] = {}
     for key, line, ins in found:
         by_line.setdefault(line.loc.line if line.loc is not None else None, []).append((key, line, ins))
+    spread: list[int] = []   # lines the machine code's line info names but that hold no tl.dot
+    if len(by_line) > 1:
+        by_line, spread = _dot_lines_only(ctx, by_line, found)
     out = []
     for py, group in by_line.items():
         key, line, ins = group[0]
@@ -1396,16 +1422,66 @@ def tensor_cores_from_code(ctx: _Ctx) -> list[Verdict] | str:
         unit = ("tcgen05" if "tcgen05" in op else "wgmma" if ins.cls == "wgmma" or "gmma" in op
                 else "MFMA" if "mfma" in op else "WMMA" if "wmma" in op else "mma")
         tf32 = any("tf32" in i.op.lower() for _, _, i in group)
-        where = f"line {py}" if py is not None else "an unknown line (no line info)"
+        if isinstance(py, tuple):  # line info spread over lines none of which is known to hold the tl.dot
+            where = ("one or more of lines " + ", ".join(map(str, py)) + " (the machine code's line info ties them "
+                     "to all of these; which one holds the tl.dot cannot be told without the Python source)")
+        else:
+            where = f"line {py}" if py is not None else "an unknown line (no line info)"
         title = (f"tensor cores at {where}: {len(group)} {ins.op} in the {key.upper()}"
                  + ("; fp32 operands multiplied as TF32" if tf32 else "")
+                 + (f"; the line info also names line(s) {', '.join(map(str, spread))}, which hold no tl.dot"
+                    if spread else "")
                  + " (no TTGIR here: read from the machine code, so a tl.dot left on FMA would not show)")
+        if isinstance(py, tuple):
+            evidence = [(key, line.number, line.text.strip())]
+            facts = {"unit": unit, "detail": ins.op, "tf32": tf32, "instruction": ins.op, "count": len(group),
+                     "from": key, "python_line": None, "line_info_lines": list(py)}
+            out.append(Verdict("tensor cores", "info" if tf32 else "ok", title, tuple(evidence), (), facts=facts))
+            continue
         evidence = [(key, line.number, line.text.strip())] + _py_ev(ctx, py)
         facts = {"unit": unit, "detail": ins.op, "tf32": tf32, "instruction": ins.op, "count": len(group),
                  "from": key, "python_line": py}
         out.append(Verdict("tensor cores", "info" if tf32 else "ok", title, tuple(evidence), _lines(py),
                            facts=facts))
     return out
+
+
+# acc = tl.dot(a, b, acc)      c = tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1")      acc += dot(a, b)
+_DOT_CALL_RE = re.compile(r"\bdot(?:_scaled)?\s*\(")
+
+
+def _dot_lines_only(ctx: _Ctx, by_line: dict[Any, list], found: list) -> tuple[dict[Any, list], list[int]]:
+    """MMA instructions regrouped onto the Python lines that hold a tl.dot.
+
+    ptxas's line info ties a dot's instructions to the lines scheduled
+    around it as well (the loop header, the loads): the instructions belong
+    to the lines whose source calls a dot.  The source is the kernel's
+    Python stage, else the file the line info names when it is on this
+    machine; without either, one group names every line, said as such.
+    Returns (groups, lines the line info named that hold no dot).
+    """
+    source = dict(ctx.python)
+    if not all(py in source for py in by_line if py is not None):
+        files = {line.loc.file for _, line, _ in found if line.loc is not None and line.loc.file}
+        if len(files) == 1:
+            try:
+                from pathlib import Path
+
+                text = Path(next(iter(files))).read_text(encoding="utf-8", errors="replace").splitlines()
+                source.update({i + 1: t for i, t in enumerate(text) if (i + 1) in by_line})
+            except (OSError, ValueError):
+                pass
+    known = [py for py in by_line if py is not None]
+    if not known or not all(py in source for py in known):
+        everything = [item for group in by_line.values() for item in group]
+        return {tuple(sorted(known)): everything}, []
+    dots = [py for py in known if _DOT_CALL_RE.search(source[py])]
+    if not dots:
+        return by_line, []
+    spread = sorted(py for py in known if py not in dots)
+    if len(dots) == 1:
+        return {dots[0]: [item for group in by_line.values() for item in group]}, spread
+    return {py: by_line[py] for py in dots}, spread
 
 
 def _dot_unit(op: Op, aliases: dict[str, str]) -> tuple[str, str]:

@@ -61,7 +61,8 @@ DERIVED = {"cubin": "sass"}
 # before any pass: kept for recompiles, not shown as a stage.
 TEXT_STAGES = tuple(k for k in every_stage_key() if k != SOURCE)
 STAGE_EXTS = TEXT_STAGES + tuple(BINARIES)
-SINGLE_FILE_EXTS = tuple(f".{e}" for e in STAGE_EXTS) + (".json", ".source")
+# .mlir: a TTIR or TTGIR module under MLIR's own extension (which one, its text says)
+SINGLE_FILE_EXTS = tuple(f".{e}" for e in STAGE_EXTS) + (".json", ".source", ".mlir")
 CAPTURE_FORMAT = "tritonscope-capture"
 
 
@@ -179,7 +180,9 @@ class KernelEntry:
             path = next((self.files[k] for k in ("source", "ttir", "ttgir") if k in self.files), None)
             if path is not None:
                 self._location = ir_location(path)
-            else:  # no MLIR: the machine assembly's debug lines (a lone .amdgcn or .ptx)
+            elif "llir" in self.files:  # no MLIR: the LLVM IR's debug info (DISubprogram, DIFile)
+                self._location = llir_location(self.files["llir"])
+            if not (self._location or ("", 0))[0]:  # the machine assembly's debug lines (a lone .amdgcn or .ptx)
                 path = next((self.files[k] for k in ("amdgcn", "ptx") if k in self.files), None)
                 self._location = asm_location(path) if path else ("", 0)
         return self._location
@@ -267,6 +270,13 @@ def _open_dir(p: Path) -> Source:
             warnings += skipped
         return Source(p, "inductor-cache", entries, warnings=warnings)
     entries, warnings = _entries_in(p)
+    if not entries and _is_inductor_cache(p):
+        raise InputFileError(
+            f"{p} is an Inductor cache without a triton/ folder: the kernels it compiled are not kept in it.",
+            context=_inductor_context(p),
+            hint="Inductor writes the compiled kernels to Triton's cache: open $TRITON_CACHE_DIR if the program set "
+                 "it, else ~/.triton/cache; or run the program under `tritonscope capture` to keep every kernel "
+                 "it compiles.")
     if not entries:
         if warnings:
             raise InputFileError(f"{p} looks like a Triton cache, but no kernel in it can be read.",
@@ -275,10 +285,40 @@ def _open_dir(p: Path) -> Source:
         raise InputFileError(
             f"{p} is not a Triton cache, kernel dump or capture: no kernel folders in it.",
             hint="Give ~/.triton/cache (or $TRITON_CACHE_DIR), a TRITON_KERNEL_DUMP folder ($TRITON_DUMP_DIR), "
-                 "an Inductor cache ($TMPDIR/torchinductor_$USER), a folder made by `tritonscope capture`, "
+                 "an Inductor cache that holds a triton/ folder ($TMPDIR/torchinductor_$USER), a folder made by "
+                 "`tritonscope capture`, "
                  "or a single stage file.")
     kinds = {e.kind for e in entries}
     return Source(p, kinds.pop() if len(kinds) == 1 else "triton-cache", entries, warnings=warnings)
+
+
+# What an Inductor cache folder holds besides triton/: its FX graph and AOTAutograd caches, and the
+# generated modules in two-character folders (ab/cabcdef....py).
+_INDUCTOR_DIRS = ("fxgraph", "aotautograd", "aot_autograd", "autotune_local", "cudagraphs")
+
+
+def _is_inductor_cache(p: Path) -> bool:
+    """Whether p is a torch Inductor cache folder (torchinductor_<user>), by its name or what it holds."""
+    if p.name.startswith("torchinductor_"):
+        return True
+    subs = {d.name for d in _subdirs(p)}
+    if subs & set(_INDUCTOR_DIRS):
+        return True
+    return any(len(d) == 2 and any(n.startswith("c") and n.endswith(".py") for n in _names_or_none(p / d))
+               for d in subs)
+
+
+def _names_or_none(p: Path) -> list[str]:
+    try:
+        return _names(p)
+    except InputFileError:
+        return []
+
+
+def _inductor_context(p: Path) -> str | None:
+    generated = sum(1 for d in _subdirs(p) if len(d.name) == 2 for n in _names_or_none(d) if n.endswith(".py"))
+    return (f"It holds {generated} generated module(s) (the kernels' Python source, not their compiles)."
+            if generated else None)
 
 
 def _names(p: Path) -> list[str]:
@@ -312,7 +352,7 @@ def _entries_in(p: Path) -> tuple[list[KernelEntry], list[str]]:
         try:
             entries.append(_folder_entry(sub, kind="triton-cache" if is_cache else "dump", names=names))
         except InputFileError as e:
-            warnings.append(f"{sub.name}: {e.message}")
+            warnings.append(e.message if e.message.startswith(f"{sub.name}:") else f"{sub.name}: {e.message}")
     return entries, warnings
 
 
@@ -334,10 +374,15 @@ def _folder_entry(folder: Path, *, kind: str, names: list[str] | None = None) ->
         metadata = _read_json(files["json"], what="Triton metadata")
         if not isinstance(metadata, dict) or "name" not in metadata and "target" not in metadata:
             raise InputFileError(f"{files['json']} is not Triton's kernel metadata (no name or target).")
+        check_metadata(metadata, files["json"])
+        check_emitted(folder, metadata)
     elif kind == "triton-cache":
         raise InputFileError(f"{folder} has no <name>.json metadata: the cache entry is incomplete.")
-    if not metadata:  # a dump keeps no metadata: the TTGIR's module attributes (or AMD's assembly) say some
-        metadata = _facts_without_metadata(files)
+    if not metadata:  # a dump keeps no metadata: what its stage files record (all from one compile)
+        try:
+            metadata = _facts_without_metadata(files)
+        except MixedCompileError as e:
+            raise MixedCompileError(f"{folder.name}: {e.message}", hint=e.hint) from None
     # the kernel's name: the metadata's, else the stage files' common stem
     name = metadata.get("name") or max(stems, key=stems.get)
     entry = KernelEntry(key=folder.name, name=str(name), kind=kind, folder=folder, files=files, metadata=metadata)
@@ -348,16 +393,116 @@ def _folder_entry(folder: Path, *, kind: str, names: list[str] | None = None) ->
     return entry
 
 
+# The metadata fields tritonscope computes with: each a whole number when present (Triton writes ints).
+_INT_FIELDS = ("num_warps", "num_stages", "num_ctas", "shared", "maxnreg")
+
+
+def check_metadata(metadata: dict[str, Any], path: Path) -> None:
+    """Refuse metadata whose numbers are not numbers (`"num_warps": "x"`): InputFileError, exit 7.
+
+    Triton writes these as JSON integers; anything else is a damaged or
+    hand-edited file, said once here rather than failing later in a figure.
+    """
+    for name in _INT_FIELDS:
+        value = metadata.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 1 << 40:
+            raise InputFileError(f"{path.name}: the metadata's {name} is {json.dumps(value)[:40]}, not a whole "
+                                 "number, so this kernel's figures cannot be read from it.",
+                                 hint="The metadata .json is damaged or edited; delete the entry and compile "
+                                      "again.")
+    if metadata.get("name") is not None and not isinstance(metadata["name"], str):
+        raise InputFileError(f"{path.name}: the metadata's name is not text.")
+
+
 def _facts_without_metadata(files: dict[str, Path]) -> dict[str, Any]:
-    """Target, warps and name from the stages themselves, for a source with no metadata JSON."""
+    """Target, warps and name from the stages themselves, for a source with no metadata JSON.
+
+    Every file that records a fact is read, and they must agree: a dump
+    folder is keyed by the kernel's source, so two compiles of one kernel
+    (another num_warps, another arch) overwrite some of each other's files,
+    and a folder that mixes them is refused with what each file says
+    (MixedCompileError), never shown as one kernel.
+    """
+    per_file = {key: stage_facts(files[key], key) for key in FACT_ORDER if key in files}
+    check_one_compile(per_file)
     facts: dict[str, Any] = {}
-    if "ttgir" in files:
-        facts = ttgir_facts(files["ttgir"])
-    if "target" not in facts and "amdgcn" in files:
-        facts = {**amdgcn_facts(files["amdgcn"]), **facts}
-    if "target" not in facts and "llir" in files:
-        facts = {**llir_facts(files["llir"]), **facts}
+    for found in per_file.values():  # the most telling first (TTGIR's module attributes)
+        for k, v in found.items():
+            facts.setdefault(k, v)
     return facts
+
+
+# The files a kernel's facts are read from, most telling first.
+FACT_ORDER = ("ttgir", "amdgcn", "ptx", "llir", "cubin", "hsaco")
+
+
+def stage_facts(path: Path, key: str) -> dict[str, Any]:
+    """Triton-metadata-shaped facts ({'target', 'num_warps', ...}) one stage file records; {} when none."""
+    if key == "ttgir":
+        return ttgir_facts(path)
+    if key == "amdgcn":
+        return amdgcn_facts(path)
+    if key == "ptx":
+        return ptx_facts(path)
+    if key == "llir":
+        return llir_facts(path)
+    if key == "cubin":
+        try:
+            return cubin_metadata(cubin_facts(path.read_bytes()))
+        except OSError:
+            return {}
+    if key == "hsaco":
+        try:
+            return hsaco_facts(codeobject.read(path.read_bytes()))
+        except (OSError, codeobject.CodeObjectError, ValueError, IndexError):
+            return {}
+    return {}
+
+
+def cubin_metadata(facts: dict[str, Any]) -> dict[str, Any]:
+    """cubin_facts -> the metadata it records: the target (ELF arch) and num_warps (EIATTR_REQNTID)."""
+    out: dict[str, Any] = {}
+    if facts.get("arch"):
+        out["target"] = {"backend": "cuda", "arch": facts["arch"], "warp_size": 32}
+    warps = _threads_to_warps(facts.get("threads") or 0, 32)
+    if warps:
+        out["num_warps"] = warps
+    return out
+
+
+class MixedCompileError(InputFileError):
+    """A kernel folder whose files come from more than one compile (they record different warps or targets)."""
+
+
+def check_one_compile(per_file: dict[str, dict[str, Any]], metadata: dict[str, Any] | None = None) -> None:
+    """Raise MixedCompileError when the files (and the metadata) disagree on num_warps or the target."""
+    said: dict[str, dict[str, Any]] = {}
+    sources = dict(per_file)
+    if metadata:
+        sources = {"json": metadata, **sources}
+    for key, facts in sources.items():
+        if facts.get("num_warps") is not None:
+            said.setdefault("num_warps", {})[key] = facts["num_warps"]
+        backend, arch = target_of(facts)
+        if arch is not None:
+            said.setdefault("target", {})[key] = f"{backend}:{arch}"
+    mixed = {fact: by for fact, by in said.items() if len(set(map(str, by.values()))) > 1}
+    if not mixed:
+        return
+    words = []
+    for fact, by in mixed.items():
+        groups: dict[str, list[str]] = {}
+        for key, value in by.items():
+            groups.setdefault(str(value), []).append(f".{key}")
+        words.append(f"{fact}: " + "; ".join(f"{' '.join(keys)} say {value}" for value, keys in groups.items()))
+    raise MixedCompileError(
+        "its files come from more than one compile (" + ", ".join(words) + "), so no one kernel's figures "
+        "can be shown from them.",
+        hint="A TRITON_KERNEL_DUMP folder is named by the kernel's source, so compiles with other options "
+             "overwrite some of each other's files: dump again into an empty TRITON_DUMP_DIR, or open one stage "
+             "file of it.")
 
 
 def _read_json(path: Path, *, what: str) -> Any:
@@ -367,8 +512,47 @@ def _read_json(path: Path, *, what: str) -> Any:
         raise InputFileError(f"{path} is not {what}: it is not text.") from e
     except ValueError as e:
         raise InputFileError(f"{path} is not {what}: not valid JSON ({e}).") from e
+    except RecursionError as e:  # [[[[...]]]] nested deeper than Python's JSON reader goes
+        raise InputFileError(f"{path} is not {what}: its JSON is nested too deep to read.") from e
     except OSError as e:
         raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
+
+
+def check_size(path: Path) -> None:
+    """Refuse a file larger than `show` reads (report.max_report_bytes: 256 MB unless
+    TRITONSCOPE_MAX_REPORT_MB says otherwise) before reading it: a stage file is a few MB, and
+    reading and parsing a huge one takes minutes and gigabytes."""
+    from tritonscope.report import max_report_bytes
+
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    limit = max_report_bytes()
+    if size > limit:
+        raise InputFileError(
+            f"{path} is {_megabytes(size)}; stage files larger than {_megabytes(limit)} are not read (a kernel's "
+            "stage is a few MB).",
+            hint="Check that this is the file you meant; to read it anyway, set TRITONSCOPE_MAX_REPORT_MB "
+                 "(the limit `show` uses too) to a larger size.")
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MB" if n >= 10 << 20 else f"{n / (1 << 20):.2g} MB"
+
+
+# module attributes {"ttg.num-warps" = 4 : i32, ...}    #blocked = #ttg.blocked<{...}>    (TTGIR, not TTIR)
+_MLIR_TTGIR_RE = re.compile(r"\bttg\.|#ttg\.|\btriton_gpu\.|#triton_gpu\.")
+
+
+def _mlir_stage(p: Path) -> str:
+    """'ttgir' or 'ttir': which Triton module an .mlir file holds (a TTGIR's attributes name ttg.)."""
+    head = _read_head(p, 1 << 16)
+    if not _STAGE_SIGNS["ttir"].search(head):
+        raise InputFileError(f"{p} is not a Triton TTIR or TTGIR module (no `module` or `tt.func`).",
+                             hint="tritonscope opens .mlir files that hold a Triton module, as "
+                                  "MLIR_ENABLE_DUMP or --emit writes them.")
+    return "ttgir" if _MLIR_TTGIR_RE.search(head) else "ttir"
 
 
 def file_entry(p: Path) -> KernelEntry:
@@ -376,9 +560,10 @@ def file_entry(p: Path) -> KernelEntry:
     ext = p.suffix.lower()
     if ext not in SINGLE_FILE_EXTS:
         raise InputFileError(f"{p.name}: not a stage file tritonscope can open (extension {ext or 'none'!r}).",
-                             hint="Open .ttir, .ttgir, .llir, .ptx, .cubin, .sass, .amdgcn, .hsaco or a Triton "
-                                  "metadata .json, or the folder that holds them.")
-    key = ext[1:]
+                             hint="Open .ttir, .ttgir, .mlir, .llir, .ptx, .cubin, .sass, .amdgcn, .hsaco or a "
+                                  "Triton metadata .json, or the folder that holds them.")
+    check_size(p)
+    key = _mlir_stage(p) if ext == ".mlir" else ext[1:]
     files = {key: p}
     metadata: dict[str, Any] = {}
     if key == "json":
@@ -386,20 +571,18 @@ def file_entry(p: Path) -> KernelEntry:
         if not isinstance(metadata, dict) or not ("name" in metadata or "target" in metadata):
             raise InputFileError(f"{p} is not Triton's kernel metadata (no name or target).",
                                  hint="A saved tritonscope report opens with `tritonscope show FILE.json`.")
+        check_metadata(metadata, p)
     if key == "cubin":
         head = p.open("rb").read(4)
         if head != b"\x7fELF":
             raise InputFileError(f"{p} is not a cubin (no ELF header).")
+        metadata = stage_facts(p, key)
     elif key == "hsaco":
         metadata = hsaco_facts(_code_object(p))
     elif key != "json":
         _check_text(p, key)
-    if key == "ttgir":
-        metadata = ttgir_facts(p)
-    elif key == "amdgcn":
-        metadata = amdgcn_facts(p)
-    elif key == "llir":
-        metadata = llir_facts(p)
+    if key in ("ttgir", "amdgcn", "llir", "ptx"):
+        metadata = stage_facts(p, key)
     name = str(metadata.get("name") or _name_in_stage(p, key) or p.stem)
     entry = KernelEntry(key=p.name, name=name, kind="file", folder=None, files=files, metadata=metadata)
     _read_binary_facts(entry)
@@ -454,6 +637,134 @@ def amdgcn_facts(path: Path) -> dict[str, Any]:
     return _amd_facts(k, gfx or codeobject.gfx_of(k.target))
 
 
+# --------------------------------------------------------------------------
+# What a lone stage file records of its compile
+# --------------------------------------------------------------------------
+#
+# A stage file without its metadata JSON still says some of what the compile
+# was: the PTX its target and thread count, the LLVM IR its threads (and an
+# AMD target), the cubin its SM and required threads.  Each reader returns
+# Triton-metadata-shaped facts ({'target', 'num_warps', 'maxnreg'}); what no
+# file records is left out, and load_artifact says the value shown is a guess.
+
+# .target sm_90a         .target sm_80, debug
+_PTX_TARGET_RE = re.compile(r"^\s*\.target\s+sm_(\d+)([a-z]?)", re.M)
+# .reqntid 128          .reqntid 128, 1, 1      (Triton asks for exactly num_warps x 32 threads)
+_PTX_REQNTID_RE = re.compile(r"^\s*\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", re.M)
+# .maxnreg 128
+_PTX_MAXNREG_RE = re.compile(r"^\s*\.maxnreg\s+(\d+)", re.M)
+
+
+def _threads_to_warps(threads: int, warp_size: int) -> int | None:
+    return threads // warp_size if threads > 0 and threads % warp_size == 0 else None
+
+
+def _head_and_tail(path: Path, size: int) -> str:
+    """The first and last `size` bytes of a text file (as text): its header and its trailing attributes."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(size)
+            f.seek(0, 2)
+            end = f.tell()
+            tail = b""
+            if end > size:
+                f.seek(max(size, end - size))
+                tail = f.read(size)
+    except OSError:
+        return ""
+    return (head + b"\n" + tail).decode("utf-8", errors="replace")
+
+
+def _read_head(path: Path, size: int) -> str:
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as f:
+            return f.read(size)
+    except OSError:
+        return ""
+
+
+def ptx_facts(path: Path) -> dict[str, Any]:
+    """{'target', 'num_warps', 'maxnreg'} a PTX file records (`.target sm_90a`, `.reqntid 512`, `.maxnreg`)."""
+    text = _read_head(path, 1 << 20)
+    out: dict[str, Any] = {}
+    m = _PTX_TARGET_RE.search(text)
+    if m:
+        out["target"] = {"backend": "cuda", "arch": int(m.group(1)), "warp_size": 32}
+    m = _PTX_REQNTID_RE.search(text)
+    if m:
+        threads = 1
+        for g in m.groups():
+            threads *= int(g) if g else 1
+        warps = _threads_to_warps(threads, 32)
+        if warps:
+            out["num_warps"] = warps
+    m = _PTX_MAXNREG_RE.search(text)
+    if m:
+        out["maxnreg"] = int(m.group(1))
+    return out
+
+
+# attributes #0 = { nounwind "nvvm.reqntid"="128" }           (Triton 3.5+)
+_LLIR_REQNTID_RE = re.compile(r'"nvvm\.reqntid"="(\d+)(?:,(\d+))?(?:,(\d+))?"')
+# !{ptr @k, !"reqntidx", i32 128}                              (older Tritons: nvvm.annotations)
+_LLIR_REQNTIDX_RE = re.compile(r'!"reqntidx",\s*i32\s+(\d+)')
+# "nvvm.maxnreg"="128"     !"maxnreg", i32 128
+_LLIR_MAXNREG_RE = re.compile(r'"nvvm\.maxnreg"="(\d+)"|!"maxnreg",\s*i32\s+(\d+)')
+# define ptx_kernel void @k(        target triple = "nvptx64-nvidia-cuda"       @llvm.nvvm.read.ptx.sreg.tid.x
+_LLIR_NVIDIA_RE = re.compile(r'^define\s+ptx_kernel\b|^target triple = "nvptx|@llvm\.nvvm\.|"nvvm\.', re.M)
+# "target-cpu"="sm_90a"
+_LLIR_SM_RE = re.compile(r'"target-cpu"="sm_(\d+)[a-z]?"')
+# "amdgpu-flat-work-group-size"="1,256"
+_LLIR_AMD_WG_RE = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
+
+
+def nvidia_llir_facts(text: str) -> dict[str, Any]:
+    """{'target'?, 'num_warps'?, 'maxnreg'?} of NVIDIA LLVM IR: `nvvm.reqntid`; the SM only if a target-cpu names it.
+
+    Triton's NVIDIA LLVM IR names no SM (the target machine is chosen when
+    it becomes PTX), so the arch of a lone .llir stays unknown.
+    """
+    out: dict[str, Any] = {}
+    if not _LLIR_NVIDIA_RE.search(text):
+        return out
+    m = _LLIR_SM_RE.search(text)
+    if m:
+        out["target"] = {"backend": "cuda", "arch": int(m.group(1)), "warp_size": 32}
+    m = _LLIR_REQNTID_RE.search(text)
+    threads = None
+    if m:
+        threads = 1
+        for g in m.groups():
+            threads *= int(g) if g else 1
+    else:
+        m = _LLIR_REQNTIDX_RE.search(text)
+        threads = int(m.group(1)) if m else None
+    warps = _threads_to_warps(threads, 32) if threads else None
+    if warps:
+        out["num_warps"] = warps
+    m = _LLIR_MAXNREG_RE.search(text)
+    if m:
+        out["maxnreg"] = int(m.group(1) or m.group(2))
+    return out
+
+
+EIATTR_REQNTID = 0x10
+
+
+def _cubin_arch(data: bytes) -> int | None:
+    """The SM a cubin was built for, from its ELF header's e_flags (both CUDA ELF ABI versions).
+
+    ABI 7 (e_ident[EI_ABIVERSION] = 7, CUDA <= 12.x): the SM is e_flags & 0xff
+    (0x5a0d5a -> 90); the newer ABI (8, ptxas 12.8+ for some targets) keeps
+    it in bits 8-15 (0x9005a04 -> 90).
+    """
+    if len(data) < 0x34 or data[:4] != b"\x7fELF":
+        return None
+    flags, = struct.unpack_from("<I", data, 0x30)
+    sm = (flags >> 8) & 0xFF if data[8] >= 8 else flags & 0xFF
+    return sm if 20 <= sm <= 255 else None
+
+
 # target triple = "amdgpu9.42-amd-amdhsa"     (3.6: "amdgcn-amd-amdhsa"; the arch then is in "target-cpu")
 _LLIR_AMD_RE = re.compile(r'^target triple = "(amdgcn|amdgpu)[^"]*"', re.M)
 # "target-cpu"="gfx942"
@@ -463,15 +774,22 @@ _LLIR_SUBARCH_RE = re.compile(r'^target triple = "amdgpu([0-9a-f.]+)-', re.M)
 
 
 def llir_facts(path: Path) -> dict[str, Any]:
-    """{'target'} of an AMD LLVM IR file (its triple names the backend; the gfx comes with it); {} for NVIDIA's."""
-    text = _read_text(path)
+    """{'target', 'num_warps'} an LLVM IR file records: AMD's triple and work-group size, NVIDIA's `nvvm.reqntid`."""
+    text = _head_and_tail(path, 1 << 16)  # the triple is at the top, the function attributes at the bottom
     if not _LLIR_AMD_RE.search(text):
-        return {}
+        return nvidia_llir_facts(text)
     m = _LLIR_CPU_RE.search(text) or _LLIR_SUBARCH_RE.search(text)
     gfx = None
     if m:
         gfx = m.group(1) if m.group(1).startswith("gfx") else "gfx" + m.group(1).replace(".", "")
-    return {"target": {"backend": "hip", "arch": gfx, "warp_size": ARCHES[gfx].warp_size if gfx in ARCHES else 64}}
+    wave = ARCHES[gfx].warp_size if gfx in ARCHES else 64
+    out: dict[str, Any] = {"target": {"backend": "hip", "arch": gfx, "warp_size": wave}}
+    m = _LLIR_AMD_WG_RE.search(text)
+    if m and gfx in ARCHES:  # Triton asks for exactly num_warps x wave work-items (the wave is the arch's)
+        warps = _threads_to_warps(int(m.group(1)), wave)
+        if warps:
+            out["num_warps"] = warps
+    return out
 
 
 # Looks for each stage's first distinctive line:
@@ -569,6 +887,32 @@ def ir_location(path: Path) -> tuple[str, int]:
     return (m.group(1), int(m.group(2))) if m else ("", 0)
 
 
+# !4 = distinct !DISubprogram(name: "matmul_kernel", linkageName: "matmul_kernel", scope: !3, file: !3, line: 8, ...
+_LLIR_SUBPROGRAM_RE = re.compile(r'^!\d+\s*=\s*(?:distinct\s+)?!DISubprogram\((.*)\)\s*$', re.M)
+# !3 = !DIFile(filename: "matmul.py", directory: "/work/main/samples")
+_LLIR_DIFILE_RE = re.compile(r'^(!\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)",\s*directory:\s*"([^"]*)"',
+                             re.M)
+
+
+def llir_location(path: Path) -> tuple[str, int]:
+    """(file, line) of the kernel's def from LLVM IR debug info (its DISubprogram and DIFile); ('', 0) if none.
+
+    Triton's LLVM IR keeps its line tables (`!dbg` on each instruction, one
+    DISubprogram per function) at the end of the file.
+    """
+    text = _head_and_tail(path, 1 << 18)
+    files = {m.group(1): (m.group(2), m.group(3)) for m in _LLIR_DIFILE_RE.finditer(text)}
+    for m in _LLIR_SUBPROGRAM_RE.finditer(text):
+        body = m.group(1)
+        file_ref = re.search(r"\bfile:\s*(!\d+)", body)
+        line = re.search(r"\bline:\s*(\d+)", body)
+        if file_ref and line and file_ref.group(1) in files:
+            name, directory = files[file_ref.group(1)]
+            full = name if name.startswith("/") or not directory else f"{directory}/{name}"
+            return full, int(line.group(1))
+    return "", 0
+
+
 # 	.file	1 "/work/main/samples" "matmul.py"        (AMDGCN, DWARF 5: directory, then file)
 # 	.file	1 "/work/main/samples/matmul.py"          (PTX)
 _ASM_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', re.M)
@@ -628,31 +972,45 @@ def cubin_facts(data: bytes) -> dict[str, Any]:
                         out["registers"] = max(out.get("registers", 0), value)
                     elif attr == EIATTR_FRAME_SIZE:
                         out["stack"] = max(out.get("stack", 0), value)
+            elif sname.startswith(b".nv.info.") and size >= 4:  # per-kernel attributes: the required threads
+                for attr, payload in _nv_info_payloads(data[off:off + size]):
+                    if attr == EIATTR_REQNTID and len(payload) >= 4 and len(payload) % 4 == 0:
+                        threads = 1
+                        for (n,) in struct.iter_unpack("<I", payload[:12]):
+                            threads *= n
+                        out["threads"] = threads
             elif sname.startswith(b".text.") and "name" not in out:
                 out["name"] = sname[len(b".text."):].decode(errors="replace")
             elif sname.startswith(b".nv.shared.") and not sname.startswith(b".nv.shared.reserved"):
                 out["static_shared"] = out.get("static_shared", 0) + size
     except (struct.error, IndexError, ValueError):
         return {}
+    arch = _cubin_arch(data)
+    if arch:
+        out["arch"] = arch
     return out
 
 
-def _nv_info(blob: bytes):
+def _nv_info_payloads(blob: bytes):
+    """(attr, payload) of each EIFMT_SVAL record (`format=0x04, attr, u16 size, payload`) in an .nv.info section."""
     i = 0
     while i + 2 <= len(blob):
         fmt, attr = blob[i], blob[i + 1]
-        if fmt == 0x04:  # EIFMT_SVAL: u16 size, payload
+        if fmt == 0x04:
             size, = struct.unpack_from("<H", blob, i + 2)
-            payload = blob[i + 4:i + 4 + size]
-            if size == 8:
-                yield attr, struct.unpack_from("<I", payload, 4)[0]
+            yield attr, blob[i + 4:i + 4 + size]
             i += 4 + size
-        elif fmt == 0x03:  # EIFMT_HVAL: u16 value
+        elif fmt in (0x02, 0x03):  # EIFMT_BVAL, EIFMT_HVAL: the value in a 4-byte record
             i += 4
-        elif fmt == 0x02:  # EIFMT_BVAL: one byte
-            i += 3
-        else:  # EIFMT_NVAL
+        else:
             i += 2
+
+
+def _nv_info(blob: bytes):
+    """(attr, u32 value) of the 8-byte EIFMT_SVAL records (`u32 symbol, u32 value`) of the .nv.info section."""
+    for attr, payload in _nv_info_payloads(blob):
+        if len(payload) == 8:
+            yield attr, struct.unpack_from("<I", payload, 4)[0]
 
 
 def _read_binary_facts(entry: KernelEntry) -> None:
@@ -708,6 +1066,7 @@ def _capture(p: Path) -> Source:
             continue
         try:
             record = _read_json(record_path, what="a capture record")
+            _check_record(record, record_path)
             entry = _folder_entry(sub, kind="capture")
         except InputFileError as e:
             warnings.append(f"{sub.name}: {e.message}")
@@ -722,29 +1081,63 @@ def _capture(p: Path) -> Source:
         except InputFileError as e:
             warnings.append(f"{part.name}: {e.message}")
             continue
-        for key, item in (launches.get("kernels") or {}).items():
+        kernels_seen = launches.get("kernels") if isinstance(launches, dict) else None
+        if not isinstance(kernels_seen, dict):
+            warnings.append(f"{part.name}: not a capture's launch counts (no 'kernels' object)")
+            continue
+        for key, item in kernels_seen.items():
+            count = item.get("count") if isinstance(item, dict) else None
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                warnings.append(f"{part.name}: the launch count of {str(key)[:20]} is not a whole number")
+                continue
             entry = by_hash.get(key)
             if entry is None and key.startswith("name:"):  # launched before its load was seen: by name if unique
                 same = [e for e in entries if e.name == key[5:]]
                 entry = same[0] if len(same) == 1 else None
             if entry is None:
                 continue
-            entry.launches = (entry.launches or 0) + int(item.get("count") or 0)
+            entry.launches = (entry.launches or 0) + count
             for field_name in ("grids", "args"):
-                if item.get(field_name) and field_name not in entry.launch_info:
+                if isinstance(item.get(field_name), list) and field_name not in entry.launch_info:
                     entry.launch_info[field_name] = item[field_name]
     autotune = []
     for part in sorted(p.glob("autotune-*.json")):
         try:
-            autotune += _read_json(part, what="capture autotuning").get("tunings", [])
-        except (InputFileError, AttributeError):
-            warnings.append(f"{part.name}: unreadable")
+            tunings = _read_json(part, what="capture autotuning")
+        except InputFileError:
+            tunings = None
+        tunings = tunings.get("tunings") if isinstance(tunings, dict) else None
+        if not isinstance(tunings, list) or not all(isinstance(t, dict) for t in tunings):
+            warnings.append(f"{part.name}: unreadable (not a capture's autotuning runs)")
+            continue
+        autotune += tunings
     if autotune:
         info = {**info, "autotune": autotune}
     for entry in entries:
         if entry.launches is None:
             entry.launches = 0
     return Source(p, "capture", entries, info=info, warnings=warnings)
+
+
+# What each field of a capture record must be when present (capture.py writes them so).
+_RECORD_TYPES = {"name": str, "qualname": str, "source": str, "file": str, "line": int, "module_text": str,
+                 "signature": dict, "constexprs": dict, "attrs": dict, "options": dict, "env": dict,
+                 "codegen": dict, "constants": list, "attrs_raw": list, "triton_version": str}
+
+
+def _check_record(record: Any, path: Path) -> None:
+    """Refuse a capture record that is not what capture.py writes (a damaged or edited file): exit 7."""
+    if not isinstance(record, dict):
+        raise InputFileError(f"{path.name} is not a capture record (not a JSON object).")
+    for name, kind in _RECORD_TYPES.items():
+        value = record.get(name)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise InputFileError(f"{path.name}: its {name} is not {kind.__name__}, as a capture writes it.")
+    options = record.get("options") or {}
+    for name in ("num_warps", "num_stages"):
+        value = options.get(name)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise InputFileError(f"{path.name}: its options' {name} is not a whole number.")
 
 
 # --------------------------------------------------------------------------
@@ -851,6 +1244,8 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     if python is not None:
         stages["python"] = python
     backend = entry.backend
+    for path in entry.files.values():  # every file bounded before any is read
+        check_size(path)
     for d in dialect_stages(backend):  # pipeline order: ttir ttgir llir ptx sass / ttir ttgir llir amdgcn
         if d.key != SOURCE and d.key in entry.files:
             stages[d.key] = _read_text(entry.files[d.key])
@@ -892,9 +1287,15 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
         memory = "LDS" if backend == "hip" else "shared memory"
         warnings.append(f"The {memory} Triton allocates at launch is recorded only in its metadata .json, which "
                         f"this {_kind_words(entry)} lacks: the {memory} shown (0 bytes) is not the kernel's.")
-    if not (entry.metadata.get("num_stages") or (entry.record or {}).get("options", {}).get("num_stages")):
+    if recorded_option(entry, "num_stages") is None:
         warnings.append(f"This {_kind_words(entry)} does not record num_stages: the config shows Triton's "
-                        f"default for {spec.arch} ({spec.num_stages}), which the kernel may not have used.")
+                        f"default for {spec.arch} ({spec.num_stages}), a guess the kernel may not have used.")
+    if recorded_option(entry, "num_warps") is None:
+        warnings.append(f"This {_kind_words(entry)} does not record num_warps (no metadata, and no thread count "
+                        f"in its files): the config shows Triton's default ({spec.num_warps}), a guess.")
+    if spec.arch == "?":
+        warnings.append(f"This {_kind_words(entry)} does not record its target (Triton's NVIDIA LLVM IR names no "
+                        "SM): the target is unknown, so nothing here is judged against an arch.")
     return Artifact(
         spec=spec,
         triton_version=str(entry.metadata.get("triton_version") or (entry.record or {}).get("triton_version") or "?"),
@@ -1031,6 +1432,14 @@ def signature_from_ttir(text: str) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+def recorded_option(entry: KernelEntry, name: str) -> Any:
+    """num_warps / num_stages as the entry's metadata, capture record or stage files record it; None if none does."""
+    value = entry.metadata.get(name)
+    if value is None:
+        value = ((entry.record or {}).get("options") or {}).get(name)
+    return value
+
+
 # Triton's default num_stages per backend (CUDAOptions / HIPOptions): what the config shows when a source
 # does not record it (a stage file, a dump), said in a warning.
 DEFAULT_NUM_STAGES = {"cuda": 3, "hip": 2}
@@ -1110,21 +1519,53 @@ def emit_files(artifact: Artifact, folder: str | Path, *, binaries: dict[str, by
 
         raise OutputError(f"Cannot create {out_dir}: {e.strerror or e}.") from e
     stem = stem or artifact.spec.kernel
-    written = []
+    contents: dict[str, bytes] = {}
     for key, text in artifact.stages.items():
         # Triton's own names (kernel.llir, not .ll), so `open` reads an emitted folder back
         ext = key if key in TEXT_STAGES else dialect(key).ext
-        written.append(write_atomic(out_dir / f"{stem}.{ext}", text, force=force))
+        contents[f"{stem}.{ext}"] = text.encode("utf-8")
     for ext, blob in {**({"cubin": cubin} if cubin else {}), **(binaries or {})}.items():
         if blob:
-            written.append(write_atomic(out_dir / f"{stem}.{ext}", bytes(blob), force=force))
+            contents[f"{stem}.{ext}"] = bytes(blob)
+    # The metadata goes first and lists every file with its size: a folder that lost some of them
+    # (a full disk, an interrupted copy) is then told from a whole one by `open` (check_emitted).
     meta = {**artifact.metadata, "hash": artifact.kernel_hash, "name": artifact.spec.kernel,
             "tritonscope": {"target": artifact.spec.target, "constexprs": artifact.spec.constexprs,
                             "args": {k: str(v) for k, v in artifact.spec.args.items()},
                             "specialization": [[s.name, s.type, list(s.attrs)] for s in artifact.specialization],
-                            "warnings": list(artifact.warnings)}}
-    written.append(write_atomic(out_dir / f"{stem}.json", json.dumps(meta, indent=1, default=str) + "\n", force=force))
+                            "warnings": list(artifact.warnings),
+                            "files": {name: len(data) for name, data in contents.items()}}}
+    written = [write_atomic(out_dir / f"{stem}.json", json.dumps(meta, indent=1, default=str) + "\n", force=force)]
+    for name, data in contents.items():
+        written.append(write_atomic(out_dir / name, data, force=force))
     return written
+
+
+def check_emitted(folder: Path, metadata: dict[str, Any]) -> None:
+    """Refuse an `--emit` folder that lacks files its metadata lists (or holds them at another size)."""
+    extra = metadata.get("tritonscope")
+    listed = extra.get("files") if isinstance(extra, dict) else None
+    if not isinstance(listed, dict):
+        return  # not written by --emit, or by a tritonscope before the list
+    lacking, changed = [], []
+    for name, size in listed.items():
+        if not isinstance(name, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
+            raise InputFileError(f"{folder.name}: its metadata lists a file named {name!r}, which --emit never "
+                                 "writes.")
+        try:
+            have = (folder / name).stat().st_size
+        except OSError:
+            lacking.append(name)
+            continue
+        if isinstance(size, int) and have != size:
+            changed.append(name)
+    if lacking or changed:
+        parts = ([f"lacks {len(lacking)} of its {len(listed)} files ({', '.join(sorted(lacking))})"] if lacking
+                 else []) + ([f"holds {', '.join(sorted(changed))} at another size than written"] if changed else [])
+        raise InputFileError(f"{folder.name} was written by --emit but " + " and ".join(parts)
+                             + ": it is not the whole kernel, so it is not opened as one.",
+                             hint="The disk may have filled or a copy stopped: emit it again, or open one of its "
+                                  "stage files on its own.")
 
 
 def cubin_of(entry: KernelEntry) -> bytes | None:
@@ -1208,6 +1649,10 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
                            f"{arch_name}.", hint="Install a Triton wheel that includes triton/backends/amd.")
     warps = num_warps or original.spec.num_warps
     stages_n = num_stages if num_stages is not None else (original.spec.num_stages or 3)
+    guessed = []  # what the recompile had to take from Triton's defaults: said, never silent
+    for option, given, used in (("num_warps", num_warps, warps), ("num_stages", num_stages, stages_n)):
+        if given is None and recorded_option(entry, option) is None:
+            guessed.append(f"{option}={used}")
     extra = {k: v for k, v in (original.spec.options or {}).items() if k in ("maxnreg", "num_ctas", "enable_fp_fusion")}
     extra.update(options or {})
     notes: list[str] = []
@@ -1271,6 +1716,12 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
         shown = ", ".join(f"{k}={v}" for k, v in replayed.items()) or "none set"
         setting = f", in a process with the compile's recorded environment ({shown})"
     warnings = [f"Recompiled {how} for {arch_name} (w{warps} s{stages_n}){setting}.", *notes]
+    if guessed:
+        warnings.insert(1, f"{' and '.join(guessed)} {'is a guess' if len(guessed) == 1 else 'are guesses'}: "
+                           f"this {_kind_words(entry)} does not record "
+                           f"{' or '.join(g.split('=')[0] for g in guessed)}, so the recompile used Triton's "
+                           "default, which the original kernel may not have used (name it with "
+                           + " / ".join(f"--{g.split('=')[0].replace('_', '-')}" for g in guessed) + ").")
     warnings += _replay_warnings(recorded, missing, used_tools, original.stages.get("ptx", ""),
                                  compiled.asm.get("ptx") or "", capability)
     stages: dict[str, str] = {}
@@ -1460,6 +1911,12 @@ def _replay_warnings(recorded: dict[str, Any], missing: dict[str, str], used_too
         out.append(f"The original was compiled with {_tool_words(recorded_tool)}; this recompile used "
                    f"{_tool_words(used)} ({used.get('path')}), so the PTX's ISA version{versions} and perhaps "
                    "its code differ.")
+    if versions and not out:  # nothing recorded says why: the PTX itself shows another toolchain made it
+        now_tool = f" ({_tool_words(used)}, {used.get('path')})" if used else ""
+        out.append(f"The original's PTX says `.version {was.group(1)}`; this recompile's says "
+                   f"`.version {now.group(1)}`: the original was compiled with another ptxas/CUDA than this "
+                   f"recompile used{now_tool}, so its PTX and perhaps its code and cubin differ (run with "
+                   "TRITON_PTXAS_PATH set to that ptxas to match it).")
     return out
 
 

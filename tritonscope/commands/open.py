@@ -22,8 +22,9 @@ def open_cmd(
     ctx: typer.Context,
     path: str = typer.Argument(..., help="A Triton cache (~/.triton/cache), an Inductor cache, a TRITON_KERNEL_DUMP "
                                          "folder, a `tritonscope capture` folder, or a stage file "
-                                         "(.ttir .ttgir .llir .ptx .cubin .sass .amdgcn .hsaco, or Triton's metadata "
-                                         ".json). NVIDIA and AMD compiles alike."),
+                                         "(.ttir .ttgir .mlir .llir .ptx .cubin .sass .amdgcn .hsaco, or Triton's "
+                                         "metadata .json; up to 256 MB each, as `show` reads). NVIDIA and AMD "
+                                         "compiles alike."),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="Open this kernel: its name or (a prefix of) "
                                                                       "its hash, as the listing shows."),
     sort: Optional[str] = typer.Option(None, "--sort", help="Sort the listing by name, arch, config, registers, "
@@ -85,13 +86,18 @@ def open_cmd(
     from tritonscope.dialects import stage_keys
 
     c.parse_stage_list(stage, stage_keys())
-    if save:
-        c.check_report_path(save, force)
-    if emit:
-        sources.check_emit_dir(emit)
     if diff and not recompile:
         raise UsageError("--diff compares a recompile with the original: add --recompile and a target.",
                          hint="e.g. --recompile --arch sm_80 --diff")
+    if save and diff:  # --recompile --diff --save: the diff is what is saved (.json, .txt or .html)
+        from tritonscope.commands.diff import SAVE_FORMATS
+        from tritonscope.output import check_path
+
+        check_path(save, force=force, formats=SAVE_FORMATS, what="diff")
+    elif save:
+        c.check_report_path(save, force)
+    if emit:
+        sources.check_emit_dir(emit)
     changes = [arch, num_warps, num_stages, constexpr]
     if any(x for x in changes) and not recompile:
         raise UsageError("--arch, --num-warps, --num-stages and -c apply to --recompile.",
@@ -126,7 +132,13 @@ def open_cmd(
         else:
             artifact = run()
         if diff:
-            _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
+            d = _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
+            if save:
+                from tritonscope.commands.diff import _save_diff
+                from tritonscope.dialects import stage_keys
+
+                saved = _save_diff(d, c.parse_stage_list(stage, stage_keys()), max_lines, save, force=force)
+                env.console(stderr=True).print(f"saved the diff to {escape(str(saved))}")
             if emit:
                 sources.emit_files(artifact, emit, binaries=sources.binaries_of_artifact(artifact), force=force)
             return
@@ -214,8 +226,12 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
         if autotune:
             console.print(f"autotuning: {len(autotune)} tuning run(s); chosen configs:")
             for t in autotune:
-                console.print(f"  {escape(str(t.get('kernel')))}: {escape(str(t.get('best')))} "
-                              f"(of {len(t.get('configs') or [])} configs tried)")
+                configs = t.get("configs")
+                tried = len(configs) if isinstance(configs, list) else "?"
+                key = t.get("key")
+                shape = f" for key {escape(str(key))}" if key not in (None, "None") else ""
+                console.print(f"  {escape(str(t.get('kernel')))}{shape}: {escape(str(t.get('best')))} "
+                              f"(of {tried} configs tried)")
         if rows:
             console.print(f"[dim]open one: tritonscope open {escape(str(source.path))} --kernel HASH[/]")
 
@@ -226,7 +242,8 @@ def _short_source(text: str) -> str:
     return "/".join(parts[-2:]) if len(parts) > 2 else text
 
 
-def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage) -> None:
+def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage):
+    """Show the recompile's diff against the original; the diff, for --save."""
     from tritonscope.analysis import analyze
     from tritonscope.diff import diff_analyses
     from tritonscope.dialects import stage_keys
@@ -235,7 +252,7 @@ def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage) -> None:
     d = diff_analyses(analyze(a_art), analyze(b_art), stages=stage_keys(), force_different=True)
     if as_json:
         typer.echo(json.dumps(d.to_dict(), indent=1))
-        return
+        return d
     shown = c.parse_stage_list(stage, stage_keys())
     console = env.console()
     with env.paged(console):
@@ -243,3 +260,4 @@ def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage) -> None:
         for s in d.stages:
             if s.key in shown and not s.identical:
                 console.print(stage_diff_panel(s, max_lines=max_lines))
+    return d
