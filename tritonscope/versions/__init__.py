@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -64,7 +65,10 @@ def build_report(jobs: list[Job], labels: list[str], results: dict, *, rules: li
 
 
 def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results: dict) -> Path:
-    """The run's compiles as files: manifest.json, and per job and side its Artifact (every stage), gzipped JSON."""
+    """The run's compiles as files: manifest.json, and per job and side its Artifact (every stage), gzipped JSON.
+
+    Paths under the current folder are written relative to it (a record is meant to be moved: checked in,
+    attached to a CI run)."""
     from tritonscope.output import write_atomic
 
     folder = Path(folder)
@@ -76,7 +80,8 @@ def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results
             res = results.get((si, i), {})
             if "artifact" in res:
                 name = f"{i:03d}-{'ab'[si]}.json.gz"
-                write_atomic(folder / name, gzip.compress(json.dumps(res["artifact"]).encode(), mtime=0), force=True)
+                data = json.dumps(res["artifact"]).replace(json.dumps(os.getcwd() + os.sep)[1:-1], "")
+                write_atomic(folder / name, gzip.compress(data.encode(), mtime=0), force=True)
                 entry["sides"].append({"artifact": name})
             else:
                 e = dict(res.get("error") or {"message": "no result"})

@@ -53,9 +53,13 @@ class KernelRow:
             return "fails in B"
         if self.a is None:
             return "fails in A"
-        if any(c.worse for c in self.changes) and self.score > 0:
+        worse = any(c.worse for c in self.changes)
+        better = any(c.worse is False for c in self.changes)
+        if worse and better:
+            return "mixed, worse" if self.score > 0 else "mixed, better" if self.score < 0 else "mixed"
+        if worse:
             return "worse"
-        if any(c.worse is False for c in self.changes) and self.score < 0:
+        if better:
             return "better"
         return "changed" if self.changes else "same"
 

@@ -91,7 +91,7 @@ def _found_jobs(p: Path, arches: list[str]) -> list[Job]:
         return []
     out = []
     for e in source.entries:
-        label = f"{e.name} [{e.short_key}]"
+        label = f"{e.name} [{e.key[:12]}]"
         for arch in arches or [e.arch]:
             out.append(Job(label, arch, {"kind": "found", "path": str(p), "key": e.key, "arch": arch}))
     return out
