@@ -151,7 +151,7 @@ def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] 
         return found
     if not install:
         raise NotFoundError(f"No environment for Triton {version} yet.",
-                            hint=f"tritonscope versions envs --add {version}")
+                            hint=f"Make it with: tritonscope versions --add {version}")
     return create_env(version, progress=progress)
 
 
