@@ -41,17 +41,20 @@ class ChildTimeoutError(ChildDiedError):
 
 
 def run_in_child(function: str, payload: Any, *, what: str, env: dict[str, str] | None = None,
-                 timeout: float = 600) -> Any:
+                 timeout: float = 600, python: str | None = None) -> Any:
     """function ('package.module:name') applied to payload in a fresh interpreter; its result.
 
     `what` names the job in errors ("The interpreter process").  `env`
     replaces the child's environment (default: this one, without
     TRITONSCOPE_DEBUG so the answer is never mixed with tracebacks).
+    `python` runs the child with another interpreter (another environment's,
+    with another Triton: see tritonscope/versions); it imports tritonscope
+    from this process's copy (`child_command`), so both sides speak one protocol.
     """
     child_env = dict(os.environ if env is None else env)
     child_env.pop("TRITONSCOPE_DEBUG", None)
     # its own process group (session), so that a timeout also stops what it started (ptxas)
-    proc = subprocess.Popen([sys.executable, "-m", "tritonscope.child", function], stdin=subprocess.PIPE,
+    proc = subprocess.Popen(child_command(function, python), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env,
                             start_new_session=True)
     try:
@@ -73,6 +76,28 @@ def run_in_child(function: str, payload: Any, *, what: str, env: dict[str, str] 
     if "error" in answer:
         raise _error_from(answer["error"])
     return answer["result"]
+
+
+# --- added for tritonscope/versions: a child under another environment's Python ---
+# The child loads tritonscope from the folder this process loaded it from (whatever the
+# other environment has installed, if anything, is not used), then runs main().
+_BOOT = ("import importlib.util, sys\n"
+         "pkg = sys.argv.pop(1)\n"
+         "spec = importlib.util.spec_from_file_location('tritonscope', pkg + '/__init__.py', "
+         "submodule_search_locations=[pkg])\n"
+         "mod = importlib.util.module_from_spec(spec); sys.modules['tritonscope'] = mod; spec.loader.exec_module(mod)\n"
+         "from tritonscope.child import main\n"
+         "main()\n")
+
+
+def child_command(function: str, python: str | None = None) -> list[str]:
+    """The child's command line: `python -m tritonscope.child F`, or for another interpreter a boot
+    that imports this copy of tritonscope by its folder (no PYTHONPATH: that would also put this
+    environment's Triton in front of the other's)."""
+    if python is None:
+        return [sys.executable, "-m", "tritonscope.child", function]
+    package = os.path.dirname(os.path.abspath(__file__))
+    return [python, "-c", _BOOT, package, function]
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

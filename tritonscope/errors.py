@@ -21,6 +21,7 @@ class ExitCode(enum.IntEnum):
     OUTPUT_ERROR = 8      # cannot write the output file
     NO_GPU = 9            # the command needs a CUDA GPU and none is present
     CHECK_FAILED = 10     # `tritonscope check`: an expectation did not hold
+    REGRESSION = 10       # `tritonscope versions --fail-on`: a kernel got worse (the same code: a check failed)
     TIMEOUT = 11          # --timeout: the compile did not finish in time and was stopped
     INTERRUPTED = 130     # Ctrl-C
 
@@ -75,6 +76,11 @@ class CompileTimeoutError(TritonscopeError):
 
 class CheckFailedError(TritonscopeError):
     exit_code = ExitCode.CHECK_FAILED
+
+
+class RegressionError(CheckFailedError):
+    """`versions --fail-on`: a kernel broke a rule between two Triton versions."""
+    exit_code = ExitCode.REGRESSION
 
 
 def close_matches(word: str, choices, n: int = 3) -> str:

@@ -13,7 +13,7 @@ from tritonscope.commands import _common as c
 from tritonscope.errors import UsageError
 from tritonscope.output import check_path, write_atomic
 
-SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape")
+SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape", "triton")
 # Launch options a side may set (as a launch's keyword arguments): side keyword -> Triton's option name.
 SIDE_OPTIONS = {"maxnreg": "maxnreg", "num_ctas": "num_ctas", "fp_fusion": "enable_fp_fusion",
                 "enable_fp_fusion": "enable_fp_fusion"}
@@ -70,7 +70,7 @@ def parse_side(items: Optional[List[str]], which: str) -> dict:
 
 
 def side_request(base, side: dict):
-    changes = {k: v for k, v in side.items() if k not in ("constexprs", "options")}
+    changes = {k: v for k, v in side.items() if k not in ("constexprs", "options", "triton")}
     return replace(base, constexprs={**(base.constexprs or {}), **side["constexprs"]},
                    options={**(base.options or {}), **side.get("options", {})}, **changes)
 
@@ -86,7 +86,8 @@ def diff_cmd(
                                              "or two sides: saved .json reports and/or kernels."),
     a: Optional[List[str]] = typer.Option(None, "--a", metavar="NAME=VALUE,...",
                                           help="Config of side A: constexprs and num_warps, num_stages, arch, dtype, "
-                                               "shape, and the launch options maxnreg, num_ctas, fp_fusion (on/off), "
+                                               "shape, the launch options maxnreg, num_ctas, fp_fusion (on/off), "
+                                               "and triton=VERSION or triton=/path/to/python (another Triton), "
                                                "comma-separated (repeatable)."),
     b: Optional[List[str]] = typer.Option(None, "--b", metavar="NAME=VALUE,...", help="Config of side B (as --a)."),
     constexpr: Optional[List[str]] = c.ConstexprOpt,
@@ -120,8 +121,10 @@ def diff_cmd(
     """Diff two configs of one kernel: resources, instruction mix, encodings, every stage.
 
     Each side is a config of TARGET (--a/--b: comma-separated NAME=VALUE, where
-    NAME is a constexpr or num_warps, num_stages, arch, dtype, shape, or a
-    launch option: maxnreg, num_ctas, fp_fusion=on|off), or a saved JSON
+    NAME is a constexpr or num_warps, num_stages, arch, dtype, shape, a
+    launch option: maxnreg, num_ctas, fp_fusion=on|off, or triton=VERSION|PYTHON:
+    that side compiles with another Triton, in a child of an environment
+    `tritonscope versions` makes and caches), or a saved JSON
     report. Options like --arch or --maxnreg apply to both sides. Stage diffs
     ignore noise: SSA/register/label numbering, locations, paths, debug info.
 
@@ -150,6 +153,8 @@ def diff_cmd(
       tritonscope diff softmax --a fp_fusion=on --b fp_fusion=off --stage ptx
 
       tritonscope diff old.json new.json
+
+      tritonscope diff matmul --a triton=3.4.0 --b triton=3.6.0 --arch gfx950 --stage amdgcn
 
       tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90a --passes --stage none
     """
@@ -188,6 +193,16 @@ def diff_cmd(
             c.check_options_for_arches(request.options, [request.arch])  # e.g. maxnreg on gfx942: exit 2
             loaded.append(("kernel", request))
 
+    if passes and (side_a.get("triton") or side_b.get("triton")):
+        raise UsageError("--passes runs in this environment's Triton: it cannot be combined with triton=.",
+                         hint="Diff the versions without --passes, or run `tritonscope passes` in each environment.")
+    tritons = {0: side_a.get("triton"), 1: side_b.get("triton")}
+    if any(tritons.values()):  # made (or checked) before any compile: a bad version is one line, exit 2/3
+        from tritonscope.versions import envs as version_envs
+
+        for i, v in list(tritons.items()):
+            if v:
+                tritons[i] = version_envs.resolve(v, progress=_say_env(env))
     if passes and [k for k, _ in loaded] != ["kernel", "kernel"]:
         raise UsageError("--passes compiles both sides with Triton's per-pass dumps: give two kernel configs.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --passes")
@@ -212,7 +227,8 @@ def diff_cmd(
         same = spec_key(specs[0]) == spec_key(specs[1]) and all(
             getattr(analyses[0].artifact, f) == getattr(analyses[1].artifact, f) for f in ("triton_version", "kernel_hash"))
     else:
-        same = kinds == ["kernel", "kernel"] and spec_key(specs[0]) == spec_key(specs[1]) \
+        same = kinds == ["kernel", "kernel"] and side_a.get("triton") == side_b.get("triton") \
+            and spec_key(specs[0]) == spec_key(specs[1]) \
             and specs[0].file == specs[1].file and specs[0].shape == specs[1].shape and specs[0].dtype == specs[1].dtype
     if same:
         msg = f"A and B are the same config ({specs[0].kernel}: {specs[0].label()}): nothing to diff."
@@ -248,11 +264,13 @@ def diff_cmd(
             from tritonscope.compile import compile_artifact
 
             ld = analyses[i]
+            work = (lambda ld=ld, i=i: compile_artifact(ld)) if not tritons[i] else \
+                (lambda i=i: _compile_with_triton(loaded[i][1], tritons[i], "AB"[i]))
             if err.is_terminal and not as_json:
                 with err.status(f"compiling {'AB'[i]}: {ld.spec.label()} ..."):
-                    analyses[i] = analyze(compile_artifact(ld))
+                    analyses[i] = analyze(work())
             else:
-                analyses[i] = analyze(compile_artifact(ld))
+                analyses[i] = analyze(work())
 
     d = diff_analyses(analyses[0], analyses[1], stages=every_stage_key(), context=context,
                       force_different=force_different)
@@ -264,6 +282,37 @@ def diff_cmd(
             _print_diff(console, d, stages, max_lines, divergence)
     if save:
         _save_diff(d, stages, max_lines, save, force=force, divergence=divergence)
+
+
+def _say_env(env):
+    console = env.console(stderr=True)
+
+    def say(line: str) -> None:
+        from rich.markup import escape
+
+        console.print(escape(line), highlight=False)
+    return say
+
+
+def _compile_with_triton(request, triton_env, which: str):
+    """A side with triton=: compiled in a child of that environment (tritonscope/versions), as an Artifact."""
+    from dataclasses import asdict
+
+    from tritonscope.child import run_in_child
+    from tritonscope.result_cache import decode_artifact
+    from tritonscope.versions.run import Side
+
+    default = c.default_arch() if not request.arch else "sm_90a"
+    arch = request.arch or default
+    from tritonscope.kernels import canonical_arch
+    from tritonscope.model import ARCHES
+
+    backend = ARCHES[canonical_arch(arch)].backend
+    side = Side(which.upper(), triton_env)
+    data = run_in_child("tritonscope.compile:compile_in_child", {"request": asdict(request), "default_arch": default},
+                        what=f"The compile of side {which} with {side.label()}", env=side.child_env({backend}),
+                        python=triton_env.python)
+    return decode_artifact(data)
 
 
 def _diff_dict(d, divergence) -> dict:

@@ -1,0 +1,201 @@
+"""tritonscope versions: what another Triton does to a set of kernels, GPU-less (a regression report)."""
+
+from __future__ import annotations
+
+import os
+from typing import List, Optional
+
+import typer
+
+from tritonscope.commands import _common as c
+from tritonscope.errors import RegressionError, UsageError
+
+SAVE_FORMATS = {".html": "html", ".md": "markdown", ".json": "json", ".txt": "text"}
+
+
+def _knobs(items: Optional[List[str]], flag: str) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier() or name.strip().upper() != name.strip():
+            raise UsageError(f"{flag} {item!r}: expected an environment variable as NAME=VALUE.",
+                             hint=f"For example: {flag} AMDGCN_USE_BUFFER_OPS=0")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def versions_cmd(
+    ctx: typer.Context,
+    targets: Optional[List[str]] = typer.Argument(None, metavar="TARGET...",
+                                                  help="Samples (or `samples` for all), file.py:kernel, "
+                                                       "package.module:kernel, a capture, a Triton cache, a dump "
+                                                       "folder or a folder of kernel files."),
+    a: Optional[str] = typer.Option(None, "--a", metavar="VERSION|PYTHON",
+                                    help="Side A's Triton: a version (made with pip and cached on first use), or "
+                                         "the Python of an environment with Triton. Default: this one."),
+    b: Optional[str] = typer.Option(None, "--b", metavar="VERSION|PYTHON", help="Side B's Triton (as --a)."),
+    a_env: Optional[List[str]] = typer.Option(None, "--a-env", metavar="NAME=VALUE",
+                                              help="An environment variable for side A's compiles (repeatable), "
+                                                   "e.g. AMDGCN_USE_BUFFER_OPS=0."),
+    b_env: Optional[List[str]] = typer.Option(None, "--b-env", metavar="NAME=VALUE",
+                                              help="An environment variable for side B's compiles (repeatable)."),
+    arch: Optional[List[str]] = typer.Option(None, "--arch", metavar="ARCH[,ARCH]",
+                                             help="Targets to compile for (repeatable or comma-separated). "
+                                                  "Default: sm_90a (found kernels: their own)."),
+    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    num_warps: Optional[int] = c.WarpsOpt,
+    num_stages: Optional[int] = c.StagesOpt,
+    config: Optional[int] = c.ConfigOpt,
+    fail_on: Optional[List[str]] = typer.Option(None, "--fail-on", metavar="RULE",
+                                                help="Exit 10 when a kernel breaks the rule (repeatable): "
+                                                     "registers>+10%, spills>0, predicted>+5%, drains>+0, "
+                                                     "occupancy<-10%... A kernel A compiles and B does not "
+                                                     "always breaks."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1,
+                                       help="Compiles at once, both versions together (default: the CPU count)."),
+    timeout: float = typer.Option(600, "--timeout", min=1, help="Seconds per kernel before its compile is stopped."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML file (for CI)."),
+    save: Optional[str] = typer.Option(None, "--save", help="Save the report: .html, .md, .json or .txt."),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing --save/--junit files."),
+    record: Optional[str] = typer.Option(None, "--record", metavar="DIR",
+                                         help="Keep every compile (all stages) in DIR, to replay the report later."),
+    replay: Optional[str] = typer.Option(None, "--replay", metavar="DIR",
+                                         help="Rebuild the report from a --record folder (no Triton, no compile)."),
+    details: int = typer.Option(20, "--details", help="Kernels whose changes are listed under the table."),
+    envs: bool = typer.Option(False, "--envs", help="List the cached Triton environments and exit."),
+    add: Optional[str] = typer.Option(None, "--add", metavar="VERSION", help="Make the environment for a "
+                                                                            "Triton version now, and exit."),
+    remove: Optional[str] = typer.Option(None, "--remove", metavar="VERSION|all",
+                                         help="Remove a cached Triton environment (all: every one), and exit."),
+    no_install: bool = typer.Option(False, "--no-install", help="Never run pip: a version without an environment "
+                                                                "is an error."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
+):
+    """Compile kernels under two Tritons and report what changed for speed, worst first.
+
+    Each kernel is compiled by A and by B (a Triton version, made into a
+    cached environment with pip on first use, or the Python of your own
+    environment) for each --arch, GPU-less, in parallel.  Per kernel: registers
+    (VGPR/AGPR/SGPR), spills, shared memory/LDS, occupancy, the main loop's
+    memory waits and drains, buffer vs global loads, tensor-core instructions,
+    load widths, layouts and conversions, new or lost remarks, and the
+    predicted time ratio (or why there is none).  A kernel that compiles in
+    one version and not the other is a row with both errors.
+
+    Exit status: 0, 10 when a --fail-on rule breaks (a regression), 2 bad
+    usage, 3 unknown target or environment, 8 cannot write.
+
+    Examples:
+
+      tritonscope versions matmul softmax --a 3.6.0 --b 3.9.0 --arch sm_90a,gfx942
+
+      tritonscope versions vllm.model_executor.layers.fused_moe.fused_moe:fused_moe_kernel_gptq_awq
+          --a 3.4.0 --b 3.6.0 --arch gfx950 -c ...
+
+      tritonscope versions ./capture --a 3.6.0 --fail-on 'registers>+10%' --fail-on 'spills>0' --junit v.xml
+
+      tritonscope versions matmul --a 3.6.0 --b 3.6.0 --b-env AMDGCN_USE_BUFFER_OPS=0 --arch gfx950
+
+      tritonscope versions --envs          tritonscope versions --remove 3.4.0
+    """
+    from tritonscope import versions as V
+    from tritonscope.env import env_of
+    from tritonscope.output import check_path, write_atomic
+    from tritonscope.versions import envs as E
+    from tritonscope.versions.compare import parse_rule
+    from tritonscope.versions.report import dumps, html_page, junit as junit_text, markdown, print_report, text
+
+    env = env_of(ctx).with_display(width=width, color=color)
+    err = env.console(stderr=True)
+    if envs or add or remove:
+        if targets:
+            raise UsageError("--envs/--add/--remove manage environments: give no TARGET with them.")
+        if remove:
+            typer.echo(E.remove_env(remove))
+        if add:
+            e = E.resolve(add, progress=_say(err))
+            typer.echo(f"triton {e.triton}: {e.python}")
+        if envs:
+            _print_envs(env.console(), E.list_envs())
+        return
+    rules = [parse_rule(r) for r in fail_on or []]
+    save_fmt = check_path(save, force=force, formats=SAVE_FORMATS, what="report") if save else None
+    if junit:
+        check_path(junit, force=force)
+    if replay:
+        if targets or a or b:
+            raise UsageError("--replay rebuilds a recorded report: give no TARGET, --a or --b with it.")
+        rep = V.from_record(replay, rules=rules)
+    else:
+        if not targets:
+            raise UsageError("Name what to compile: a sample, file.py:kernel, a capture or cache, or a folder.",
+                             hint="tritonscope versions matmul --a 3.6.0 --b 3.9.0")
+        if not a and not b:
+            raise UsageError("Name at least one other Triton: --a VERSION and/or --b VERSION (or a Python path).",
+                             hint="tritonscope versions matmul --a 3.6.0 (B is then this environment's Triton)")
+        knobs_a, knobs_b = _knobs(a_env, "--a-env"), _knobs(b_env, "--b-env")
+        arches = [x.strip() for item in arch or [] for x in item.split(",") if x.strip()]
+        from tritonscope.kernels import canonical_arch
+
+        for x in arches:
+            canonical_arch(x)  # an unknown arch: exit 3 before any environment is made
+        base = c.make_request("_", constexpr, None, None, num_warps, num_stages, None, None, None, config=config)
+        from tritonscope.versions.targets import jobs_for
+
+        job_list, notes = jobs_for(list(targets), arches, base, "sm_90a")
+        if not job_list:
+            raise UsageError("Nothing to compile.")
+        sides = [V.Side("A", E.resolve(a, install=not no_install, progress=_say(err)) if a else None, knobs_a),
+                 V.Side("B", E.resolve(b, install=not no_install, progress=_say(err)) if b else None, knobs_b)]
+        workers = jobs or os.cpu_count() or 2
+        status = err.status("compiling...") if err.is_terminal and not as_json else None
+        if status is not None:
+            status.start()
+        try:
+            rep = V.compare_versions(job_list, sides[0], sides[1], workers=workers, timeout=timeout, rules=rules,
+                                     record=record,
+                                     progress=(lambda s: status.update(s)) if status is not None else None)
+        finally:
+            if status is not None:
+                status.stop()
+        rep.notes += notes
+    if as_json:
+        typer.echo(dumps(rep), nl=False)
+    else:
+        console = env.console()
+        print_report(console, rep, details=details)
+    if save:
+        body = {"html": html_page, "markdown": markdown, "json": dumps, "text": text}[save_fmt](rep)
+        write_atomic(save, body, force=force)
+    if junit:
+        write_atomic(junit, junit_text(rep), force=force)
+    if rules and rep.regressions:
+        raise RegressionError(f"{rep.regressions} kernel(s) regressed from {rep.a} to {rep.b} "
+                               f"(--fail-on {', '.join(rep.rules)}).", hint="The report above says what changed.")
+
+
+def _say(console):
+    """Progress of an environment being made, one line at a time on stderr."""
+    def say(line: str) -> None:
+        from rich.markup import escape
+
+        console.print(escape(line), highlight=False)
+    return say
+
+
+def _print_envs(console, rows: list[dict]) -> None:
+    from rich.table import Table
+
+    from tritonscope.versions.envs import env_root
+
+    if not rows:
+        console.print(f"No Triton environment is cached (in {env_root()}).")
+        return
+    t = Table(title=f"Triton environments in {env_root()}", title_justify="left")
+    for col in ("version", "state", "python", "size", "created"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["version"], r["state"], r["python"] or "", f"{r['size'] / 2**20:.0f} MiB", r["created"] or "")
+    console.print(t)

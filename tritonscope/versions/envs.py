@@ -1,0 +1,327 @@
+"""Environments with another Triton: created on demand with pip, cached, listed, removed; or the user's.
+
+A side `triton=3.4.0` is a virtual environment under
+`<tritonscope cache>/triton-envs/triton-3.4.0/` holding that Triton (and
+nothing else: tritonscope itself comes from this checkout, see
+child.child_command).  It is built in a temporary folder beside it
+(`.building-<version>-<pid>-<random>`) and renamed into place only once
+pip succeeded and the new Python imports that Triton, so an interrupted
+or failed install leaves nothing that looks like an environment; a folder
+left by a process that was killed is removed by the next build.
+
+A side `triton=/path/to/python` uses that interpreter as it is; it must
+import triton.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from tritonscope.env import cache_dir
+from tritonscope.errors import NotFoundError, TritonscopeError, UsageError
+
+# 3.4.0, 3.4, 3.5.1, 3.6.0rc1, 3.3.1.post1
+VERSION_RE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc)\d+)?(\.post\d+)?$")
+OLDEST = (3, 2)  # the oldest Triton this tool's compile path knows (see triton_api)
+PIP_TIMEOUT = 1800.0
+
+
+class EnvError(TritonscopeError):
+    """An environment that cannot be made or used (no such version, no network, broken)."""
+
+
+@dataclass(frozen=True)
+class TritonEnv:
+    """One side's interpreter: its Python, the Triton it imports, where it came from."""
+    python: str
+    triton: str           # the version that Python imports (from the probe)
+    origin: str           # "cache" (made by tritonscope) or "user" (triton=/path/to/python)
+    path: str | None = None   # the environment's folder, for cached ones
+    backends: tuple[str, ...] = ()
+    backends_dir: str | None = None   # its triton/backends folder (where a wheel's own ld.lld would be)
+
+    def label(self) -> str:
+        return f"triton {self.triton}" + (f" ({self.python})" if self.origin == "user" else "")
+
+
+def env_root() -> Path:
+    return cache_dir() / "triton-envs"
+
+
+def _env_python(folder: Path) -> Path:
+    return folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def check_version(text: str) -> str:
+    """A version as pip takes it ('3.4.0'); anything else is a UsageError before any install."""
+    v = text.strip()
+    if not VERSION_RE.match(v):
+        raise UsageError(f"triton={text}: not a Triton version or a path to a Python.",
+                         hint="For example triton=3.4.0, or triton=/path/to/venv/bin/python")
+    major_minor = tuple(int(x) for x in v.split(".")[:2])
+    if major_minor < OLDEST:
+        raise UsageError(f"triton={v}: tritonscope compiles with Triton {OLDEST[0]}.{OLDEST[1]} or newer.",
+                         hint="Name a version from 3.2 on, e.g. triton=3.4.0")
+    return v
+
+
+def is_python_path(text: str) -> bool:
+    return "/" in text or os.sep in text or text.startswith(".")
+
+
+_PROBE = ("import json, sys, os\n"
+          "import triton\n"
+          "b = os.path.join(os.path.dirname(triton.__file__), 'backends')\n"
+          "names = sorted(n for n in os.listdir(b) if os.path.isfile(os.path.join(b, n, 'compiler.py'))) "
+          "if os.path.isdir(b) else []\n"
+          "print(json.dumps({'triton': triton.__version__, 'python': sys.version.split()[0], 'backends': names, 'backends_dir': b}))\n")
+
+
+def probe(python: str, *, timeout: float = 120) -> dict:
+    """What `python` imports: its Triton's version and backends; an EnvError when it cannot."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env["PYTHONNOUSERSITE"] = "1"
+    try:
+        proc = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, timeout=timeout, env=env)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise EnvError(f"Cannot run {python}: {e}",
+                       hint="Point triton= at a Python interpreter that imports triton.") from None
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise EnvError(f"{python} cannot import triton: {last}",
+                       hint="Install Triton into that environment, or name a version (triton=3.6.0) for "
+                            "tritonscope to make one.")
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise EnvError(f"{python} gave no answer to the Triton probe.") from None
+
+
+def user_env(python: str) -> TritonEnv:
+    """triton=/path/to/python: that interpreter, checked to import triton."""
+    p = Path(python).expanduser()
+    if not p.exists():
+        raise NotFoundError(f"triton={python}: no such file.",
+                            hint="Give the Python of an environment with Triton, e.g. triton=/opt/venv/bin/python")
+    if p.is_dir():  # the environment's folder: its Python
+        p = _env_python(p)
+        if not p.exists():
+            raise NotFoundError(f"triton={python}: a folder with no bin/python.")
+    facts = probe(str(p))
+    return TritonEnv(python=str(p), triton=facts["triton"], origin="user", backends=tuple(facts["backends"]),
+                     backends_dir=facts.get("backends_dir"))
+
+
+def _meta(folder: Path) -> dict | None:
+    try:
+        data = json.loads((folder / "tritonscope-env.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def cached_env(version: str) -> TritonEnv | None:
+    """The cached environment for `version`, when complete; None when there is none."""
+    folder = env_root() / f"triton-{version}"
+    meta = _meta(folder)
+    if meta is None or not _env_python(folder).exists():
+        return None
+    return TritonEnv(python=str(_env_python(folder)), triton=meta.get("triton", version), origin="cache",
+                     path=str(folder), backends=tuple(meta.get("backends") or ()),
+                     backends_dir=next((str(p) for p in folder.glob("lib/python*/site-packages/triton/backends")), None))
+
+
+def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] | None = None) -> TritonEnv:
+    """A side's `triton=` value -> its environment: a path to a Python, or a version (made when missing)."""
+    if is_python_path(text):
+        return user_env(text)
+    version = check_version(text)
+    found = cached_env(version)
+    if found is not None:
+        return found
+    if not install:
+        raise NotFoundError(f"No environment for Triton {version} yet.",
+                            hint=f"Make it with: tritonscope versions --add {version}")
+    return create_env(version, progress=progress)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_unfinished() -> list[str]:
+    """Remove build folders left by a process that no longer runs (killed mid-install); their names."""
+    root = env_root()
+    removed = []
+    if not root.is_dir():
+        return removed
+    for p in root.iterdir():
+        # .building-3.4.0-12345-abcd
+        m = re.match(r"^\.(?:building|removing)-.+-(\d+)-[^-]+$", p.name)
+        if m and not _alive(int(m.group(1))):
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p.name)
+    return removed
+
+
+# pip's lines, as a progress bar would summarise them:
+#   Collecting triton==3.4.0
+#   Downloading triton-3.4.0-cp311-cp311-manylinux_2_27_x86_64.whl (155.5 MB)
+#   Installing collected packages: setuptools, triton
+_PIP_STEP_RE = re.compile(r"^\s*(Collecting|Downloading|Installing collected packages|Successfully installed)\b.*")
+# ERROR: Could not find a version that satisfies the requirement triton==3.1.7 (from versions: 3.2.0, 3.3.0)
+_NO_VERSION_RE = re.compile(r"Could not find a version that satisfies the requirement \S+ \(from versions: ([^)]*)\)")
+_NETWORK_RE = re.compile(r"Failed to establish a new connection|Temporary failure in name resolution|"
+                         r"Name or service not known|Network is unreachable|Could not fetch URL|ProxyError|"
+                         r"Connection refused|Read timed out|ConnectTimeoutError")
+
+
+def create_env(version: str, *, progress: Callable[[str], None] | None = None,
+               pip_args: tuple[str, ...] = ()) -> TritonEnv:
+    """Make the environment for Triton `version` (a venv + `pip install triton==version`), all or nothing."""
+    import venv
+
+    version = check_version(version)
+    root = env_root()
+    root.mkdir(parents=True, exist_ok=True)
+    clean_unfinished()
+    final = root / f"triton-{version}"
+    tmp = Path(tempfile.mkdtemp(prefix=f".building-{version}-{os.getpid()}-", dir=root))
+    say = progress or (lambda _line: None)
+    try:
+        say(f"Triton {version}: creating a virtual environment")
+        venv.EnvBuilder(with_pip=True, clear=True).create(str(tmp))
+        python = str(_env_python(tmp))
+        cmd = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+               "--progress-bar", "off", f"triton=={version}", *pip_args]
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+        env["PYTHONNOUSERSITE"] = "1"
+        say(f"Triton {version}: pip install triton=={version}")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                start_new_session=True)
+        lines: list[str] = []
+        started = time.monotonic()
+        try:
+            for line in proc.stdout:  # type: ignore[union-attr]
+                lines.append(line.rstrip())
+                m = _PIP_STEP_RE.match(line)
+                if m:
+                    say(f"Triton {version}: {m.group(0).strip()[:100]}")
+                if time.monotonic() - started > PIP_TIMEOUT:
+                    proc.kill()
+                    break
+            proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        if proc.returncode != 0:
+            raise _pip_error(version, "\n".join(lines))
+        facts = probe(python)
+        (tmp / "tritonscope-env.json").write_text(json.dumps(
+            {"requested": version, "triton": facts["triton"], "python": facts["python"],
+             "backends": facts["backends"], "created": time.strftime("%Y-%m-%dT%H:%M:%S")}, indent=1))
+        try:
+            os.rename(tmp, final)
+        except OSError:  # another process finished the same environment first: use that one
+            if cached_env(version) is None:
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
+        say(f"Triton {version}: ready")
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    found = cached_env(version)
+    assert found is not None
+    return found
+
+
+def _pip_error(version: str, output: str) -> EnvError:
+    pyver = f"{sys.version_info.major}.{sys.version_info.minor}"
+    m = _NO_VERSION_RE.search(output)
+    if m:
+        have = [v.strip() for v in m.group(1).split(",") if v.strip() and v.strip() != "none"]
+        return EnvError(f"Triton {version} cannot be installed for Python {pyver}: pip finds no such release.",
+                        hint=("Releases pip finds: " + ", ".join(have[-12:])) if have else
+                        "pip found no Triton release at all: is the package index reachable?")
+    if _NETWORK_RE.search(output) or "No matching distribution" in output:
+        return EnvError(f"Triton {version} could not be installed: the package index is not reachable (no network?).",
+                        hint="Connect and run again, or point the side at an environment you made: "
+                             "triton=/path/to/venv/bin/python",
+                        context="\n".join(output.strip().splitlines()[-6:]))
+    return EnvError(f"pip could not install Triton {version}.",
+                    context="\n".join(output.strip().splitlines()[-12:]),
+                    hint="Nothing was kept; fix what pip says, or point the side at your own environment "
+                         "(triton=/path/to/python).")
+
+
+def list_envs() -> list[dict]:
+    """Every cached environment (complete ones, and unfinished builds of processes still running)."""
+    root = env_root()
+    out = []
+    if not root.is_dir():
+        return out
+    for p in sorted(root.iterdir()):
+        if p.name.startswith("triton-"):
+            meta = _meta(p)
+            out.append({"version": p.name[len("triton-"):], "triton": (meta or {}).get("triton"),
+                        "python": (meta or {}).get("python"), "created": (meta or {}).get("created"),
+                        "size": _size(p), "state": "ready" if meta and _env_python(p).exists() else "broken",
+                        "path": str(p)})
+        elif p.name.startswith(".building-"):
+            out.append({"version": p.name.split("-")[1], "triton": None, "python": None, "created": None,
+                        "size": _size(p), "state": "being built", "path": str(p)})
+    return out
+
+
+def _size(p: Path) -> int:
+    total = 0
+    for dirpath, _dirs, files in os.walk(p):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(dirpath, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def remove_env(version: str) -> str:
+    """Remove the cached environment for `version` ('all': every one); what was removed."""
+    root = env_root()
+    if version == "all":
+        names = [p.name for p in root.iterdir() if p.name.startswith("triton-")] if root.is_dir() else []
+        for n in names:
+            _remove(root / n)
+        names += clean_unfinished()
+        return f"removed {len(names)} environment(s)"
+    version = check_version(version)
+    folder = root / f"triton-{version}"
+    if not folder.exists():
+        have = [e["version"] for e in list_envs() if e["state"] != "being built"]
+        raise NotFoundError(f"No cached environment for Triton {version}.",
+                            hint=("Cached: " + ", ".join(have)) if have else "None is cached.")
+    _remove(folder)
+    return f"removed triton-{version}"
+
+
+def _remove(folder: Path) -> None:
+    """Rename out of the way first, so a half-removed folder never looks like an environment."""
+    gone = folder.parent / f".removing-{folder.name}-{os.getpid()}-{int(time.time())}"
+    os.rename(folder, gone)
+    shutil.rmtree(gone, ignore_errors=True)

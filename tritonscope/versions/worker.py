@@ -1,0 +1,79 @@
+"""The child's side of a versions run: many kernels compiled in one process of one environment.
+
+Runs under the other environment's Python (child.run_in_child with
+`python=`), importing tritonscope from the parent's checkout; speaks the
+child protocol, so what comes back are encoded Artifacts or typed errors,
+one per job, and one kernel that fails does not stop the others.
+
+A job is one of:
+  {"kind": "request", "request": {...Request...}, "default_arch": "sm_90a"}
+      a sample, a user kernel (file.py:kernel, package.module:kernel) compiled as `compile` would;
+  {"kind": "found", "path": ..., "key": ..., "arch": ...}
+      a kernel found in a capture, a Triton cache or a dump folder, recompiled as `open --arch`
+      does (sources.recompile): a captured kernel from its Python function (so this Triton's
+      front end runs), anything else from its TTIR.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+
+def compile_batch(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each job compiled here; [{"artifact": ...} | {"error": {type, message, hint, context}}] in order."""
+    out = []
+    for job in payload["jobs"]:
+        try:
+            out.append({"artifact": compile_job(job)})
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # one kernel's failure is its row, not the batch's end
+            out.append({"error": error_dict(e)})
+    return out
+
+
+def error_dict(e: BaseException) -> dict[str, Any]:
+    from tritonscope.errors import TritonscopeError
+
+    if isinstance(e, TritonscopeError):
+        return {"type": type(e).__name__, "message": e.message, "hint": e.hint, "context": e.context}
+    return {"type": "TritonscopeError", "message": f"unexpected {type(e).__name__}: {e}",
+            "context": traceback.format_exc()[-2000:], "hint": "This is a tritonscope bug. Report the context above."}
+
+
+def compile_job(job: dict[str, Any]) -> dict[str, Any]:
+    from tritonscope.result_cache import encode_artifact
+
+    if job["kind"] == "request":
+        from tritonscope.compile import compile_artifact
+        from tritonscope.kernels import Request, build_spec
+
+        loaded = build_spec(Request(**job["request"]), job["default_arch"])
+        return encode_artifact(compile_artifact(loaded))
+    if job["kind"] == "found":
+        return encode_artifact(recompile_found(job["path"], job["key"], job["arch"]))
+    raise ValueError(f"unknown job kind {job['kind']!r}")
+
+
+def captured_constexprs(record: dict[str, Any] | None) -> dict[str, str]:
+    """A capture record's constexprs by name ({'BLOCK': '1024'}): given back to recompile unchanged, they make
+    it compile from the Python function (this Triton's front end), not from the other Triton's TTIR."""
+    if not record or record.get("constants") is None or record.get("module_text") is None:
+        return {}
+    names = list(record.get("signature") or {})
+    out = {}
+    for path, value in record["constants"]:
+        if len(path) == 1 and path[0] < len(names) and record["signature"][names[path[0]]] == "constexpr" \
+                and isinstance(value, (int, float, bool, str)):
+            out[names[path[0]]] = str(value)
+    return out
+
+
+def recompile_found(path: str, key: str, arch: str):
+    from tritonscope.sources import find_entry, load_artifact, open_source, recompile
+
+    source = open_source(path)
+    entry = find_entry(source, key)
+    original = load_artifact(entry)
+    return recompile(entry, original, arch=arch, constexprs=captured_constexprs(entry.record) or None)
