@@ -37,7 +37,8 @@ def main() -> int:
     from tritonscope.analysis import Analysis, analyze
     from tritonscope.commands._common import DEFAULT_MAX_LINES
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
     from tritonscope.dialects import annotate_stage, instruction_mix, parse_stage
     from tritonscope.render import views
     from tritonscope.render.terminal import stage_panel, summary_panel

@@ -77,7 +77,8 @@ def main() -> int:
     from tritonscope.explain import Shape, explain
 
     if args.dry_run:
-        from tritonscope.kernels import Request, build_spec
+        from tritonscope.kernels import Request
+        from tritonscope.binding import build_spec
 
         def load(sample, n, cx, warps, stages, dtype):  # noqa: F811 (the dry run's stand-in: no torch, no GPU)
             cx = {k: str(v) for k, v in cx.items()}

@@ -52,7 +52,8 @@ def header() -> str:
 
 def load(sample: str, n: int, constexprs: dict | None = None, warps: int | None = None, stages: int | None = None,
          dtype: str = "fp16"):
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
     from tritonscope.commands._common import default_arch
 
     import torch

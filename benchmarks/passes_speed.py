@@ -35,7 +35,7 @@ def _child(mode: str) -> None:
     out: dict = {}
     if mode == "plain":
         from tritonscope.compile import compile_artifact
-        from tritonscope.kernels import build_spec
+        from tritonscope.binding import build_spec
 
         compile_artifact(build_spec(request, "sm_90a"))
     else:

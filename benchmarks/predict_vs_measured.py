@@ -165,7 +165,8 @@ def microbenchmarks() -> dict:
     dram = 2 * x.numel() * 2 / (ms * 1e-3) / 1e9
     del x, y
     from tritonscope import runner
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     loaded = build_spec(Request("vector_add", shape="128", dtype="fp32", constexprs={"BLOCK": "128"}), "sm_90a")
     values = runner.make_inputs(loaded, "cuda", 0)
@@ -179,7 +180,7 @@ def measure(args) -> int:
 
     from tritonscope import runner, triton_api
     from tritonscope.bench import bench_loaded
-    from tritonscope.kernels import build_spec
+    from tritonscope.binding import build_spec
     from tritonscope.sweep import run_sweep
 
     runner.require_gpu("predict_vs_measured")

@@ -72,7 +72,8 @@ def triton_series() -> str:
 def compiled():
     """compiled(target, **request) -> Artifact, memoized for the session."""
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     cache = {}
 

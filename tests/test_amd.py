@@ -94,7 +94,8 @@ def test_bare_pointers_have_no_range(compiled):
 
 
 def seed_spec(arch: str) -> KernelSpec:
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     return build_spec(Request("matmul", block=32, arch=arch), "sm_90a").spec
 

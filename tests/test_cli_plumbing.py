@@ -148,7 +148,8 @@ def test_one_way_to_read_tritons_version():
 
 def test_kernel_objects_are_read_through_triton_api():
     from tritonscope import triton_api
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     loaded = build_spec(Request("matmul_autotuned", arch="sm_90a"), "sm_90a")
     assert triton_api.jit_function(loaded.obj) is loaded.jit_fn

@@ -282,7 +282,8 @@ def test_stages_name_the_users_file_even_after_an_identical_kernel_elsewhere(tmp
     import shutil
 
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     copy = tmp_path / "copy_of_matmul.py"
     shutil.copy(SAMPLES_DIR / "matmul.py", copy)

@@ -46,7 +46,8 @@ def test_ptx_and_llir_normalization_drop_debug_info_and_register_numbers():
 
 def test_same_kernel_from_two_paths_diffs_as_identical(tmp_path, monkeypatch):
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     copy = tmp_path / "copied_matmul.py"
     shutil.copy(SAMPLES_DIR / "matmul.py", copy)

@@ -241,7 +241,8 @@ def test_bad_values_are_refused_before_work(monkeypatch, args, code, words):
 
 def test_request_checks_also_guard_the_api():
     from tritonscope.errors import UsageError
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     for bad in (dict(num_warps=0), dict(block=0), dict(arch=""), dict(args={"a_ptr": "banana"})):
         with pytest.raises(UsageError):
@@ -440,7 +441,8 @@ def test_bench_view_keeps_one_unit_per_column_and_no_bar_for_bad_rows():
 
 
 def test_softmax_block_covers_the_row():
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     assert build_spec(Request("softmax", shape="4096x8192"), "sm_90a").spec.constexprs["BLOCK"] == 8192
     assert build_spec(Request("softmax"), "sm_90a").spec.constexprs["BLOCK"] == 1024  # 781 columns

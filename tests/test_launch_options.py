@@ -225,7 +225,8 @@ class RecordingKernel:
 
 def test_launch_passes_the_options_as_keywords():
     from tritonscope import runner as r
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     loaded = build_spec(Request("matmul_transposed", options={"maxnreg": 64, "num_ctas": 2,
                                                               "enable_fp_fusion": False}), "sm_90a")

@@ -53,7 +53,8 @@ def as_json(*args) -> dict:
 def amd(tmp_path_factory):
     """A private Triton cache and TRITON_KERNEL_DUMP folder, filled by one real gfx942 compile of the matmul."""
     from tritonscope.compile import arch_target, launch_args
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
     from tritonscope.model import ARCHES
 
     base = tmp_path_factory.mktemp("open_amd")

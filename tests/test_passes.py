@@ -614,7 +614,7 @@ def test_every_compile_collects_remarks(monkeypatch, tmp_path):
     """A plain compile carries Triton's remarks: on the Artifact, in the summary, as notes on every stage."""
     from tritonscope.analysis import analyze
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import build_spec
+    from tritonscope.binding import build_spec
     from tritonscope.render.summary_text import summary_rows
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
@@ -643,7 +643,7 @@ def test_remarks_survive_a_triton_cache_hit(monkeypatch, tmp_path):
     """A cache hit prints nothing: the remarks come from tritonscope's own copy, or a fresh compile."""
     import importlib
 
-    from tritonscope.kernels import build_spec
+    from tritonscope.binding import build_spec
 
     compile_mod = importlib.import_module("tritonscope.compile")
     calls = []

@@ -378,7 +378,8 @@ def __proto__(x_ptr, n, BLOCK: tl.constexpr):
 def hostile_analysis(tmp_path):
     from tritonscope.analysis import analyze
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     f = tmp_path / "evil_kernels.py"
     f.write_text(HOSTILE_KERNEL)

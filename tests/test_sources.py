@@ -33,7 +33,8 @@ def _compile_into(env: dict[str, str], target: str = "matmul", **request):
     """Compile through Triton's JIT (fresh) with `env` set, so Triton writes its cache/dump there."""
     from tritonscope import triton_api
     from tritonscope.compile import launch_args
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     loaded = build_spec(Request(target, arch="sm_90a", **request), "sm_90a")
     saved = {k: os.environ.get(k) for k in env}

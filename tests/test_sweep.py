@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from tritonscope import sweep as sw
 from tritonscope import triton_api
 from tritonscope.cli import app
-from tritonscope.kernels import Request, build_spec
+from tritonscope.kernels import Request
+from tritonscope.binding import build_spec
 
 runner = CliRunner()
 

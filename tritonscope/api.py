@@ -76,7 +76,8 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     from tritonscope.analysis import analyze
     from tritonscope.compile import compile_artifact
     from tritonscope.errors import OutOfResourcesError, UsageError
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
     kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function

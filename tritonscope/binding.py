@@ -66,8 +66,8 @@ class _Binding:
         return ARCHES[self.arch].backend
 
 
-def bind(req: Request, default_arch: str, *, kernel_object: Any = None) -> Loaded:
-    """Bind a launch as Triton's launcher does (the module docstring gives the steps)."""
+def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) -> Loaded:
+    """Bind one launch of the kernel `req` names, as Triton's launcher does (the module docstring gives the steps)."""
     check_request(req)
     arch = canonical_arch(req.arch) if req.arch else default_arch
     if kernel_object is not None:  # the Python API hands over the kernel itself: run no file

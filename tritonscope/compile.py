@@ -55,7 +55,7 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
     runs in a child process that is stopped when time is up.
     """
     if guard:
-        from tritonscope.kernels import runaway_guard
+        from tritonscope.binding import runaway_guard
 
         runaway_guard(loaded)
     spec = loaded.spec
@@ -348,7 +348,8 @@ def cuda_resources(text: str | None, metadata: dict[str, Any]) -> Resources:
 
 def compile_in_child(payload: dict) -> dict:
     """child.run_in_child's side of `compile_with_timeout`: the request compiled here, the Artifact encoded."""
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
     from tritonscope.result_cache import encode_artifact
 
     loaded = build_spec(Request(**payload["request"]), payload["default_arch"])

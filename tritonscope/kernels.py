@@ -495,13 +495,13 @@ def _answers(arch: str | None):
     """The stand-in answers for `arch` (None when no arch is known, or the installed Triton lacks its backend)."""
     if arch is None or arch not in ARCHES:
         return None
-    from tritonscope.compile import arch_target
     from tritonscope.model import reference_device
 
     a = ARCHES[arch]
     if a.backend == "hip" and not triton_api.has_backend("amd"):
         return None
-    target = triton_api.gpu_target(**arch_target(a))
+    target = triton_api.gpu_target(a.capability, None if a.backend == "cuda" else (a.backend, a.target_arch,
+                                                                                 a.warp_size))
     return triton_api.DeviceAnswers(target, reference_device(arch))
 
 
@@ -652,20 +652,6 @@ class Loaded:
     obj: Any              # what the file defines (may be an Autotuner)
     example: dict | None  # the EXAMPLES entry, if any
     launch: dict | None   # what the example's launch function returned
-
-
-def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) -> Loaded:
-    """Bind one launch of the kernel `req` names, as Triton's launcher would (see binding.py)."""
-    from tritonscope.binding import bind
-
-    return bind(req, default_arch, kernel_object=kernel_object)
-
-
-def runaway_guard(loaded: "Loaded") -> None:
-    """Refuse, before compiling, a config Triton would compile for many minutes (see binding.py)."""
-    from tritonscope.binding import runaway_guard as guard
-
-    guard(loaded)
 
 
 def stand_in_args(args: dict[str, Any]) -> dict[str, Any]:

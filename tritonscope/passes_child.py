@@ -66,7 +66,8 @@ def _remarks_compile(payload: dict) -> dict:
     closes each stage.  The compile stops after the last of those stages.
     """
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     wanted = [k for k in MLIR_STAGES if k in payload["attribute"]]
     loaded = build_spec(Request(**payload["request"]), payload["default_arch"])
@@ -108,7 +109,8 @@ def _install_remarks_hook(wanted: list[str], state: dict) -> None:
 
 def _child_compile(payload: dict, workdir: Path) -> dict:
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
 
     req = Request(**payload["request"])
     loaded = build_spec(req, payload["default_arch"])

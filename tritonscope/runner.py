@@ -28,9 +28,8 @@ from typing import Any
 
 from tritonscope import triton_api
 from tritonscope.errors import KernelSpecError, NoGPUError, TritonscopeError
-from tritonscope.kernels import (DTYPES, DescArg, Loaded, Request, TensorArg, build_spec, config_label, kernel_value,
-                                 parse_arg_value,
-                                 spec_options)
+from tritonscope.kernels import (DTYPES, DescArg, Loaded, Request, TensorArg, config_label, kernel_value, parse_arg_value, spec_options)
+from tritonscope.binding import build_spec
 
 NO_GPU_HINT = ("Run it on the CPU through Triton's interpreter instead: "
                "`tritonscope run TARGET --interpret` (slow; use a small --shape).")

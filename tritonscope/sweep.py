@@ -189,7 +189,8 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     """Compile one config and reduce it to a row; errors become the row's error."""
     from tritonscope.compile import compile_artifact
     from tritonscope.dialects import class_counts, machine_stage
-    from tritonscope.kernels import build_spec, config_label, spec_options
+    from tritonscope.kernels import config_label, spec_options
+    from tritonscope.binding import build_spec
     from tritonscope.summary import summarize
 
     row = _row_shell(index, req)

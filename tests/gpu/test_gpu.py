@@ -21,7 +21,8 @@ if not torch.cuda.is_available():  # pragma: no cover - collected only with -m g
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
 from tritonscope import runner  # noqa: E402
-from tritonscope.kernels import Request, build_spec, list_samples, spec_options  # noqa: E402
+from tritonscope.binding import build_spec  # noqa: E402
+from tritonscope.kernels import Request, list_samples, spec_options  # noqa: E402
 
 ARCH = "sm_90a"
 # Every sample at its default config; a few more configs that change the
@@ -136,7 +137,8 @@ _LAUNCH = """
 import json, sys
 from triton import knobs
 from tritonscope import runner
-from tritonscope.kernels import Request, build_spec
+from tritonscope.kernels import Request
+from tritonscope.binding import build_spec
 hits = []
 knobs.compilation.listener = lambda **kw: hits.append(bool(kw.get("cache_hit")))
 loaded = build_spec(Request("matmul", block=16, arch="sm_90a"), "sm_90a")

@@ -27,7 +27,8 @@ if not torch.cuda.is_available():  # pragma: no cover
 
 from test_gpu import _first_difference, normalize  # noqa: E402
 
-from tritonscope.kernels import Request, build_spec, parse_assignments  # noqa: E402
+from tritonscope.binding import build_spec  # noqa: E402
+from tritonscope.kernels import Request, parse_assignments  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "zoo"))

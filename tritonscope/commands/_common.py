@@ -121,7 +121,7 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
             return kept
 
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import build_spec
+    from tritonscope.binding import build_spec
 
     err = env.console(stderr=True)
     if timeout is not None:

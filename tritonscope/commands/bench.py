@@ -73,7 +73,8 @@ def bench_cmd(
     from tritonscope import runner
     from tritonscope.bench import bench_configs
     from tritonscope.env import env_of
-    from tritonscope.kernels import build_spec, option_words, parse_assignments
+    from tritonscope.kernels import option_words, parse_assignments
+    from tritonscope.binding import build_spec
 
     env = env_of(ctx).with_display(width=width, color=color)
     options = c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else

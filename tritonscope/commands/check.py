@@ -88,7 +88,7 @@ def check_cmd(
                               maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
         c.check_options_for_arches(base.options, archs)  # e.g. --maxnreg for an AMD arch: exit 2, no compile
         if not parsed:
-            from tritonscope.kernels import build_spec
+            from tritonscope.binding import build_spec
 
             loaded = build_spec(base, c.default_arch() if not base.arch else "sm_90a")
             declared = (loaded.example or {}).get("expect") or []

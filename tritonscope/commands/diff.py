@@ -216,7 +216,7 @@ def diff_cmd(
             analyses.append(an)
             specs.append(an.artifact.spec)
         else:
-            from tritonscope.kernels import build_spec
+            from tritonscope.binding import build_spec
 
             ld = build_spec(what, c.default_arch() if not what.arch else "sm_90a")
             analyses.append(ld)

@@ -107,7 +107,8 @@ def shapes_for(request, shapes: list[str], default_arch: str):
     from dataclasses import replace
 
     from tritonscope.explain import Shape
-    from tritonscope.kernels import build_spec, parse_shape
+    from tritonscope.kernels import parse_shape
+    from tritonscope.binding import build_spec
 
     out = []
     for text in shapes:
@@ -310,7 +311,8 @@ def found_shapes(artifact, shapes: list[str], where: str):
     otherwise no grid, and why (waves and roofline are then not judged, never guessed)."""
     from tritonscope.errors import TritonscopeError
     from tritonscope.explain import Shape
-    from tritonscope.kernels import Request, TensorArg, build_spec, parse_arg_value, parse_shape
+    from tritonscope.kernels import Request, TensorArg, parse_arg_value, parse_shape
+    from tritonscope.binding import build_spec
     from tritonscope.model import ARCHES
 
     spec = artifact.spec

@@ -58,7 +58,7 @@ def run_cmd(
 
     from tritonscope import runner
     from tritonscope.env import env_of
-    from tritonscope.kernels import build_spec
+    from tritonscope.binding import build_spec
 
     env = env_of(ctx).with_display(width=width, color=color)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype,

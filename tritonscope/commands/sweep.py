@@ -81,7 +81,8 @@ def sweep_cmd(
     from tritonscope import sweep as sw
     from tritonscope import triton_api
     from tritonscope.env import env_of
-    from tritonscope.kernels import build_spec, canonical_arch, canonical_dtype, option_words
+    from tritonscope.kernels import canonical_arch, canonical_dtype, option_words
+    from tritonscope.binding import build_spec
 
     env = env_of(ctx).with_display(width=width, color=color)
     if save:  # fail before the sweep starts when the rows cannot be written

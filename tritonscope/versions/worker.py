@@ -47,7 +47,8 @@ def compile_job(job: dict[str, Any]) -> dict[str, Any]:
 
     if job["kind"] == "request":
         from tritonscope.compile import compile_artifact
-        from tritonscope.kernels import Request, build_spec
+        from tritonscope.kernels import Request
+        from tritonscope.binding import build_spec
 
         loaded = build_spec(Request(**job["request"]), job["default_arch"])
         return encode_artifact(compile_artifact(loaded))

@@ -29,7 +29,8 @@ def main() -> None:
     os.environ["TRITONSCOPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="ts-derived-")
     from tritonscope import triton_api
     from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request, build_spec
+    from tritonscope.kernels import Request
+    from tritonscope.binding import build_spec
     from tritonscope.paths import relativize
 
     series = ".".join(map(str, triton_api.triton_series()))
