@@ -233,6 +233,44 @@ def measure(args) -> int:
     return 0
 
 
+TUNE_GROUPS = ["softmax-8192", "layer_norm", "captured-scale", "grouped-fp16-1024", "persistent-fp16-1024",
+               "grouped-tf32-2048", "grouped-fp16-skinnyM", "grouped-fp16-shortK", "grouped-fp16-4096",
+               "persistent-fp16-4096"]
+
+
+def tune_groups(args) -> int:
+    """`tune --top K --full` on each of TUNE_GROUPS (its first --tune-configs configs): the pick against the
+    full search's best, and the two times (each launch compiles cold; see commands/tune.py)."""
+    import tempfile
+
+    from tritonscope import runner
+    from tritonscope.commands.tune import tune
+
+    runner.require_gpu("predict_vs_measured --tune")
+    folder = tempfile.mkdtemp(prefix="tritonscope-tune-")
+    captured = captured_kernel_file(folder)
+    out = {"header": header(), "top": args.top, "groups": []}
+    by_name = {g["name"]: g for g in groups()}
+    for name in TUNE_GROUPS:
+        g = dict(by_name[name])
+        g["configs"] = g["configs"][:args.tune_configs]
+        target = captured if g["target"] == "CAPTURED" else g["target"]
+        res = tune(requests_of(g, target), arch="sm_90a", gpu="H100 SXM", top=args.top, full=True, jobs=args.jobs,
+                   warmup=args.warmup, rep=args.rep)
+        res["name"] = name
+        out["groups"].append(res)
+        print(f"{name:<22} {res['configs']:>3} configs: pick {res['ratio'] or float('nan'):.3f}x the best, "
+              f"tune {res['tune_s']:.1f} s vs full {res['full_s']:.1f} s ({res['time_fraction'] or 0:.0%})",
+              flush=True)
+        with open(args.tune, "w") as f:
+            json.dump(out, f)
+    within = sum(1 for r in out["groups"] if r["ratio"] and r["ratio"] <= 1.05)
+    tune_s, full_s = sum(r["tune_s"] for r in out["groups"]), sum(r["full_s"] for r in out["groups"])
+    print(f"within 5% of the full search's best on {within} of {len(out['groups'])} groups; "
+          f"time {tune_s:.0f} s vs {full_s:.0f} s ({tune_s / full_s:.0%})")
+    return 0
+
+
 def refresh(args) -> int:
     """Recompile every config of a measured file (GPU-less) and replace its compiled facts, keeping its
     measured time: facts from the current features code, times from the GPU run."""
@@ -497,6 +535,9 @@ def main() -> int:
     ap.add_argument("--json", help="with --report: write the figures here")
     ap.add_argument("--refresh", help="a measured file: recompile its configs and replace their compiled facts")
     ap.add_argument("--out-refreshed", help="with --refresh: write here instead of in place")
+    ap.add_argument("--tune", help="on the GPU: tune --top K --full over TUNE_GROUPS, results here (JSON)")
+    ap.add_argument("--top", type=int, default=5)
+    ap.add_argument("--tune-configs", type=int, default=16, help="with --tune: configs per group")
     ap.add_argument("--groups", help="with --out: only these groups (comma-separated names)")
     ap.add_argument("--only", help="only groups whose name contains this")
     ap.add_argument("--jobs", type=int, default=16)
@@ -507,6 +548,8 @@ def main() -> int:
         return measure(args)
     if args.refresh:
         return refresh(args)
+    if args.tune:
+        return tune_groups(args)
     if args.report:
         return report(args)
     ap.error("give --out FILE (measure) or --report FILE")

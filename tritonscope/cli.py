@@ -196,6 +196,7 @@ COMMANDS = {
     "capture": capture_cmd.capture_cmd,
     "explain": explain_cmd.explain_cmd,
     "check": check_cmd.check_cmd,
+    "tune": __import__("tritonscope.commands.tune", fromlist=["tune_cmd"]).tune_cmd,
 }
 # What an exit code means beyond errors.ExitCode, for the commands that give one a meaning of their own.
 EXIT_NOTES = {

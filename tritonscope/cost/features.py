@@ -59,15 +59,23 @@ def _dot_unit(ops, aliases) -> tuple[str | None, str | None]:
     return unit, kind
 
 
+_WAYS: dict[tuple, int] = {}   # a worker's sweep rows share layouts: each is drawn once per process
+
+
 def _bank_ways(ops, aliases, loop_ops: set[int]) -> tuple[int, int]:
-    """(worst ways of a shared access inside the main loop, worst anywhere); 1 = conflict-free."""
+    """(worst ways of a shared access inside the main loop, worst anywhere); 1 = conflict-free.
+
+    With a main loop, only its accesses are drawn: they run every iteration, the others once per tile, and
+    drawing a layout costs a sweep row up to a second (the "anywhere" figure is then the loop's)."""
     from tritonscope.explain import _ldmatrix, bank_conflicts, shared_accesses
 
     in_loop, anywhere = 1, 1
-    seen: dict[tuple, int] = {}
+    seen = _WAYS
     for acc in shared_accesses(ops, aliases):
         if _ldmatrix(acc):
             continue  # ldmatrix reads 8 rows of 16 bytes: Triton's swizzle keeps these conflict-free
+        if loop_ops and acc["op"] not in loop_ops:
+            continue
         key = (acc["register_layout"], acc["shared_layout"], tuple(acc["shape"]), acc["bits"], acc["max_vector"])
         if key not in seen:
             res = bank_conflicts(acc["register_layout"], acc["shared_layout"], acc["shape"], acc["bits"],
