@@ -44,7 +44,8 @@ CAPTURE = os.path.join(HERE, "..", "tests", "data", "capture", "kernels",
 # where it can (GEMM square/short-K train, skinny-M/1024^3/persistent/TF32 held out; softmax 1024 wide
 # trains, 8192 wide is held out; vector_add trains, layer norm and the captured kernel are held out).
 SPLIT = {
-    "train": ["grouped-fp16-4096", "grouped-fp16-shortK", "persistent-fp16-4096", "softmax-1024", "vector_add"],
+    "train": ["grouped-fp16-4096", "grouped-fp16-shortK", "persistent-fp16-4096", "softmax-1024", "vector_add",
+              "layer_norm-4096", "softmax-16384"],
     "held_out": ["grouped-fp16-skinnyM", "grouped-fp16-1024", "persistent-fp16-1024", "grouped-tf32-2048",
                  "softmax-8192", "layer_norm", "captured-scale"],
 }
@@ -91,6 +92,13 @@ def groups() -> list[dict]:
         ("layer_norm", "layer_norm", "4096x8192", "fp16",
          _grid({"BLOCK": [128, 256, 512, 1024, 2048, 4096, 8192], "num_warps": [1, 2, 4, 8, 16],
                 "num_stages": [1, 3]}, 40, 10), {}),
+        # second round (train): a second layer-norm shape and a second, spilling softmax width, so that the
+        # constants of unpipelined multi-pass loops, L2 re-reads and spills are fitted, not set by hand
+        ("layer_norm-4096", "layer_norm", "8192x4096", "fp16",
+         _grid({"BLOCK": [128, 256, 512, 1024, 2048, 4096], "num_warps": [1, 2, 4, 8, 16],
+                "num_stages": [1]}, 30, 13), {}),
+        ("softmax-16384", "softmax", "2048x16384", "fp32",
+         _grid({"BLOCK": [16384, 32768], "num_warps": [1, 2, 4, 8, 16, 32], "num_stages": [1]}, 12, 14), {}),
         ("vector_add", "vector_add", "16777216", "fp32",
          _grid({"BLOCK": [128, 256, 512, 1024, 2048, 4096, 8192, 16384], "num_warps": [1, 2, 4, 8, 16],
                 "num_stages": [1]}, 40, 11), {}),
@@ -195,7 +203,7 @@ def measure(args) -> int:
     print("micro", result["micro"], flush=True)
     started = time.time()
     for g in groups():
-        if args.only and args.only not in g["name"]:
+        if (args.only and args.only not in g["name"]) or (args.groups and g["name"] not in args.groups.split(",")):
             continue
         target = captured if g["target"] == "CAPTURED" else g["target"]
         reqs = requests_of(g, target)
@@ -223,6 +231,78 @@ def measure(args) -> int:
         result["groups"].append({k: g[k] for k in ("name", "target", "shape", "dtype")} | {"rows": rows})
         with open(args.out, "w") as f:  # after every group: a cut-off run keeps what it measured
             json.dump(result, f)
+    return 0
+
+
+TUNE_GROUPS = ["softmax-8192", "layer_norm", "captured-scale", "grouped-fp16-1024", "persistent-fp16-1024",
+               "grouped-tf32-2048", "grouped-fp16-skinnyM", "grouped-fp16-shortK", "grouped-fp16-4096",
+               "persistent-fp16-4096"]
+
+
+def tune_groups(args) -> int:
+    """`tune --top K --full` on each of TUNE_GROUPS (its first --tune-configs configs): the pick against the
+    full search's best, and the two times (each launch compiles cold; see commands/tune.py)."""
+    import tempfile
+
+    from tritonscope import runner
+    from tritonscope.commands.tune import tune
+
+    runner.require_gpu("predict_vs_measured --tune")
+    folder = tempfile.mkdtemp(prefix="tritonscope-tune-")
+    captured = captured_kernel_file(folder)
+    out = {"header": header(), "top": args.top, "groups": []}
+    by_name = {g["name"]: g for g in groups()}
+    for name in TUNE_GROUPS:
+        g = dict(by_name[name])
+        g["configs"] = g["configs"][:args.tune_configs]
+        target = captured if g["target"] == "CAPTURED" else g["target"]
+        res = tune(requests_of(g, target), arch="sm_90a", gpu="H100 SXM", top=args.top, full=True, jobs=args.jobs,
+                   warmup=args.warmup, rep=args.rep)
+        res["name"] = name
+        out["groups"].append(res)
+        print(f"{name:<22} {res['configs']:>3} configs: pick {res['ratio'] or float('nan'):.3f}x the best, "
+              f"tune {res['tune_s']:.1f} s vs full {res['full_s']:.1f} s ({res['time_fraction'] or 0:.0%})",
+              flush=True)
+        with open(args.tune, "w") as f:
+            json.dump(out, f)
+    within = sum(1 for r in out["groups"] if r["ratio"] and r["ratio"] <= 1.05)
+    tune_s, full_s = sum(r["tune_s"] for r in out["groups"]), sum(r["full_s"] for r in out["groups"])
+    print(f"within 5% of the full search's best on {within} of {len(out['groups'])} groups; "
+          f"time {tune_s:.0f} s vs {full_s:.0f} s ({tune_s / full_s:.0%})")
+    return 0
+
+
+def refresh(args) -> int:
+    """Recompile every config of a measured file (GPU-less) and replace its compiled facts, keeping its
+    measured time: facts from the current features code, times from the GPU run."""
+    import tempfile
+
+    from tritonscope.sweep import run_sweep
+
+    data = json.load(open(args.refresh))
+    by_name = {g["name"]: g for g in groups()}
+    folder = tempfile.mkdtemp(prefix="tritonscope-refresh-")
+    captured = captured_kernel_file(folder)
+    for grp in data["groups"]:
+        if args.only and args.only not in grp["name"]:
+            continue
+        g = by_name[grp["name"]]
+        target = captured if g["target"] == "CAPTURED" else g["target"]
+        reqs = requests_of(g, target)
+        t0 = time.time()
+        sw = run_sweep(reqs, default_arch=data["arch"], jobs=args.jobs, use_cache=False)
+        fresh = {row.config: row for row in sw.rows}
+        n = 0
+        for r in grp["rows"]:
+            row = fresh.get(r["config"])
+            if row is not None and row.ok:
+                r["features"], r["cost_why"] = row.cost_features, row.cost_why
+                n += 1
+        print(f"{grp['name']}: {n}/{len(grp['rows'])} refreshed in {time.time() - t0:.0f} s", flush=True)
+    out = args.out_refreshed or args.refresh
+    with open(out + ".tmp", "w") as f:
+        json.dump(data, f)
+    os.replace(out + ".tmp", out)
     return 0
 
 
@@ -287,7 +367,7 @@ def group_figures(data: dict, constants: dict | None = None) -> dict[str, dict]:
     return out
 
 
-def fit(data: dict, names: list[str], start: dict, rounds: int = 6) -> dict:
+def fit(data: dict, names: list[str], start: dict, rounds: int = 10) -> dict:
     """Coordinate search on log-scaled constants: minimise, over the named groups, median |log error|
     plus (1 - Spearman) plus log regret (each group weighs the same)."""
     from tritonscope.cost import find_gpu
@@ -296,7 +376,8 @@ def fit(data: dict, names: list[str], start: dict, rounds: int = 6) -> dict:
     gpu = find_gpu("H100 SXM")
     sel = [(g, timed_rows(g)) for g in data["groups"] if g["name"] in names]
     free = ["eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "l2_gbs_per_sm", "dram_eff", "latency_ns",
-            "unpipelined_factor", "tile_fixed", "softmax_p", "launch_us", "sfu_weight", "shared_eff", "spill_factor"]
+            "unpipelined_factor", "tile_fixed", "softmax_p", "launch_us", "sfu_weight", "shared_eff", "spill_factor",
+            "l2_share", "issue_warps", "overlap_warps"]
 
     def loss(c):
         total = 0.0
@@ -317,10 +398,12 @@ def fit(data: dict, names: list[str], start: dict, rounds: int = 6) -> dict:
             for factor in (math.exp(step), math.exp(-step)):
                 trial = dict(best)
                 trial[name] = best[name] * factor
-                if name in ("eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "dram_eff", "shared_eff"):
+                if name in ("eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "dram_eff", "shared_eff", "l2_share"):
                     trial[name] = min(trial[name], 1.0)
                 if name == "softmax_p":
                     trial[name] = max(1.0, min(trial[name], 12.0))
+                if name in ("issue_warps", "overlap_warps"):   # at least one warp, at most an SM's 64
+                    trial[name] = max(1.0, min(trial[name], 64.0))
                 val = loss(trial)
                 if val < cur:
                     best, cur = trial, val
@@ -451,6 +534,12 @@ def main() -> int:
     ap.add_argument("--fit", action="store_true", help="refit the constants on the train groups first")
     ap.add_argument("--write-calibration", help="with --fit: write the constants here (calibration.json)")
     ap.add_argument("--json", help="with --report: write the figures here")
+    ap.add_argument("--refresh", help="a measured file: recompile its configs and replace their compiled facts")
+    ap.add_argument("--out-refreshed", help="with --refresh: write here instead of in place")
+    ap.add_argument("--tune", help="on the GPU: tune --top K --full over TUNE_GROUPS, results here (JSON)")
+    ap.add_argument("--top", type=int, default=5)
+    ap.add_argument("--tune-configs", type=int, default=16, help="with --tune: configs per group")
+    ap.add_argument("--groups", help="with --out: only these groups (comma-separated names)")
     ap.add_argument("--only", help="only groups whose name contains this")
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--warmup", type=int, default=10)
@@ -458,6 +547,10 @@ def main() -> int:
     args = ap.parse_args()
     if args.out:
         return measure(args)
+    if args.refresh:
+        return refresh(args)
+    if args.tune:
+        return tune_groups(args)
     if args.report:
         return report(args)
     ap.error("give --out FILE (measure) or --report FILE")

@@ -200,6 +200,7 @@ COMMANDS = {
     "explain": explain_cmd.explain_cmd,
     "check": check_cmd.check_cmd,
     "versions": __import__("tritonscope.commands.versions", fromlist=["versions_cmd"]).versions_cmd,
+    "tune": __import__("tritonscope.commands.tune", fromlist=["tune_cmd"]).tune_cmd,
 }
 # What an exit code means beyond errors.ExitCode, for the commands that give one a meaning of their own.
 EXIT_NOTES = {

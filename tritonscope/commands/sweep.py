@@ -79,41 +79,18 @@ def sweep_cmd(
       tritonscope sweep matmul_grouped -c BLOCK_K=32,64 -w 4,8 --shape 4096x4096x4096 --gpu H100 --sort predicted
     """
     from tritonscope import sweep as sw
-    from tritonscope import triton_api
     from tritonscope.env import env_of
-    from tritonscope.kernels import canonical_arch, canonical_dtype, option_words
-    from tritonscope.binding import build_spec
+    from tritonscope.kernels import option_words
 
     env = env_of(ctx).with_display(width=width, color=color)
     if save:  # fail before the sweep starts when the rows cannot be written
         sw.check_save_path(save, force=force)
     if scheduler is not None:  # a bad address, or no `distributed`: exit 2 before any work
         scheduler = sw.check_scheduler(scheduler)
-    axes = sw.parse_constexpr_axes(constexpr)
-    warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
-    stages = sw._ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
-    arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
-    dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
+    requests, loaded, base, auto, arches = build_requests(target, constexpr, block, blocks, arg, num_warps,
+                                                          num_stages, arch, shape, dtype, maxnreg, num_ctas,
+                                                          fp_fusion, gpu)
     default_arch = c.default_arch()
-    if gpu:  # an unknown --gpu: exit 2 before any compile
-        from tritonscope.cost import resolve_gpu
-
-        resolve_gpu(gpu, None)
-
-    # Check the kernel once here (and find autotune configs) before any worker starts.
-    block_values = c.block_axis(block, blocks)
-    base = c.make_request(target, None, block_values[0] if block_values else None, arg, None, None,
-                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
-                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-    c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
-    first = {k: v[0] for k, v in axes.items()}
-    loaded = build_spec(sw_replace(base, constexprs=first), default_arch)
-    auto = triton_api.autotune_configs(loaded.obj)
-    bases = [sw_replace(base, arch=arches[0] if arches else None)]
-    if block_values:  # --block(s): the tile constexprs it sets become part of each config
-        bases = _block_bases(bases[0], block_values, loaded, axes)
-    requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
-                                                        arches=arches, dtypes=dtypes, autotune=auto)]
     # a --where or --sort no row could answer fails now, not after every config has compiled
     sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})
 
@@ -205,3 +182,40 @@ def sw_replace(req, **changes):
     from dataclasses import replace
 
     return replace(req, **changes)
+
+
+def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, arch, shape, dtype, maxnreg,
+                   num_ctas, fp_fusion, gpu):
+    """The grid of requests `sweep` and `tune` compile: (requests, loaded first config, base, autotune configs,
+    arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts."""
+    from tritonscope import sweep as sw
+    from tritonscope import triton_api
+    from tritonscope.binding import build_spec
+    from tritonscope.kernels import canonical_arch, canonical_dtype
+
+    axes = sw.parse_constexpr_axes(constexpr)
+    warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
+    stages = sw._ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
+    arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
+    dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
+    default_arch = c.default_arch()
+    if gpu:  # an unknown --gpu: exit 2 before any compile
+        from tritonscope.cost import resolve_gpu
+
+        resolve_gpu(gpu, None)
+
+    # Check the kernel once here (and find autotune configs) before any worker starts.
+    block_values = c.block_axis(block, blocks)
+    base = c.make_request(target, None, block_values[0] if block_values else None, arg, None, None,
+                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
+                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+    c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
+    first = {k: v[0] for k, v in axes.items()}
+    loaded = build_spec(sw_replace(base, constexprs=first), default_arch)
+    auto = triton_api.autotune_configs(loaded.obj)
+    bases = [sw_replace(base, arch=arches[0] if arches else None)]
+    if block_values:  # --block(s): the tile constexprs it sets become part of each config
+        bases = _block_bases(bases[0], block_values, loaded, axes)
+    requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
+                                                        arches=arches, dtypes=dtypes, autotune=auto)]
+    return requests, loaded, base, auto, arches

@@ -18,7 +18,7 @@ from typing import Any
 
 from tritonscope.cost.sass import read_sass
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 TMA_OPS = ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load", "ttng.async_tma_copy_local_to_global",
            "tt.descriptor_store")
 
@@ -59,15 +59,23 @@ def _dot_unit(ops, aliases) -> tuple[str | None, str | None]:
     return unit, kind
 
 
+_WAYS: dict[tuple, int] = {}   # a worker's sweep rows share layouts: each is drawn once per process
+
+
 def _bank_ways(ops, aliases, loop_ops: set[int]) -> tuple[int, int]:
-    """(worst ways of a shared access inside the main loop, worst anywhere); 1 = conflict-free."""
+    """(worst ways of a shared access inside the main loop, worst anywhere); 1 = conflict-free.
+
+    With a main loop, only its accesses are drawn: they run every iteration, the others once per tile, and
+    drawing a layout costs a sweep row up to a second (the "anywhere" figure is then the loop's)."""
     from tritonscope.explain import _ldmatrix, bank_conflicts, shared_accesses
 
     in_loop, anywhere = 1, 1
-    seen: dict[tuple, int] = {}
+    seen = _WAYS
     for acc in shared_accesses(ops, aliases):
         if _ldmatrix(acc):
             continue  # ldmatrix reads 8 rows of 16 bytes: Triton's swizzle keeps these conflict-free
+        if loop_ops and acc["op"] not in loop_ops:
+            continue
         key = (acc["register_layout"], acc["shared_layout"], tuple(acc["shape"]), acc["bits"], acc["max_vector"])
         if key not in seen:
             res = bank_conflicts(acc["register_layout"], acc["shared_layout"], acc["shape"], acc["bits"],
@@ -97,6 +105,30 @@ def features_of_artifact(artifact, summary=None, grid=None, args=None) -> dict[s
     stage = dialect("ttgir").parse(text, file=artifact.spec.file, first_line=artifact.python_first_line) \
         if text else None
     return _features(artifact, summary or summarize(artifact), stage, grid, args)
+
+
+def _thread_bytes(ops, loop: int, threads: int) -> int:
+    """Bytes one thread loads per iteration of `loop` by the TTGIR: each global load's tensor spread over the
+    threads, at least one element each (a tensor smaller than the block is replicated, not split)."""
+    from tritonscope.explain import GLOBAL_LOADS, _prod, access_bytes
+
+    total = 0.0
+    for op in ops:
+        if op.name in GLOBAL_LOADS and op.name not in TMA_OPS and op.loops and op.loops[-1] == loop:
+            b = access_bytes(op)
+            n = next((_prod(t.shape) for t in op.types if t.kind == "tensor" and t.static), 0)
+            if not b or not n:
+                return 0
+            total += max(b / n, b / threads)
+    return int(total)
+
+
+def _unroll(sass_bytes: int, ttgir_bytes: int) -> int:
+    """How many TTGIR iterations one pass of the SASS loop does: ptxas unrolls a loop it cannot count (the
+    loop's LDGs load k times the bytes one iteration needs).  1 unless the ratio is a whole number >= 2."""
+    if not sass_bytes or not ttgir_bytes or sass_bytes < 2 * ttgir_bytes or sass_bytes % ttgir_bytes:
+        return 1
+    return sass_bytes // ttgir_bytes
 
 
 def _tma_bytes(op) -> int:
@@ -144,6 +176,7 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
     def one(pid):
         trips = trip_counts(ops, scalars.values(pid))
         flops = loaded = stored = loop_loaded = 0
+        leaf_loaded = {lp.index: 0 for lp in leaves}   # bytes each innermost loop loads over all its trips
         for op in counted:
             n = 1
             for lp in op.loops:
@@ -159,6 +192,8 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
             elif op.name in GLOBAL_LOADS:
                 b = _tma_bytes(op) if op.name in TMA_OPS else access_bytes(op)
                 loaded += b * n
+                if op.loops and op.loops[-1] in leaf_loaded:
+                    leaf_loaded[op.loops[-1]] += b * n
                 if main_loop is not None and main_loop in op.loops:
                     loop_loaded += b
             else:
@@ -178,7 +213,8 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
                 n *= trips.get(outer_lp) or 0
             leaf_iters.append(n)
         return {"flops": flops, "loaded": loaded, "stored": stored, "main_iters": main_iters,
-                "outer_iters": outer_iters, "loop_loaded": loop_loaded, "leaf_iters": leaf_iters}
+                "outer_iters": outer_iters, "loop_loaded": loop_loaded, "leaf_iters": leaf_iters,
+                "leaf_loaded": [leaf_loaded[lp.index] for lp in leaves]}
 
     pid_dependent = scalars.pid_dependent and programs > 1
     if not pid_dependent:
@@ -216,11 +252,18 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
                                           + lp.counts.get("tma", 0), lp.instructions))
         body = dict(best.counts)
     outside = {k: v - body.get(k, 0) for k, v in sass.counts.items()}
-    # several sibling loops (a layer norm's three passes): each SASS loop body with its own trip count
+    # several sibling loops (a layer norm's three passes): each SASS loop body with its own trip count and the
+    # bytes its loads move (a later pass re-reading what the first one read hits L2 only while the rows of the
+    # co-resident programs fit there: model.py)
     sass_loops = []
-    # (not yet on: the published held-out figures were measured without it; see README "Predicted time")
-    if False and len(inner) == len(leaves) and len(leaves) > 1:
-        sass_loops = [{"counts": dict(lp.counts), "iters": n} for lp, n in zip(inner, busiest["leaf_iters"])]
+    if len(inner) == len(leaves) and len(leaves) > 1:
+        threads = 32 * int(spec.num_warps or 4)
+        sass_loops = [{"counts": dict(lp.counts), "iters": n, "loaded": b, "local_bytes": lp.local_bytes,
+                       "unroll": _unroll(lp.ldg_bytes, _thread_bytes(ops, leaf.index, threads))}
+                      for lp, leaf, n, b in zip(inner, leaves, busiest["leaf_iters"], busiest["leaf_loaded"])]
+    loop_local = 0
+    if inner and main_loop is not None:
+        loop_local = best.local_bytes
     loop_ops = {op.index for op in ops if main_loop is not None and main_loop in op.loops}
     try:
         ways_loop, ways_any = _bank_ways(ops, aliases, loop_ops)
@@ -248,5 +291,7 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
         "outer_iters": busiest["outer_iters"], "loop_bytes_per_iter": busiest["loop_loaded"],
         "has_loop": main_loop is not None,
         "total_flops": total_flops, "total_bytes": total_bytes, "compulsory_bytes": compulsory,
-        "sass_loop": body, "sass_outside": outside, "sass_loops": sass_loops, "bank_ways_loop": ways_loop, "bank_ways": ways_any,
+        "sass_loop": body, "sass_outside": outside, "sass_loops": sass_loops,
+        # bytes of local memory (spill) traffic one thread's LDL/STL move: per main-loop iteration, and outside it
+        "local_bytes_loop": loop_local, "local_bytes_outside": max(0, sass.local_bytes - loop_local), "bank_ways_loop": ways_loop, "bank_ways": ways_any,
     }

@@ -51,6 +51,7 @@ class Gpu:
     l2_bytes: int | None
     source: str
     aliases: tuple[str, ...] = ()
+    l1_bytes: int | None = None     # L1 + shared memory per SM
 
 
 @dataclass
@@ -88,7 +89,8 @@ def gpu_table() -> dict[str, Gpu]:
     out = {}
     for name, g in data["gpus"].items():
         out[name] = Gpu(name, g["vendor"], tuple(g["arches"]), g["sms"], g.get("clock_ghz"), dict(g["tflops"]),
-                        g["gbs"], g.get("l2_bytes"), g["source"], tuple(g.get("aliases", ())))
+                        g["gbs"], g.get("l2_bytes"), g["source"], tuple(g.get("aliases", ())),
+                        g.get("l1_bytes"))
     return out
 
 
@@ -209,26 +211,60 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
             for k, v in lp["counts"].items():
                 inside[k] = inside.get(k, 0) + v
         rest = {k: max(0, (loop.get(k, 0) + out.get(k, 0)) - inside.get(k, 0)) for k in set(loop) | set(out)}
-        per_thread = sum(weighted(lp["counts"], 1) * lp["iters"] for lp in many) + weighted(rest, 1)
-        wavefronts = sum(shared_wavefronts(lp["counts"], 1) * lp["iters"] for lp in many)
-        iters = sum(lp["iters"] for lp in many)
+        # a SASS loop that ptxas unrolled k times runs ceil(iters / k) times: its body (predicated copies
+        # included) issues that often, and its loads wait for memory that often
+        passes_of = [math.ceil(lp["iters"] / max(1, lp.get("unroll") or 1)) for lp in many]
+        per_thread = sum(weighted(lp["counts"], 1) * n for lp, n in zip(many, passes_of)) + weighted(rest, 1)
+        wavefronts = sum(shared_wavefronts(lp["counts"], 1) * n for lp, n in zip(many, passes_of))
+        iters = sum(passes_of)
     else:
         per_thread = weighted(loop, 1) * iters + weighted(out, 1) * outer
         wavefronts = shared_wavefronts(loop, f.get("bank_ways_loop") or 1) * iters + \
             shared_wavefronts(out, f.get("bank_ways") or 1) * outer
-    issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"])
+    # Each of the 4 schedulers of an SM issues one instruction a clock only while it has enough ready warps to
+    # cover dependent-instruction latency: below `issue_warps` resident warps, issue slows in proportion.
+    warps_sm = min(blocks, per_sm) * W
+    issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"] * min(1.0, warps_sm / c["issue_warps"]))
     shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
 
+    threads = W * 32
     spill_traffic = 0
+    spill_dram = 0.0
     if f.get("spill_instructions"):
-        spill_traffic = ((loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 +
-                         (out.get("ldl", 0) + out.get("stl", 0)) * outer * W * 32 * 4) * c["spill_factor"]
+        # spills inside the main loop (a GEMM's accumulators) stall every iteration: their L2-equivalent cost is
+        # fitted (spill_factor); spills outside it are priced by where their bytes live (L1, else L2/DRAM)
+        spill_traffic = (loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 * c["spill_factor"]
         notes.append(f"spills: {f['spill_bytes']} B per thread, counted as local-memory traffic")
+        # Local memory is cached in L1: the spilled bytes of every co-resident thread stay there while they fit
+        # in what shared memory leaves of it; the share that does not fit goes out to L2 and DRAM, each time a
+        # LDL/STL moves it (the bytes the SASS's LDL/STL widths give).
+        local = (f.get("local_bytes_loop") or 0) * max(iters, 1) + (f.get("local_bytes_outside") or 0) * outer
+        footprint = (f.get("spill_bytes") or 0) * threads * blocks
+        l1 = gpu.l1_bytes or c["default_l1_bytes"]
+        room = max(0, l1 - (f.get("shared") or 0) * blocks)
+        if local and footprint > room:
+            spill_dram = (1 - room / footprint) * local * threads * G
+            spill_traffic += spill_dram / G
+            notes.append(f"spilled bytes of co-resident threads ({footprint // 1024} KiB per SM) overflow the "
+                         f"{room // 1024} KiB of L1 left: {spill_dram / 1e6:.0f} MB of local traffic to DRAM")
     bytes_p = (f.get("bytes_loaded_per_program") or 0) + (f.get("bytes_stored_per_program") or 0) + spill_traffic
     l2_s = per_sm * bytes_p / (c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"]))
     dram = max(f.get("compulsory_bytes") or 0, 0)
     if not dram:
         dram = f.get("total_bytes") or 0
+    # Sibling loops that walk the same data again (a layer norm's passes): the later passes re-read from L2
+    # only while the first pass's bytes of every co-resident program fit in it; what does not fit is read
+    # again from DRAM.
+    reread_dram = 0.0
+    passes = [lp.get("loaded") or 0 for lp in many]
+    if len(passes) > 1 and passes[0] > 0:
+        live = min(G, S * blocks) * passes[0]
+        cap = (gpu.l2_bytes or c["default_l2_bytes"]) * c["l2_share"]
+        if live > cap:
+            reread_dram = (1 - cap / live) * sum(min(b, passes[0]) for b in passes[1:]) * G
+            notes.append(f"the rows of co-resident programs ({live / 2**20:.0f} MiB) exceed the L2 share "
+                         f"({cap / 2**20:.0f} MiB): later passes re-read {reread_dram / 1e6:.0f} MB from DRAM")
+    dram = dram + reread_dram + spill_dram
     dram_s = dram / (gpu.gbs * 1e9 * c["dram_eff"])
     lat = c["latency_ns"] * 1e-9
     if f.get("has_loop") and iters:
@@ -238,7 +274,12 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     else:
         latency_s = rounds * lat * c["tile_fixed"]
     terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
-    body = _soft_max(list(terms.values()), c["softmax_p"])
+    # Terms overlap because other warps run while one waits.  Async copies (a pipelined loop) overlap memory
+    # with compute in one warp; without them only co-resident warps do, so with few warps the terms add up.
+    p = c["softmax_p"]
+    if not f.get("pipelined"):
+        p = 1 + (p - 1) * min(1.0, warps_sm / c["overlap_warps"])
+    body = _soft_max(list(terms.values()), p)
     launch = c["launch_us"] * 1e-6
     total = body + launch
     regime = max(terms, key=terms.get)

@@ -42,6 +42,8 @@ class SassLoop:
     end: int                   # address of its backward branch
     counts: dict[str, int] = field(default_factory=dict)   # class -> instructions in the body
     depth: int = 0             # 0: outermost
+    local_bytes: int = 0       # bytes one thread's LDL/STL in the body move (spill traffic per iteration)
+    ldg_bytes: int = 0         # bytes one thread's LDG in the body load (against the TTGIR's: ptxas unrolling)
 
     @property
     def instructions(self) -> int:
@@ -53,6 +55,7 @@ class SassProgram:
     counts: dict[str, int]                 # class -> instructions in the whole kernel (static)
     loops: list[SassLoop]                  # outermost first
     mma_shapes: list[str]                  # "64x256x16" of each HGMMA, "16816" of HMMA ...
+    local_bytes: int = 0                   # bytes one thread's LDL/STL move, the whole kernel (static)
 
     def innermost(self) -> list[SassLoop]:
         """Loops that contain no other loop."""
@@ -64,8 +67,23 @@ def _classify(op: str) -> str:
     return CLASSES.get(op, "other")
 
 
+# LDL.64 R2, [R1+0x10] ;  STL.128 [R1], R4 ;  LDL.LU R3, [R1+0x8] (no width: 32 bits)
+_WIDTH_RE = re.compile(r"\.(U8|S8|U16|S16|64|128)\b")
+_WIDTH_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
+
+
+def _access_bytes(cls: str, modifiers: str) -> int:
+    """Bytes one thread moves with a local load/store (spill traffic) or a global load; 0 for other classes."""
+    if cls not in ("ldl", "stl", "ldg"):
+        return 0
+    m = _WIDTH_RE.search(modifiers)
+    return _WIDTH_BYTES[m.group(1)] if m else 4
+
+
 def read_sass(text: str) -> SassProgram:
     instrs: list[tuple[int, str, str]] = []    # (address, class, opcode with modifiers)
+    widths: dict[int, int] = {}                # address -> bytes of a local load/store
+    ldg: dict[int, int] = {}                   # address -> bytes of a global load
     labels: dict[str, int] = {}
     pending: list[str] = []
     branches: list[tuple[int, str]] = []
@@ -88,7 +106,12 @@ def read_sass(text: str) -> SassProgram:
                 branches.append((addr, t.group(1)))
         if op in _NOT_WORK:
             continue
-        instrs.append((addr, _classify(op), op + m.group(3)))
+        cls = _classify(op)
+        instrs.append((addr, cls, op + m.group(3)))
+        if cls in ("ldl", "stl"):
+            widths[addr] = _access_bytes(cls, m.group(3))
+        elif cls == "ldg":
+            ldg[addr] = _access_bytes(cls, m.group(3))
     counts: dict[str, int] = {}
     shapes: list[str] = []
     for _, cls, full in instrs:
@@ -105,7 +128,9 @@ def read_sass(text: str) -> SassProgram:
             if start <= a <= addr:
                 body[cls] = body.get(cls, 0) + 1
         if body:  # `.L_x_3: BRA .L_x_3` after EXIT is padding, not a loop
-            loops.append(SassLoop(start, addr, body))
+            loops.append(SassLoop(start, addr, body,
+                                  local_bytes=sum(b for a, b in widths.items() if start <= a <= addr),
+                                  ldg_bytes=sum(b for a, b in ldg.items() if start <= a <= addr)))
     # one loop per label (several branches back to one label: the widest)
     by_start: dict[int, SassLoop] = {}
     for lp in loops:
@@ -114,4 +139,4 @@ def read_sass(text: str) -> SassProgram:
     loops = sorted(by_start.values(), key=lambda lp: (lp.start, -lp.end))
     for lp in loops:
         lp.depth = sum(1 for o in loops if o is not lp and o.start <= lp.start and lp.end <= o.end)
-    return SassProgram(counts, loops, shapes)
+    return SassProgram(counts, loops, shapes, sum(widths.values()))
