@@ -42,7 +42,8 @@ def main() -> int:
     from tritonscope.cost import find_gpu, predict_features
     from tritonscope.cost.features import features_of_artifact
     from tritonscope.dialects import class_counts, machine_stage
-    from tritonscope.kernels import Request, build_spec, config_label
+    from tritonscope.binding import build_spec
+    from tritonscope.kernels import Request, config_label
     from tritonscope.summary import summarize
 
     gpu = find_gpu("H100")

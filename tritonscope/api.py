@@ -133,7 +133,8 @@ def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = N
     the one the calling Autotuner tunes)."""
     from tritonscope.cost.autotune import PredictedPrune
 
-    return PredictedPrune(top_k, grid=grid, gpu=gpu, kernel=kernel, arch=arch)
+    return PredictedPrune(top_k, compile_fn=compile, describe_arg=_describe_arg, grid=grid, gpu=gpu, kernel=kernel,
+                          arch=arch)
 
 
 def show(path: str | Path) -> Result:

@@ -51,7 +51,7 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
     pick, and with `full` the full search's best, the pick's ratio to it and both times."""
     from tritonscope import sweep as sw
     from tritonscope.bench import bench_loaded
-    from tritonscope.kernels import build_spec
+    from tritonscope.binding import build_spec
 
     with _fresh_triton_cache():
         t0 = time.perf_counter()

@@ -13,8 +13,10 @@ from typing import Any
 
 
 class PredictedPrune:
-    def __init__(self, top_k: int, *, grid=None, gpu: str | None = None, kernel: Any = None,
-                 arch: str | None = None):
+    def __init__(self, top_k: int, *, compile_fn, describe_arg, grid=None, gpu: str | None = None,
+                 kernel: Any = None, arch: str | None = None):
+        """`compile_fn` and `describe_arg` are the Python API's compile and argument description (api.py
+        hands them over, so this module, which the API imports, does not import the API)."""
         from tritonscope.errors import UsageError
 
         if top_k < 1:
@@ -24,6 +26,7 @@ class PredictedPrune:
 
             resolve_gpu(gpu, None)  # an unknown name fails here, at decoration time
         self.top_k, self.grid, self.gpu, self.kernel, self.arch = top_k, grid, gpu, kernel, arch
+        self._compile, self._describe_arg = compile_fn, describe_arg
         self.last: list[dict[str, Any]] = []   # what the last call predicted: config, predicted_ms or why
 
     def _find_kernel(self):
@@ -38,7 +41,6 @@ class PredictedPrune:
         return None
 
     def __call__(self, configs, named_args, **kwargs):
-        from tritonscope.api import _describe_arg, compile as api_compile
         from tritonscope.cost import predict
         from tritonscope.errors import OutOfResourcesError, TritonscopeError
 
@@ -47,13 +49,13 @@ class PredictedPrune:
         self.last = []
         if kernel is None or self.grid is None or len(configs) <= self.top_k:
             return configs
-        args = {k: _describe_arg(v) for k, v in dict(named_args).items() if not callable(v)}
+        args = {k: self._describe_arg(v) for k, v in dict(named_args).items() if not callable(v)}
         scored, kept = [], []
         for cfg in configs:
             meta = {**dict(named_args), **kwargs, **dict(cfg.kwargs)}
             try:
                 grid = self.grid(meta) if callable(self.grid) else self.grid
-                result = api_compile(kernel, constexprs=dict(cfg.kwargs), args=args, num_warps=cfg.num_warps,
+                result = self._compile(kernel, constexprs=dict(cfg.kwargs), args=args, num_warps=cfg.num_warps,
                                      num_stages=cfg.num_stages, arch=self.arch)
             except OutOfResourcesError:
                 self.last.append({"config": str(cfg), "why": "does not fit"})
