@@ -82,14 +82,14 @@ def test_bare_pointers_have_no_range(compiled):
     from tritonscope.kernels import load_for_spec
 
     jit_fn = load_for_spec(seed_spec("gfx942"))
-    args = [triton_api.StandInTensor("float16"), triton_api.StandInTensor("float16", numel=1024),
-            triton_api.StandInTensor("float32", numel=1024), 32, 32, 32]
+    args = {"a_ptr": triton_api.StandInTensor("float16"), "b_ptr": triton_api.StandInTensor("float16", numel=1024),
+            "c_ptr": triton_api.StandInTensor("float32", numel=1024), "M": 32, "N": 32, "K": 32, "BLOCK": 32}
     got = {name: attrs for name, _, attrs in
-           triton_api.specialization_of(jit_fn, args, {"BLOCK": 32}, target=("hip", "gfx942", 64))}
+           triton_api.specialization_of(jit_fn, args, target=("hip", "gfx942", 64))}
     assert got["a_ptr"] == ["tt.divisibility=16"]
     assert got["b_ptr"] == ["tt.divisibility=16", "tt.pointer_range=32"]
     # and CUDA, through the same code, is as before
-    cuda = {n: a for n, _, a in triton_api.specialization_of(jit_fn, args, {"BLOCK": 32}, capability=90)}
+    cuda = {n: a for n, _, a in triton_api.specialization_of(jit_fn, args, capability=90)}
     assert cuda["b_ptr"] == ["tt.divisibility=16"]
 
 

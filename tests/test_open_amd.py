@@ -63,7 +63,7 @@ def amd(tmp_path_factory):
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        triton_api.compile_kernel(loaded.jit_fn, launch_args(loaded), dict(loaded.spec.constexprs),
+        triton_api.compile_kernel(loaded.jit_fn, launch_args(loaded),
                                   **arch_target(ARCHES["gfx942"]), num_warps=loaded.spec.num_warps,
                                   num_stages=loaded.spec.num_stages, fresh=True)
     finally:

@@ -40,7 +40,7 @@ def _compile_into(env: dict[str, str], target: str = "matmul", **request):
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        triton_api.compile_kernel(loaded.jit_fn, launch_args(loaded), dict(loaded.spec.constexprs), capability=90,
+        triton_api.compile_kernel(loaded.jit_fn, launch_args(loaded), capability=90,
                                   num_warps=loaded.spec.num_warps, num_stages=loaded.spec.num_stages, fresh=True)
     finally:
         for k, v in saved.items():

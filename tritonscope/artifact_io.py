@@ -24,6 +24,10 @@ def artifact_from_dict(a: dict[str, Any], remarks: list | None = None) -> Artifa
         spec = replace(spec, shape=tuple(spec.shape))
     if spec.grid is not None:
         spec = replace(spec, grid=tuple(spec.grid))
+    # JSON keeps tuples as lists (an older report has neither field: the defaults)
+    spec = replace(spec, asked=tuple(str(q) for q in spec.asked or ()),
+                   heuristics=tuple(str(h) for h in spec.heuristics or ()),
+                   autotune=dict(spec.autotune) if isinstance(spec.autotune, dict) else None)
     remarks = a.get("remarks", []) if remarks is None else remarks
     if not isinstance(remarks, list) or not all(isinstance(r, dict) for r in remarks):
         raise TypeError("the remarks are not a list of objects")
