@@ -276,8 +276,9 @@ def test_bad_inputs():
 def test_not_drawable_is_text_with_note():
     """Valid attributes tritonscope does not draw are 'not drawn', never 'malformed' (exit 0, not 7)."""
     for enc in ("#ttg.nvidia_mma<{versionMajor = 5, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [128, 128]}>",
-                "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 8, "
-                "fp4Padded = true}>"):
+                "#ttg.partitioned_shared<{numPartitions = 2, numGroups = 1, partitionDim = 0, "
+                "partitionLayout = #ttg.padded_shared<[128:+4] {order = [1, 0], shape = [64, 128]}>}>",
+                "#ttng.tensor_memory_scales_encoding<blockRepOrder = kThenMn>"):
         r = _draw([enc, "--shape", "128x128"])
         assert r.exit_code == 0 and "Not drawn" in r.output and "│  0 " not in r.output, r.output
 
