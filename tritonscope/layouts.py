@@ -75,7 +75,55 @@ def parse_encoding(text: str, aliases: dict[str, str] | None = None, source: str
         if bad is not None:
             raise _malformed(text, max(0, text.find(bad.qualified)), source,
                              f"unknown encoding '{bad.qualified}'{close_matches(bad.name, KNOWN_ENCODINGS)}")
+        problem = field_problem(enc)
+        if problem:
+            raise InputFileError(f"Invalid layout {source}: {problem}.", context=text,
+                                 hint="Orders are permutations of 0..rank-1; sizes, vec, perPhase and maxPhase are "
+                                      "at least 1. Give the values Triton prints.")
     return enc
+
+
+# Fields that must be permutations of 0..n-1, and fields whose entries must be at least 1.
+_PERMUTATIONS = ("order", "CTAOrder", "warpOrder")
+_POSITIVE_LISTS = ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "CTAsPerCGA", "CTASplitNum", "instrShape",
+                   "tilesPerWarp", "shape")
+_POSITIVE_INTS = ("vec", "perPhase", "maxPhase", "versionMajor", "blockM", "blockN", "colStride", "numPartitions",
+                  "numGroups", "elementBitWidth", "CTASplitM", "CTASplitN", "version")
+_NON_NEGATIVE_INTS = ("opIdx", "kWidth", "dim", "partitionDim", "swizzlingByteWidth", "versionMinor")
+
+
+def field_problem(enc: Encoding) -> str | None:
+    """Why the fields of `enc` (or of a parent) cannot describe a layout, or None.
+
+    Triton's verifiers reject these (an order that is no permutation, a zero
+    vec or perPhase); without this check they would reach the layout
+    arithmetic as a division by zero or a missing dimension.
+    """
+    while enc is not None:
+        p = enc.params
+        for key in _PERMUTATIONS:
+            v = p.get(key)
+            if isinstance(v, list) and sorted(v) != list(range(len(v))):
+                return f"#{enc.name} {key} = {v} is not a permutation of 0..{len(v) - 1}"
+        for key in _POSITIVE_LISTS:
+            v = p.get(key)
+            if isinstance(v, list) and not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v):
+                return f"#{enc.name} {key} = {v} needs whole numbers of at least 1"
+        for key in _POSITIVE_INTS:
+            v = p.get(key)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+                return f"#{enc.name} {key} = {v} needs a whole number of at least 1"
+        for key in _NON_NEGATIVE_INTS:
+            v = p.get(key)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                return f"#{enc.name} {key} = {v} needs a whole number of at least 0"
+        inner = p.get("partitionLayout")
+        if isinstance(inner, Attribute):
+            problem = field_problem(inner)
+            if problem:
+                return problem
+        enc = enc.parent
+    return None
 
 
 def _malformed(text: str, pos: int, source: str, what: str) -> InputFileError:
@@ -421,6 +469,9 @@ def linear_layout(enc: Encoding, shape: tuple[int, ...], series: tuple[int, int]
     shape = tuple(int(s) for s in shape)
     for s in shape:
         _log2(s)
+    problem = field_problem(enc)
+    if problem:
+        raise LayoutError(problem)
     build = _BUILDERS.get(enc.name)
     if build is None:
         raise LayoutError(f"#{enc.name} is not supported (tritonscope draws {', '.join(SUPPORTED)})")
@@ -1125,6 +1176,79 @@ class LayoutUse:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "LayoutUse":
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+
+
+LAYOUT_KINDS = ("distributed", "shared", "tensor_memory", "text")
+IN_DIMS = ("register", "lane", "warp", "block", "offset", "partition", "row", "col")
+MAX_BASES_PER_DIM = 32   # 2^32 of anything is more than any layout Triton makes
+# facts the drawings read, by shape: a saved report is checked against these before anything draws it
+_FACT_INT_LISTS = ("cta_tile", "instr_tile", "shape_per_cta", "order")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int_list(v: Any, *, length: int | None = None, low: int = 0) -> bool:
+    return isinstance(v, list) and all(_is_int(x) and low <= x < 1 << 31 for x in v) and (
+        length is None or len(v) == length)
+
+
+def check_layout_record(d: Any) -> None:
+    """A saved layout record (LayoutUse.to_dict, from a report) that the drawings can read, or TypeError/ValueError.
+
+    Reports are JSON a user may have edited: a record with a missing field, a
+    basis of the wrong rank or a fact of the wrong type must be refused as a
+    damaged report when it is read (exit 7), not crash a drawing later.
+    """
+    if not isinstance(d, dict):
+        raise TypeError(f"a layout record is a {type(d).__name__}, not an object")
+    for key in ("alias", "encoding", "name", "kind"):
+        if not isinstance(d.get(key), str):
+            raise TypeError(f"layout field {key!r} is missing or not a string")
+    if not isinstance(d.get("note", ""), str):
+        raise TypeError("layout field 'note' is not a string")
+    if d.get("kind") not in LAYOUT_KINDS:
+        raise ValueError(f"layout kind {d.get('kind')!r} is not one of {', '.join(LAYOUT_KINDS)}")
+    shape = d.get("shape")
+    # a TTGIR may use an empty tensor (memdesc<4x0xf16>): only drawn layouts need positive sizes
+    if not _int_list(shape, low=0 if d["kind"] == "text" else 1) or not 1 <= len(shape) <= 8:
+        raise ValueError(f"layout shape {shape!r} is not a list of 1 to 8 positive sizes")
+    bases = d.get("bases", {})
+    if not isinstance(bases, dict) or any(k not in IN_DIMS for k in bases):
+        raise ValueError(f"layout bases must map {', '.join(IN_DIMS)} to basis lists")
+    for k, v in bases.items():
+        if not isinstance(v, list) or len(v) > MAX_BASES_PER_DIM or not all(
+                _int_list(b, length=len(shape)) for b in v):
+            raise ValueError(f"layout bases {k!r} are not up to {MAX_BASES_PER_DIM} lists of {len(shape)} "
+                             f"non-negative ints")
+    if d["kind"] != "text" and not bases:
+        raise ValueError(f"a {d['kind']} layout record has no bases")
+    if d.get("elem_bits") is not None and not (_is_int(d["elem_bits"]) and 1 <= d["elem_bits"] <= 1024):
+        raise ValueError(f"layout elem_bits {d['elem_bits']!r} is not a bit width")
+    used = d.get("used_by", [])
+    if not isinstance(used, list) or not all(isinstance(x, str) for x in used):
+        raise TypeError("layout used_by is not a list of strings")
+    facts = d.get("facts", {})
+    if not isinstance(facts, dict):
+        raise TypeError("layout facts are not an object")
+    for k, v in facts.items():
+        if k in _FACT_INT_LISTS:
+            ok = (v is None and k != "order") or _int_list(v)
+        elif k == "padding":
+            ok = isinstance(v, list) and all(_int_list(p, length=2, low=1) for p in v)
+        elif k == "warp_map":
+            ok = isinstance(v, list) and all(isinstance(r, list) and all(_int_list(c) for c in r) for r in v)
+        elif k == "row_reads":
+            ok = isinstance(v, dict) and all(_is_int(v.get(x)) for x in ("ways", "reads", "piece_elements")) \
+                and (_int_list(v.get("at"), length=2) or (v.get("at") is None and v["ways"] <= 1)) \
+                and (v.get("window") is None or _int_list(v["window"]))
+        elif k in ("lanes_per_warp", "elem_bits"):
+            ok = _is_int(v) and 1 <= v <= 1024
+        else:
+            ok = isinstance(v, bool) or (_is_int(v) and 0 <= v < 1 << 62)
+        if not ok:
+            raise ValueError(f"layout fact {k!r} has the wrong type ({v!r:.40})")
 
 
 def describe(enc: Encoding, shape: tuple[int, ...], *, alias: str = "", elem_bits: int | None = None,
