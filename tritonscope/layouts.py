@@ -39,8 +39,8 @@ from tritonscope.mlir_syntax import Attribute, MlirSyntaxError, alias_table, fin
 Encoding = Attribute
 
 SUPPORTED = ("blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma", "amd_wmma",
-             "linear", "generic_linear", "shared_linear", "partitioned_shared", "padded_shared", "amd_rotating_shared", "tensor_memory_encoding",
-             "tensor_memory_scales_encoding")
+             "linear", "generic_linear", "shared_linear", "partitioned_shared", "padded_shared",
+             "amd_rotating_shared", "tensor_memory_encoding", "tensor_memory_scales_encoding")
 # Encodings Triton prints that carry no element mapping of their own.
 MEMORY_SPACES = ("shared_memory", "tensor_memory")
 # Known to Triton: the rest of these are shown as text with a note, not drawn.

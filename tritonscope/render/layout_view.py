@@ -198,7 +198,8 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
                 if not who:
                     line.append("·".rjust(cell) + " ")
                     continue
-                line.append(_owner_label(who[0], who[1], cell, lanes).rjust(cell), style=f"black on {_color(who[0][0])}")
+                line.append(_owner_label(who[0], who[1], cell, lanes).rjust(cell),
+                            style=f"black on {_color(who[0][0])}")
                 line.append(" ")
         if use.kind == "shared" and per_phase and max_phase and row_is_dim0:
             line.append(f" phase {(r // per_phase) % max_phase}", style="dim")
