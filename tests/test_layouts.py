@@ -276,8 +276,9 @@ def test_bad_inputs():
 def test_not_drawable_is_text_with_note():
     """Valid attributes tritonscope does not draw are 'not drawn', never 'malformed' (exit 0, not 7)."""
     for enc in ("#ttg.nvidia_mma<{versionMajor = 5, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [128, 128]}>",
-                "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 8, "
-                "fp4Padded = true}>"):
+                "#ttg.partitioned_shared<{numPartitions = 2, numGroups = 1, partitionDim = 0, "
+                "partitionLayout = #ttg.padded_shared<[128:+4] {order = [1, 0], shape = [64, 128]}>}>",
+                "#ttng.tensor_memory_scales_encoding<blockRepOrder = kThenMn>"):
         r = _draw([enc, "--shape", "128x128"])
         assert r.exit_code == 0 and "Not drawn" in r.output and "│  0 " not in r.output, r.output
 
@@ -451,3 +452,42 @@ def test_report_round_trip_renders_without_recompute():
     assert again == use
     layout_panel(again.to_dict())
     assert "<svg" in layout_svg(again.to_dict())
+
+
+def test_invalid_field_values_are_refused_not_a_crash():
+    """vec = 0 / perPhase = 0 divided by zero and order = [1, 1] lost a dimension: both exited 1 ('a bug')."""
+    for enc, what in (("#ttg.swizzled_shared<{vec = 0, perPhase = 0, maxPhase = 1, order = [1, 0]}>", "vec = 0"),
+                      (SEED_BLOCKED.replace("order = [1, 0]", "order = [1, 1]"), "not a permutation"),
+                      (SEED_SHARED.replace("order = [1, 0]", "order = [1, 1]"), "not a permutation"),
+                      ("#ttg.dot_op<{opIdx = 0, parent = " + SEED_BLOCKED.replace("[4, 1]", "[0, 1]") + "}>",
+                       "warpsPerCTA = [0, 1]")):
+        r = _draw([enc, "--shape", "16x16"])
+        assert r.exit_code == 7 and what in r.output and "Traceback" not in r.output, r.output
+    # read from a TTGIR (not typed by a user), the same fields give a layout that is not drawn, with the reason
+    use = describe(parse_encoding(SEED_BLOCKED.replace("order = [1, 0]", "order = [1, 1]"), known_only=False), (16, 16))
+    assert use.kind == "text" and "not a permutation" in use.note
+
+
+def test_report_with_a_junk_layout_record_is_a_damaged_report(tmp_path):
+    """`show --layouts` of a report whose layouts hold junk: exit 7 'damaged report', not exit 1."""
+    good = json.loads((Path(__file__).parent / "data" / "report_small.json").read_text())
+    record = good["layouts"][0]
+    junk = [42, {"kind": "distributed"}, {**record, "bases": {"register": [[1, 2]]}},
+            {**record, "facts": {**record["facts"], "lanes_per_warp": 0}}, {**record, "shape": "16x16"},
+            {**record, "kind": "pretty"}]
+    for i, entry in enumerate(junk):
+        path = tmp_path / f"r{i}.json"
+        path.write_text(json.dumps({**good, "layouts": good["layouts"] + [entry]}))
+        r = runner.invoke(app, ["show", str(path), "--layouts"])
+        assert r.exit_code == 7 and "damaged report" in r.output, (entry, r.output)
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps(good))
+    assert runner.invoke(app, ["show", str(path), "--layouts"]).exit_code == 0
+
+
+def test_wmma_with_several_ctas_draws():
+    """amd_wmma v3 with a CGALayout crashed in the warp map (exit 1): now drawn, CTA 0 with the others marked."""
+    enc = ("#ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {warp = [[0, 1], [0, 2], [1, 0]]}, "
+           "CGALayout = [[0, 1], [1, 0]], instrShape = [16, 16, 32]}>")
+    r = _draw([enc, "--shape", "128x128", "--cell", "1"], width=200)
+    assert r.exit_code == 0 and "This draws CTA 0 of 4" in r.output, r.output

@@ -39,12 +39,12 @@ from tritonscope.mlir_syntax import Attribute, MlirSyntaxError, alias_table, fin
 Encoding = Attribute
 
 SUPPORTED = ("blocked", "slice", "nvidia_mma", "dot_op", "swizzled_shared", "nvmma_shared", "amd_mfma", "amd_wmma",
-             "linear", "shared_linear", "padded_shared", "amd_rotating_shared", "tensor_memory_encoding",
-             "tensor_memory_scales_encoding")
+             "linear", "generic_linear", "shared_linear", "partitioned_shared", "padded_shared",
+             "amd_rotating_shared", "tensor_memory_encoding", "tensor_memory_scales_encoding")
 # Encodings Triton prints that carry no element mapping of their own.
 MEMORY_SPACES = ("shared_memory", "tensor_memory")
 # Known to Triton: the rest of these are shown as text with a note, not drawn.
-KNOWN_ENCODINGS = SUPPORTED + MEMORY_SPACES + ("shared", "nvmma_tensor", "partitioned_shared", "generic_linear")
+KNOWN_ENCODINGS = SUPPORTED + MEMORY_SPACES + ("shared", "nvmma_tensor")
 # swizzlingByteWidth of #nvmma_shared -> (perPhase, maxPhase) of the XOR swizzle it stands for
 NVMMA_SWIZZLE_PHASES = {32: (4, 2), 64: (2, 4), 128: (1, 8)}
 
@@ -75,7 +75,55 @@ def parse_encoding(text: str, aliases: dict[str, str] | None = None, source: str
         if bad is not None:
             raise _malformed(text, max(0, text.find(bad.qualified)), source,
                              f"unknown encoding '{bad.qualified}'{close_matches(bad.name, KNOWN_ENCODINGS)}")
+        problem = field_problem(enc)
+        if problem:
+            raise InputFileError(f"Invalid layout {source}: {problem}.", context=text,
+                                 hint="Orders are permutations of 0..rank-1; sizes, vec, perPhase and maxPhase are "
+                                      "at least 1. Give the values Triton prints.")
     return enc
+
+
+# Fields that must be permutations of 0..n-1, and fields whose entries must be at least 1.
+_PERMUTATIONS = ("order", "CTAOrder", "warpOrder")
+_POSITIVE_LISTS = ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "CTAsPerCGA", "CTASplitNum", "instrShape",
+                   "tilesPerWarp", "shape")
+_POSITIVE_INTS = ("vec", "perPhase", "maxPhase", "versionMajor", "blockM", "blockN", "colStride", "numPartitions",
+                  "numGroups", "elementBitWidth", "CTASplitM", "CTASplitN", "version")
+_NON_NEGATIVE_INTS = ("opIdx", "kWidth", "dim", "partitionDim", "swizzlingByteWidth", "versionMinor")
+
+
+def field_problem(enc: Encoding) -> str | None:
+    """Why the fields of `enc` (or of a parent) cannot describe a layout, or None.
+
+    Triton's verifiers reject these (an order that is no permutation, a zero
+    vec or perPhase); without this check they would reach the layout
+    arithmetic as a division by zero or a missing dimension.
+    """
+    while enc is not None:
+        p = enc.params
+        for key in _PERMUTATIONS:
+            v = p.get(key)
+            if isinstance(v, list) and sorted(v) != list(range(len(v))):
+                return f"#{enc.name} {key} = {v} is not a permutation of 0..{len(v) - 1}"
+        for key in _POSITIVE_LISTS:
+            v = p.get(key)
+            if isinstance(v, list) and not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v):
+                return f"#{enc.name} {key} = {v} needs whole numbers of at least 1"
+        for key in _POSITIVE_INTS:
+            v = p.get(key)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+                return f"#{enc.name} {key} = {v} needs a whole number of at least 1"
+        for key in _NON_NEGATIVE_INTS:
+            v = p.get(key)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                return f"#{enc.name} {key} = {v} needs a whole number of at least 0"
+        inner = p.get("partitionLayout")
+        if isinstance(inner, Attribute):
+            problem = field_problem(inner)
+            if problem:
+                return problem
+        enc = enc.parent
+    return None
 
 
 def _malformed(text: str, pos: int, source: str, what: str) -> InputFileError:
@@ -421,6 +469,9 @@ def linear_layout(enc: Encoding, shape: tuple[int, ...], series: tuple[int, int]
     shape = tuple(int(s) for s in shape)
     for s in shape:
         _log2(s)
+    problem = field_problem(enc)
+    if problem:
+        raise LayoutError(problem)
     build = _BUILDERS.get(enc.name)
     if build is None:
         raise LayoutError(f"#{enc.name} is not supported (tritonscope draws {', '.join(SUPPORTED)})")
@@ -467,8 +518,8 @@ def _nvidia_mma(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
         tile = list(instr[:2])
     else:
         raise LayoutError(f"#nvidia_mma version {major} is not drawn (only 2 and 3)")
-    if rank != 2 or len(tile) != 2:
-        raise LayoutError("only rank-2 #nvidia_mma layouts are drawn")
+    if rank not in (2, 3) or len(tile) != rank:
+        raise LayoutError(f"#nvidia_mma instrShape {instr} does not fit a rank-{rank} shape")
     order = _matrix_order(rank, True)
     cta = _mma_tile(tile, 2, order, _matrix_order(rank, True))
     warp = identity_standard_nd("warp", wpc, _matrix_order(rank, major != 3)).transpose_outs(cta.out_names)
@@ -492,21 +543,29 @@ def _nvidia_dot(enc: Encoding, parent: Encoding, shape: tuple[int, ...], series)
     op, k_width = _int(enc, "opIdx"), _int(enc, "kWidth", 0)
     major = _int(parent, "versionMajor")
     wpc = _ints(parent, "warpsPerCTA")
-    if rank != 2:
-        raise LayoutError("only rank-2 #dot_op layouts are drawn")
+    _check_rank(parent, rank, len(wpc))
+    if rank not in (2, 3):
+        raise LayoutError("only rank-2 and rank-3 #dot_op layouts are drawn")
     if k_width <= 0:
         raise LayoutError("#dot_op without kWidth has no register layout")
     if major == 3 and op == 1:
         raise LayoutError("a Hopper (mma v3) B operand is read from shared memory, not registers")
     is_a = op == 0
-    if series is not None and series >= (3, 9):  # 3.9 follows the accumulator's instrShape (m8n8 too)
-        instr = _ints(parent, "instrShape")[:2] if major == 2 else [16, 8]
-        tile = [instr[0], k_width * 8] if is_a else [k_width * 8, instr[1]]
+    tile = [1] * rank
+    if series is not None and series >= (3, 9):
+        # 3.9: the A tile follows the accumulator's M (8 for the fp64 m8n8k4 mma, whose K tile is 4 per kWidth)
+        instr = _ints(parent, "instrShape")
+        instr_m = instr[rank - 2] if len(instr) >= rank - 1 else 16
+        k_mult = 4 if instr_m == 8 else 8
     else:
-        tile = [16, k_width * 8] if is_a else [k_width * 8, 8]
-    order = [1, 0] if is_a else [0, 1]  # getOrderForDotOperand(kContig=true)
+        instr_m, k_mult = 16, 8
+    if is_a:
+        tile[rank - 2], tile[rank - 1] = instr_m, k_width * k_mult
+    else:
+        tile[rank - 2], tile[rank - 1] = k_width * k_mult, 8
+    order = _matrix_order(rank, is_a)  # getOrderForDotOperand(kContig=true): K fastest
     cta = _mma_tile(tile, k_width, order, order)
-    k_dim = 1 if is_a else 0
+    k_dim = rank - 1 if is_a else rank - 2
     warp = _broadcast_k("warp", wpc, _matrix_order(rank, major != 3), k_dim)
     return combine_with_shape(cta * warp.transpose_outs(cta.out_names), shape, cga=_dot_cga(parent, rank, k_dim))
 
@@ -624,35 +683,21 @@ def _mfma_dot(enc: Encoding, parent: Encoding, shape: tuple[int, ...], series) -
     return combine_with_shape(tile * warp, shape, cga=_dot_cga(parent, rank, k_i))
 
 
-def _wmma_warps(enc: Encoding, rank: int) -> LinearLayout:
-    """The WMMA warp arrangement in instruction tiles: 3.9's ctaLayout = {warp = ...} or warpsPerCTA."""
-    cta = enc.params.get("ctaLayout")
-    if isinstance(cta, dict):
-        ll = {}
-        for key in ("register", "warp"):
-            v = cta.get(key, [])
-            if not isinstance(v, list) or any(not isinstance(b, list) or len(b) != rank for b in v):
-                raise LayoutError(f"#amd_wmma needs ctaLayout {key} = [[ints], ...] of rank {rank}")
-            ll[key] = [tuple(b) for b in v]
-        return LinearLayout.from_bases(ll, _std(rank))
-    wpc = _ints(enc, "warpsPerCTA")
-    if len(wpc) != rank:
-        raise ShapeRankError(f"#amd_wmma is a rank-{len(wpc)} layout but the shape has rank {rank}")
-    return identity_standard_nd("warp", wpc, _matrix_order(rank, True)).transpose_outs(_std(rank))
+def _wmma_instr(enc: Encoding) -> list[int]:
+    """instrShape (M, N, K) of a WMMA layout; 16x16x16 when the attribute leaves it out."""
+    instr = _ints(enc, "instrShape") if "instrShape" in enc.params else [16, 16, 16]
+    if len(instr) != 3:
+        raise LayoutError(f"#amd_wmma instrShape {instr} is not [M, N, K]")
+    return instr
 
 
-def _tiles_to_elements(ll: LinearLayout, tile: dict[str, int]) -> LinearLayout:
-    """Scale bases given in instruction tiles (16x16) to elements."""
-    return LinearLayout({k: [tuple(x * tile[n] for x, n in zip(b, ll.out_names)) for b in v]
-                         for k, v in ll.bases.items()},
-                        [(n, s * tile[n]) for n, s in ll.outs])
+def _wmma_tile(enc: Encoding, rank: int) -> LinearLayout:
+    """AMDWmmaEncodingAttr::getTileLayout: one instruction's result over a 32-lane wave, in standard dims.
 
-
-def _amd_wmma(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
-    """AMDWmmaEncodingAttr::toLinearLayout: a 16x16 result per 32-lane wave."""
-    rank = len(shape)
-    if rank not in (2, 3):
-        raise LayoutError("only rank-2 and rank-3 #amd_wmma layouts are drawn")
+    Version 1: 8 rows apart by 2, lanes 16-31 the odd rows.  Versions 2/3: 8
+    rows per lane, lanes 16-31 the next 8 rows; a 32x16 instruction holds a
+    second 16x16 block in 4 more registers (16 rows further).
+    """
     version = _int(enc, "version")
     if version not in (1, 2, 3):
         raise LayoutError(f"#amd_wmma version {version} is not drawn (1 to 3)")
@@ -662,67 +707,83 @@ def _amd_wmma(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
     if version == 1:
         reg, lane = [(0, 2), (0, 4), (0, 8)], [(1, 0), (2, 0), (4, 0), (8, 0), (0, 1)]
     else:
-        reg, lane = [(0, 1), (0, 2), (0, 4)], [(1, 0), (2, 0), (4, 0), (8, 0), (0, 8)]
-    tile = LinearLayout({"register": reg, "lane": lane}, [(names[0], 16), (names[1], 16)])
+        instr = _wmma_instr(enc)
+        reg = [(0, 1), (0, 2), (0, 4)] + ([(0, 16)] if instr[:2] == [32, 16] else [])
+        lane = [(1, 0), (2, 0), (4, 0), (8, 0), (0, 8)]
+    tile = LinearLayout.from_bases({"register": reg, "lane": lane}, names)
     if rank == 3:
         tile = tile * _id(1, "register", "dim0") * _id(1, "lane", "dim0")
-    warps = _wmma_warps(enc, rank)
+    return tile.transpose_outs(_std(rank))
+
+
+def _wmma_cta(enc: Encoding, rank: int) -> LinearLayout:
+    """The WMMA warp (and register-repeat) arrangement, in instruction tiles, over standard dims.
+
+    Triton 3.9 writes it as `ctaLayout = {warp = [[...]], register = [[...]]}`;
+    3.6 as warpsPerCTA (chooseWmmaCTALinearLayout: warps in row-major order).
+    """
+    cta = enc.params.get("ctaLayout")
+    if isinstance(cta, dict):
+        ll = {}
+        for key in ("register", "warp"):
+            v = cta.get(key, [])
+            if not isinstance(v, list) or any(not isinstance(b, list) or not all(isinstance(x, int) for x in b)
+                                              for b in v):
+                raise LayoutError(f"#amd_wmma needs ctaLayout {key} = [[ints], ...]")
+            if any(len(b) != rank for b in v):
+                raise ShapeRankError(f"#amd_wmma is a rank-{len(v[0])} layout but the shape has rank {rank}")
+            ll[key] = [tuple(b) for b in v]
+        return LinearLayout.from_bases(ll, _std(rank))
+    wpc = _ints(enc, "warpsPerCTA")
+    if len(wpc) != rank:
+        raise ShapeRankError(f"#amd_wmma is a rank-{len(wpc)} layout but the shape has rank {rank}")
+    return identity_standard_nd("warp", wpc, _matrix_order(rank, True)).transpose_outs(_std(rank))
+
+
+def _amd_wmma(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """AMDWmmaEncodingAttr::toLinearLayout: the instruction tile times the warp arrangement, repeated."""
+    rank = len(shape)
+    if rank not in (2, 3):
+        raise LayoutError("only rank-2 and rank-3 #amd_wmma layouts are drawn")
+    cta = _wmma_tile(enc, rank) * _wmma_cta(enc, rank)
     rep = [f"dim{d}" for d in _matrix_order(rank, True)]
-    if isinstance(enc.params.get("ctaLayout"), dict):
-        size = {n: tile.out_size(n) for n in _std(rank)}
-        warps = _tiles_to_elements(warps, size)
-        cta = tile.transpose_outs(rep)
-        cta = LinearLayout({k: cta.bases.get(k, []) + [tuple(dict(zip(warps.out_names, b))[n] for n in rep)
-                                                         for b in warps.bases.get(k, [])]
-                            for k in ("register", "lane", "warp")},
-                           [(n, max(cta.out_size(n), warps.out_size(n))) for n in rep])
-    else:
-        cta = tile.transpose_outs(rep) * warps.transpose_outs(rep)
-    return combine_with_shape(cta, shape, cga=_cga_layout(enc, rank))
+    return combine_with_shape(cta.transpose_outs(rep), shape, cga=_cga_layout(enc, rank))
 
 
 def _wmma_dot(enc: Encoding, parent: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
-    """wmmaDotOperandToLinearLayout: kWidth K elements per lane; version 1 lanes 16-31 repeat lanes 0-15."""
+    """wmmaDotOperandToLinearLayout: kWidth K elements per lane; version 1 lanes 16-31 repeat lanes 0-15.
+
+    The accumulator's warp arrangement with its K component removed (warps
+    along K hold copies; register repeats along K only are dropped).  With
+    isTranspose, an asymmetric (32x16) instruction swaps which operand has the 32.
+    """
     rank = len(shape)
+    if rank not in (2, 3):
+        raise LayoutError("only rank-2 and rank-3 #dot_op layouts are drawn")
     op, k_width = _int(enc, "opIdx"), _int(enc, "kWidth", 0)
     if k_width <= 0:
         raise LayoutError("#dot_op without kWidth has no register layout")
     version = _int(parent, "version")
-    instr = _ints(parent, "instrShape") if "instrShape" in parent.params else [16, 16, 16]
-    k_i, nk_i = (rank - 1, rank - 2) if op == 0 else (rank - 2, rank - 1)
-    dim_k, dim_nk = f"dim{k_i}", f"dim{nk_i}"
-    non_k = instr[0] if op == 0 else instr[1]
-    depth = RDNA_WAVE // non_k
-    tile = LinearLayout.identity1d(k_width, "register", dim_k) * LinearLayout.identity1d(non_k, "lane", dim_nk)
+    instr = _wmma_instr(parent)
+    order = _matrix_order(rank, op == 0)  # getOrderForDotOperand(kContig=true): [k, nonk(, batch)]
+    dim_k, dim_nk = f"dim{order[0]}", f"dim{order[1]}"
+    transposed = bool(parent.params.get("isTranspose", parent.params.get("isTransposed", False)))
+    eff = 1 - op if transposed and instr[0] != instr[1] else op
+    non_k = instr[0] if eff == 0 else instr[1]
+    depth = RDNA_WAVE // 16
+    tile = LinearLayout.identity1d(k_width, "register", dim_k) * LinearLayout.identity1d(16, "lane", dim_nk)
     tile = tile * (LinearLayout.zeros1d(depth, "lane", dim_k) if version == 1
                    else LinearLayout.identity1d(depth, "lane", dim_k))
     tile = tile * _id(instr[2] // (depth * k_width), "register", dim_k)
-    if rank == 3:
-        tile = tile * _id(1, "register", "dim0") * _id(1, "lane", "dim0")
-    rep = [f"dim{d}" for d in ([1, 0] if op == 0 else [0, 1])] if rank == 2 else \
-        [f"dim{d}" for d in ([2, 1, 0] if op == 0 else [1, 2, 0])]
-    warps = _wmma_warps(parent, rank)
-    if isinstance(parent.params.get("ctaLayout"), dict):
-        # the accumulator's warp bases with their K component zeroed: warps along K hold copies
-        size = {n: (instr[0] if n == f"dim{rank - 2}" else instr[1]) for n in _std(rank)}
-        scaled = _tiles_to_elements(warps, size)
-        kpos = scaled.out_names.index(dim_k)
-        wb = [tuple(0 if i == kpos else x for i, x in enumerate(b)) for b in scaled.bases.get("warp", [])]
-        # register bases too, except that those stepping along K only become nothing (an operand has all of K)
-        rb = [tuple(0 if i == kpos else x for i, x in enumerate(b)) for b in scaled.bases.get("register", [])]
-        rb = [b for b in rb if any(b)]
-        cta = tile.transpose_outs(rep)
-        cta = LinearLayout({"register": cta.bases.get("register", []) + [
-                                tuple(dict(zip(scaled.out_names, b))[n] for n in rep) for b in rb],
-                            "lane": cta.bases.get("lane", []),
-                            "warp": [tuple(dict(zip(scaled.out_names, b))[n] for n in rep) for b in wb]},
-                           [(n, cta.out_size(n) if n == dim_k else max(cta.out_size(n), scaled.out_size(n)))
-                            for n in rep])
-    else:
-        wpc = _ints(parent, "warpsPerCTA")
-        warp = _broadcast_k("warp", wpc, _matrix_order(rank, True), k_i)
-        cta = tile.transpose_outs(rep) * warp.transpose_outs(rep)
-    return combine_with_shape(cta, shape, cga=_dot_cga(parent, rank, k_i))
+    if non_k // 16 > 1:
+        tile = tile * LinearLayout.identity1d(non_k // 16, "register", dim_nk)
+    cta = _wmma_cta(parent, rank)
+    kpos = cta.out_names.index(dim_k)
+    bases = {k: [tuple(0 if i == kpos else x for i, x in enumerate(b)) for b in v] for k, v in cta.bases.items()}
+    bases["register"] = [b for b in bases.get("register", []) if any(b)]
+    cta = LinearLayout(bases, [(n, 1 if n == dim_k else s) for n, s in cta.outs])
+    ll = (tile * cta).transpose_outs([f"dim{d}" for d in order])
+    return combine_with_shape(ll, shape, cga=_dot_cga(parent, rank, order[0]))
 
 
 # --------------------------------------------------------------------------
@@ -745,12 +806,29 @@ def _fit(ll: LinearLayout, shape: tuple[int, ...], in_dim: str) -> LinearLayout:
 
 
 def _linear(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """LinearEncodingTrait::toLinearLayout (#linear, #generic_linear): the bases, fitted to `shape`.
+
+    The bases cover some tile; Triton repeats it along registers until it
+    covers the shape (dims in the layout's order: the dims its register bases
+    step along first, then the rest from the last), and a basis stepping past
+    the shape becomes a copy (0).  So a layout written for 32x16 used on 64x16
+    holds twice the registers, as Triton's does.
+    """
     rank = len(shape)
     bases = {k: _bases(enc, k, rank) for k in ("register", "lane", "warp", "block")}
-    _check_within(enc, bases, shape)
-    ll = LinearLayout(bases, list(zip(_std(rank), shape)))
-    ll.cta_tile = list(shape)
-    return ll
+    ll = LinearLayout.from_bases(bases, _std(rank))
+    order: list[int] = []
+    for b in bases["register"]:
+        first = next((i for i, x in enumerate(b) if x), None)
+        if first is not None and first not in order:
+            order.append(first)
+    order += [d for d in range(rank - 1, -1, -1) if d not in order]
+    rep = [f"dim{d}" for d in order]
+    labeled = {f"dim{i}": s for i, s in enumerate(shape)}
+    ret = ll.transpose_outs(rep).not_smaller_than(labeled).not_larger_than(labeled, drop_registers=True)
+    ret = ret.transpose_outs(_std(rank))
+    ret.cta_tile = [ll.out_size(n) for n in _std(rank)]
+    return ret
 
 
 def _check_within(enc: Encoding, bases: dict[str, list[tuple[int, ...]]], shape: tuple[int, ...]) -> None:
@@ -828,6 +906,39 @@ def _rotating_shared(enc: Encoding, shape: tuple[int, ...], series) -> LinearLay
     return _swizzled_shared(enc, shape, series, rotating=True)
 
 
+def _partitioned_shared(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
+    """partitionedSharedToLinearLayout: the tensor cut along partitionDim into numPartitions x numGroups
+    pieces; piece i goes to buffer (partition) i mod numPartitions, group i div numPartitions within it.
+
+    In-dims: offset (within one partition's buffer) and partition.  A padded
+    partition layout is refused, as Triton's own conversion refuses it.
+    """
+    rank = len(shape)
+    parts, groups, pdim = _int(enc, "numPartitions"), _int(enc, "numGroups"), _int(enc, "partitionDim")
+    inner = enc.params.get("partitionLayout")
+    if not isinstance(inner, Attribute):
+        raise LayoutError("#partitioned_shared needs a partitionLayout")
+    if inner.name == "padded_shared":
+        raise LayoutError("a #partitioned_shared of a #padded_shared layout has no linear layout "
+                          "(Triton's conversion refuses it too)")
+    if inner.name not in MEMORY_LAYOUTS or inner.name.startswith("tensor_memory"):
+        raise LayoutError(f"#partitioned_shared of #{inner.name} is not drawn")
+    if not 0 <= pdim < rank:
+        raise LayoutError(f"#partitioned_shared partitionDim = {pdim} is out of range for a rank-{rank} shape")
+    _log2(parts), _log2(groups)
+    pieces = parts * groups
+    if shape[pdim] % pieces or shape[pdim] < pieces:
+        raise LayoutError(f"dim {pdim} ({shape[pdim]}) does not split into {pieces} pieces")
+    piece = list(shape)
+    piece[pdim] = shape[pdim] // pieces
+    base = linear_layout(inner, tuple(piece), series)
+    if "offset" not in base.bases:
+        raise LayoutError(f"#partitioned_shared of #{inner.name} is not drawn")
+    name = f"dim{pdim}"
+    ret = base * LinearLayout.identity1d(parts, "partition", name) * LinearLayout.identity1d(groups, "offset", name)
+    return ret.transpose_outs(_std(rank))
+
+
 # --------------------------------------------------------------------------
 # Blackwell tensor memory
 # --------------------------------------------------------------------------
@@ -859,8 +970,12 @@ def _tmem_one_cta(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
     if block_m not in (64, 128):
         raise LayoutError(f"#tensor_memory_encoding blockM = {block_m} is not 64 or 128")
     tile = LinearLayout.zeros1d(col_stride, "col", "dim1")
+    # fp4Padded: the low physical column bit picks the real or the padding half, so the element
+    # columns start one bit later (a zero column basis first)
+    cols = LinearLayout.zeros1d(2 if enc.params.get("fp4Padded") is True else 1, "col", "dim1")
+    cols = cols * LinearLayout.identity1d(block_n, "col", "dim1")
     if block_m == 64:
-        tile = (tile * (LinearLayout.identity1d(16, "row", "dim0") * LinearLayout.identity1d(block_n, "col", "dim1")))
+        tile = (tile * (LinearLayout.identity1d(16, "row", "dim0") * cols))
         tile = tile.transpose_outs(["dim0", "dim1"])
         if shape[0] > block_m:
             extra = (64, 0)
@@ -873,8 +988,7 @@ def _tmem_one_cta(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
         tile = LinearLayout(tile.bases, [("dim0", max(64, tile.out_size("dim0"))),
                                          ("dim1", max(block_n, tile.out_size("dim1")))])
     else:
-        tile = tile * (LinearLayout.identity1d(block_m, "row", "dim0")
-                       * LinearLayout.identity1d(block_n, "col", "dim1"))
+        tile = tile * (LinearLayout.identity1d(block_m, "row", "dim0") * cols)
         tile = tile.transpose_outs(["dim0", "dim1"])
     reps_m = shape[0] // tile.out_size("dim0")
     reps_n = shape[1] // tile.out_size("dim1")
@@ -884,16 +998,34 @@ def _tmem_one_cta(enc: Encoding, shape: tuple[int, ...]) -> LinearLayout:
 
 
 def _tensor_memory_scales(enc: Encoding, shape: tuple[int, ...], series) -> LinearLayout:
-    """tensorMemoryScalesToLinearLayout: the tcgen05 scale-factor layout (32 lanes, 4 columns, repeated)."""
+    """tensorMemoryScalesToLinearLayout: the tcgen05 scale-factor layout (32 lanes, 4 columns, repeated).
+
+    Tensor memory is per CTA: with a CGALayout each CTA holds its piece of the
+    shape, and the layout drawn is that piece's.  blockRepOrder (3.9) says
+    whether the repeated 128x4 blocks go along M first (the default) or K.
+    """
     if len(shape) != 2:
         raise ShapeRankError(f"#{enc.name} is a rank-2 layout but the shape has rank {len(shape)}")
     split_m, split_n = _int(enc, "CTASplitM", 1), _int(enc, "CTASplitN", 1)
     if split_m > 1 or split_n > 1:
-        raise LayoutError("tensor-memory scales split over several CTAs are not drawn")
+        raise LayoutError("tensor-memory scales split over several CTAs (CTASplitM/N) are not drawn")
+    shape = _shape_per_cta(shape, _cga_layout(enc, 2))
+    order = enc.params.get("blockRepOrder", "mnThenK")
+    order = getattr(order, "text", order)
+    if not isinstance(order, str) or order.lstrip("#").split(".")[-1].split("<")[0] not in ("mnThenK", "kThenMn"):
+        raise LayoutError(f"#{enc.name} blockRepOrder {order!r} is not mnThenK or kThenMn")
     tile = (LinearLayout.identity1d(32, "row", "dim0") * LinearLayout.zeros1d(4, "row", "dim0")
             * LinearLayout.identity1d(4, "col", "dim1") * LinearLayout.identity1d(2, "col", "dim0"))
-    tile = tile * _id(-(-shape[0] // tile.out_size("dim0")), "col", "dim0")
-    tile = tile * _id(-(-shape[1] // tile.out_size("dim1")), "col", "dim1")
+    reps_mn = -(-shape[0] // tile.out_size("dim0"))
+    reps_k = -(-shape[1] // tile.out_size("dim1"))
+    if reps_mn > 1:
+        tile = tile * LinearLayout.identity1d(2, "col", "dim0")
+        reps_mn //= 2
+    if "kThenMn" in order:
+        # Triton's Python layout object drops blockRepOrder, so no conversion of it can be checked here
+        raise LayoutError("tensor-memory scales with blockRepOrder = kThenMn are not drawn (Triton's Python "
+                          "API cannot convert that order, so tritonscope cannot check its drawing against Triton)")
+    tile = tile * _id(reps_mn, "col", "dim0") * _id(reps_k, "col", "dim1")
     return tile.not_larger_than({"dim0": shape[0], "dim1": shape[1]}).transpose_outs(["dim0", "dim1"])
 
 
@@ -918,23 +1050,26 @@ def _nvmma_shared(enc: Encoding, shape: tuple[int, ...], series=None) -> LinearL
     swizzle = _int(enc, "swizzlingByteWidth")
     bits = _int(enc, "elementBitWidth")
     transposed = bool(enc.params.get("transposed", False))
-    if enc.params.get("fp4Padded"):
-        raise LayoutError("fp4-padded #nvmma_shared layouts are not drawn")
+    # fp4Padded: each 8 packed fp4 pairs sit in 16 bytes, 8 of them padding; offsets count padded bytes and
+    # the padding ones map to the same elements as the real ones (the lower offset is the real one)
+    fp4 = enc.params.get("fp4Padded") is True
     rank = len(shape)
-    if rank < 2:
-        raise ShapeRankError("#nvmma_shared needs a shape of rank 2 or more")
+    if rank < 2 and swizzle:
+        raise LayoutError("a swizzled #nvmma_shared layout needs a shape of rank 2 or more")
     cga = _cga_layout(enc, rank)
     full, shape = shape, _shape_per_cta(shape, cga)
     # getTMABlockShape: every dim at most 256, the contiguous one exactly the swizzle width
     tma = [min(s, 256) for s in shape]
     contig = 0 if transposed else rank - 1
     if swizzle:
-        width = 8 * swizzle // bits
+        width = 8 * swizzle // bits // (2 if fp4 else 1)
         if tma[contig] < width:
             raise LayoutError(f"a {swizzle}-byte swizzle needs at least {width} elements along the "
                               f"contiguous dim (shape {list(shape)}); Triton rejects this shape")
         tma[contig] = width
     if swizzle == 0:
+        if fp4:
+            raise LayoutError("an unswizzled fp4-padded #nvmma_shared layout is not drawn")
         if transposed and rank != 2:
             raise LayoutError("unswizzled, transposed #nvmma_shared layouts of rank > 2 are not drawn")
         dims = [0, 1] if transposed else list(range(rank - 1, -1, -1))  # contiguous dim first
@@ -953,8 +1088,12 @@ def _nvmma_shared(enc: Encoding, shape: tuple[int, ...], series=None) -> LinearL
     if not per_phase:
         raise LayoutError(f"swizzlingByteWidth = {swizzle} is not 0, 32, 64 or 128")
     tile_cols = 8 * max(16, swizzle) // bits
-    bases = [(0, c) for c in _pow2_below(tile_cols)]
-    bases += [(r, vec * ((r // per_phase) % max_phase)) for r in _pow2_below(8)]
+
+    def packed(col: int) -> int:
+        return col // 16 * 8 + col % 8 if fp4 else col
+
+    bases = [(0, packed(c)) for c in _pow2_below(tile_cols)]
+    bases += [(r, packed(vec * ((r // per_phase) % max_phase))) for r in _pow2_below(8)]
     tile = LinearLayout.from_bases({"offset": bases}, ["dim0", "dim1"])
     if collapsed[1] < tile.out_size("dim1") or collapsed[0] < tile.out_size("dim0"):
         raise LayoutError(f"shape {list(shape)} is smaller than one {swizzle}-byte swizzle tile")
@@ -973,9 +1112,10 @@ def _nvmma_shared(enc: Encoding, shape: tuple[int, ...], series=None) -> LinearL
 _BUILDERS = {
     "blocked": _blocked, "slice": _slice, "nvidia_mma": _nvidia_mma, "dot_op": _dot_op,
     "swizzled_shared": _swizzled_shared, "nvmma_shared": _nvmma_shared,
-    "amd_mfma": _amd_mfma, "amd_wmma": _amd_wmma, "linear": _linear,
+    "amd_mfma": _amd_mfma, "amd_wmma": _amd_wmma, "linear": _linear, "generic_linear": _linear,
     "shared_linear": _shared_linear, "padded_shared": _padded_shared, "amd_rotating_shared": _rotating_shared,
     "tensor_memory_encoding": _tensor_memory, "tensor_memory_scales_encoding": _tensor_memory_scales,
+    "partitioned_shared": _partitioned_shared,
 }
 
 
@@ -1038,6 +1178,79 @@ class LayoutUse:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
+LAYOUT_KINDS = ("distributed", "shared", "tensor_memory", "text")
+IN_DIMS = ("register", "lane", "warp", "block", "offset", "partition", "row", "col")
+MAX_BASES_PER_DIM = 32   # 2^32 of anything is more than any layout Triton makes
+# facts the drawings read, by shape: a saved report is checked against these before anything draws it
+_FACT_INT_LISTS = ("cta_tile", "instr_tile", "shape_per_cta", "order")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int_list(v: Any, *, length: int | None = None, low: int = 0) -> bool:
+    return isinstance(v, list) and all(_is_int(x) and low <= x < 1 << 31 for x in v) and (
+        length is None or len(v) == length)
+
+
+def check_layout_record(d: Any) -> None:
+    """A saved layout record (LayoutUse.to_dict, from a report) that the drawings can read, or TypeError/ValueError.
+
+    Reports are JSON a user may have edited: a record with a missing field, a
+    basis of the wrong rank or a fact of the wrong type must be refused as a
+    damaged report when it is read (exit 7), not crash a drawing later.
+    """
+    if not isinstance(d, dict):
+        raise TypeError(f"a layout record is a {type(d).__name__}, not an object")
+    for key in ("alias", "encoding", "name", "kind"):
+        if not isinstance(d.get(key), str):
+            raise TypeError(f"layout field {key!r} is missing or not a string")
+    if not isinstance(d.get("note", ""), str):
+        raise TypeError("layout field 'note' is not a string")
+    if d.get("kind") not in LAYOUT_KINDS:
+        raise ValueError(f"layout kind {d.get('kind')!r} is not one of {', '.join(LAYOUT_KINDS)}")
+    shape = d.get("shape")
+    # a TTGIR may use an empty tensor (memdesc<4x0xf16>): only drawn layouts need positive sizes
+    if not _int_list(shape, low=0 if d["kind"] == "text" else 1) or not 1 <= len(shape) <= 8:
+        raise ValueError(f"layout shape {shape!r} is not a list of 1 to 8 positive sizes")
+    bases = d.get("bases", {})
+    if not isinstance(bases, dict) or any(k not in IN_DIMS for k in bases):
+        raise ValueError(f"layout bases must map {', '.join(IN_DIMS)} to basis lists")
+    for k, v in bases.items():
+        if not isinstance(v, list) or len(v) > MAX_BASES_PER_DIM or not all(
+                _int_list(b, length=len(shape)) for b in v):
+            raise ValueError(f"layout bases {k!r} are not up to {MAX_BASES_PER_DIM} lists of {len(shape)} "
+                             f"non-negative ints")
+    if d["kind"] != "text" and not bases:
+        raise ValueError(f"a {d['kind']} layout record has no bases")
+    if d.get("elem_bits") is not None and not (_is_int(d["elem_bits"]) and 1 <= d["elem_bits"] <= 1024):
+        raise ValueError(f"layout elem_bits {d['elem_bits']!r} is not a bit width")
+    used = d.get("used_by", [])
+    if not isinstance(used, list) or not all(isinstance(x, str) for x in used):
+        raise TypeError("layout used_by is not a list of strings")
+    facts = d.get("facts", {})
+    if not isinstance(facts, dict):
+        raise TypeError("layout facts are not an object")
+    for k, v in facts.items():
+        if k in _FACT_INT_LISTS:
+            ok = (v is None and k != "order") or _int_list(v)
+        elif k == "padding":
+            ok = isinstance(v, list) and all(_int_list(p, length=2, low=1) for p in v)
+        elif k == "warp_map":
+            ok = isinstance(v, list) and all(isinstance(r, list) and all(_int_list(c) for c in r) for r in v)
+        elif k == "row_reads":
+            ok = isinstance(v, dict) and all(_is_int(v.get(x)) for x in ("ways", "reads", "piece_elements")) \
+                and (_int_list(v.get("at"), length=2) or (v.get("at") is None and v["ways"] <= 1)) \
+                and (v.get("window") is None or _int_list(v["window"]))
+        elif k in ("lanes_per_warp", "elem_bits"):
+            ok = _is_int(v) and 1 <= v <= 1024
+        else:
+            ok = isinstance(v, bool) or (_is_int(v) and 0 <= v < 1 << 62)
+        if not ok:
+            raise ValueError(f"layout fact {k!r} has the wrong type ({v!r:.40})")
+
+
 def describe(enc: Encoding, shape: tuple[int, ...], *, alias: str = "", elem_bits: int | None = None,
              used_by: list[str] | None = None) -> LayoutUse:
     """Encoding + shape -> LayoutUse; layouts that cannot be drawn become kind='text' with a note."""
@@ -1071,8 +1284,9 @@ def describe(enc: Encoding, shape: tuple[int, ...], *, alias: str = "", elem_bit
             use.facts["wraps"] = any(s > t for s, t in zip(_per_cta_shape(use), tile))
             use.facts["tile_larger_than_shape"] = any(s < t for s, t in zip(_per_cta_shape(use), tile))
         use.facts["instr_tile"] = instruction_tile(enc)
+        # one CTA only: with several, a tile's warps depend on the CTA (the grid draws CTA 0 and marks the rest)
         if enc.name in ("nvidia_mma", "dot_op", "amd_mfma", "amd_wmma") and tile and use.facts["instr_tile"] \
-                and len(tile) == 2:
+                and len(tile) == 2 and not use.bases.get("block"):
             use.facts["warp_map"] = _warp_map(enc, tile, use.facts["instr_tile"])
     return use
 
@@ -1168,6 +1382,92 @@ def box_preimage(ll: LinearLayout, ins: list[str], box: tuple[int, ...], fixed: 
             yield values, out
 
 
+def first_inputs(ll: LinearLayout, ins: list[str], box: tuple[int, ...], fixed: dict[str, int] | None = None,
+                 ) -> dict[tuple[int, ...], tuple[dict[str, int], int]]:
+    """For each element below `box`: the first input landing on it and how many do (absent: none).
+
+    "First" orders inputs by `ins`, most significant first (warp, then lane,
+    then register: the owner a drawing shows).  The inputs landing on one
+    element are a coset of the layout's kernel, so each element costs one
+    GF(2) solve plus a reduction against the kernel, whatever the
+    replication: a dot operand whose every element has 128 owners draws as
+    fast as one with a single owner (walking all owners took 12 s at 128x256).
+    """
+    sizes = [s for _, s in ll.outs]
+    offs, acc = [], 0
+    for sz in sizes:
+        offs.append(acc)
+        acc += max(0, (sz - 1).bit_length())
+
+    def pack(vec) -> int:
+        return sum(v << o for v, o in zip(vec, offs))
+
+    widths = {d: len(ll.bases.get(d, [])) for d in ins}
+    gens: list[tuple[int, int]] = []  # (packed out, input bit)
+    shift = 0
+    for d in reversed(ins):  # the last in-dim holds the lowest input bits
+        for j, b in enumerate(ll.bases.get(d, [])):
+            gens.append((pack(b), 1 << (shift + j)))
+        shift += widths[d]
+    pivots: dict[int, tuple[int, int]] = {}
+    kernel: dict[int, int] = {}
+    for out, mask in gens:
+        while out:
+            top = out.bit_length() - 1
+            if top not in pivots:
+                pivots[top] = (out, mask)
+                break
+            po, pm = pivots[top]
+            out, mask = out ^ po, mask ^ pm
+        else:
+            while mask:  # a kernel vector: insert into a basis keyed by its highest input bit
+                top = mask.bit_length() - 1
+                if top not in kernel:
+                    kernel[top] = mask
+                    break
+                mask ^= kernel[top]
+    for top in sorted(kernel):  # fully reduce: each pivot bit set in its own vector only
+        for other in kernel:
+            if other != top and kernel[other] >> top & 1:
+                kernel[other] ^= kernel[top]
+    reduce_order = sorted(kernel, reverse=True)
+    start = pack(ll.apply(**(fixed or {}))) if ll.outs else 0
+    count = 1 << len(kernel)
+    out_map: dict[tuple[int, ...], tuple[dict[str, int], int]] = {}
+    limits = [min(b, s) for b, s in zip(box, sizes)] if len(box) == len(sizes) else []
+    if not limits:
+        return out_map
+    import itertools
+    for el in itertools.product(*(range(n) for n in limits)):
+        t = pack(el) ^ start
+        mask = 0
+        while t:
+            top = t.bit_length() - 1
+            if top not in pivots:
+                break
+            po, pm = pivots[top]
+            t, mask = t ^ po, mask ^ pm
+        if t:
+            continue
+        for top in reduce_order:
+            if mask >> top & 1:
+                mask ^= kernel[top]
+        values, sh = {}, 0
+        for d in reversed(ins):
+            values[d] = mask >> sh & ((1 << widths[d]) - 1)
+            sh += widths[d]
+        out_map[el] = (values, count)
+    return out_map
+
+
+def first_owners(use: LayoutUse, window: tuple[int, ...], block: int = 0,
+                 ) -> dict[tuple[int, ...], tuple[tuple[int, int, int], int]]:
+    """element (below `window`) -> ((warp, lane, register) of its first owner in CTA `block`, number of owners)."""
+    ll = _ll_of(use)
+    return {e: ((v["warp"], v["lane"], v["register"]), n)
+            for e, (v, n) in first_inputs(ll, ["warp", "lane", "register"], window, {"block": block}).items()}
+
+
 def owner_grid(use: LayoutUse, block: int = 0, window: tuple[int, ...] | None = None,
                ) -> dict[tuple[int, ...], list[tuple[int, int, int]]]:
     """element -> [(warp, lane, register), ...] of CTA `block` (more than one owner = replication).
@@ -1195,11 +1495,9 @@ def cta_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[tupl
     ll = _ll_of(use)
     out: dict[tuple[int, ...], int] = {}
     base_in = "offset" if "offset" in ll.bases else None
-    if _windowed(use, window):
-        ins = ["block", "offset"] if base_in else ["block", "warp", "lane", "register"]
-        for v, e in box_preimage(ll, ins, window):
-            out[e] = min(out.get(e, v["block"]), v["block"])
-        return out
+    if window is not None:
+        ins = ["block"] + [d for d in ll.bases if d != "block"]
+        return {e: v["block"] for e, (v, _) in first_inputs(ll, ins, window).items()}
     for blk in range(ll.in_size("block")):
         if base_in:
             for off in range(ll.in_size("offset")):
@@ -1233,24 +1531,29 @@ def offset_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[t
     ll = _ll_of(use)
     padding = [tuple(p) for p in (use.facts or {}).get("padding", [])]
     out: dict[tuple[int, ...], int] = {}
-    if _windowed(use, window):
-        first: dict[tuple[int, ...], int] = {}
-        for v, e in box_preimage(ll, ["offset"], window, {"block": 0} if "block" in ll.bases else None):
-            first[e] = min(first.get(e, v["offset"]), v["offset"])
-        return {e: padded_offset(off, padding) if padding else off for e, off in first.items()}
+    if window is not None:
+        ins = ["partition", "offset"] if "partition" in ll.bases else ["offset"]
+        first = first_inputs(ll, ins, window, {"block": 0} if "block" in ll.bases else None)
+        return {e: padded_offset(v["offset"], padding) if padding else v["offset"] for e, (v, _) in first.items()}
     for off in range(ll.in_size("offset")):
         out.setdefault(ll.apply(offset=off), padded_offset(off, padding) if padding else off)
     return out
+
+
+def partition_grid(use: LayoutUse, window: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+    """#partitioned_shared: element -> the partition (buffer) holding it; {} for other layouts."""
+    ll = _ll_of(use)
+    if "partition" not in ll.bases:
+        return {}
+    return {e: v["partition"] for e, (v, _) in first_inputs(ll, ["partition", "offset"], window).items()}
 
 
 def tmem_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[tuple[int, ...], tuple[int, int]]:
     """element -> (TMEM lane, TMEM column) of tensor memory; first wins if several."""
     ll = _ll_of(use)
     out: dict[tuple[int, ...], tuple[int, int]] = {}
-    if _windowed(use, window):
-        for v, e in box_preimage(ll, ["row", "col"], window):
-            out[e] = min(out.get(e, (v["row"], v["col"])), (v["row"], v["col"]))
-        return out
+    if window is not None:
+        return {e: (v["row"], v["col"]) for e, (v, _) in first_inputs(ll, ["row", "col"], window).items()}
     for row in range(ll.in_size("row")):
         for col in range(ll.in_size("col")):
             out.setdefault(ll.apply(row=row, col=col), (row, col))
@@ -1329,8 +1632,12 @@ def instruction_tile(enc: Encoding) -> list[int] | None:
     if enc.name == "amd_mfma":
         instr = p.get("instrShape") or []
         return [int(instr[0]), int(instr[1])] if len(instr) >= 2 else None
-    if enc.name == "amd_wmma":
-        return [16, 16]
+    if enc.name == "amd_wmma":  # 16x16, or 32x16 (16x32 transposed) on gfx1250
+        try:
+            tile = _wmma_tile(enc, 2)
+        except LayoutError:
+            return None
+        return [tile.out_size("dim0"), tile.out_size("dim1")]
     if enc.name == "dot_op" and enc.parent is not None and enc.parent.name == "nvidia_mma":
         kw = p.get("kWidth") or 2
         return [16, 8 * kw] if p.get("opIdx") == 0 else [8 * kw, 8]
@@ -1382,6 +1689,9 @@ def shared_facts(use: LayoutUse, enc: Encoding) -> dict[str, Any]:
         facts["padded_bytes"] = (_prod(use.shape) + extra) * bits // 8
     if use.bases.get("block"):
         facts["ctas"] = 1 << len(use.bases["block"])
+    if enc.name == "partitioned_shared":
+        facts.update(partitions=enc.params.get("numPartitions"), groups=enc.params.get("numGroups"),
+                     partition_dim=enc.params.get("partitionDim"))
     if rank == 2:
         use.facts = facts
         facts["row_reads"] = row_read_conflicts(use)
@@ -1513,7 +1823,7 @@ def _short_name(enc: Encoding) -> str:
 
 
 MEMORY_LAYOUTS = ("swizzled_shared", "nvmma_shared", "shared_linear", "padded_shared", "amd_rotating_shared",
-                  "tensor_memory_encoding", "tensor_memory_scales_encoding")
+                  "partitioned_shared", "tensor_memory_encoding", "tensor_memory_scales_encoding")
 
 
 def text_spec(enc: Encoding, elem: str = "f16") -> dict[str, Any]:

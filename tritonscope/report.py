@@ -96,6 +96,12 @@ def analysis_from_dict(data: dict[str, Any], source: str = "report") -> Analysis
             for ln in lines)) for k, lines in data["parsed"].items()}
         notes = [_note(n) for n in data["notes"]]
         _check_types(artifact, parsed, notes, data["mix"])
+        from tritonscope.layouts import check_layout_record
+
+        if not isinstance(data.get("layouts", []), list):
+            raise TypeError("the layouts are not a list")
+        for record in data.get("layouts", []):
+            check_layout_record(record)
         if version == 1:
             return _migrate_v1(artifact, parsed, notes, data["mix"], list(data.get("layouts", [])))
         from tritonscope.summary import Summary

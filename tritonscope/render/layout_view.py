@@ -17,8 +17,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from tritonscope.layouts import (LayoutUse, bank_of, cta_grid, elements_of_thread, lanes_per_warp, offset_grid,
-                                 owner_grid, tmem_grid)
+from tritonscope.layouts import (LayoutUse, bank_of, cta_grid, elements_of_thread, first_owners, lanes_per_warp,
+                                 offset_grid, partition_grid, tmem_grid)
 
 # One background per warp (or per 16-byte bank group in shared memory), readable with black text.
 PALETTE = ("#8ecae6", "#ffb703", "#90be6d", "#f4a6c0", "#cdb4db", "#f9c74f", "#a3c4bc", "#e9c46a",
@@ -77,10 +77,11 @@ def _window(use: LayoutUse, width: int, cell: int) -> tuple[int, int, str]:
     return show_r, show_c, note
 
 
-def _owner_label(owners: list[tuple[int, int, int]], cell: int, lanes: int = 32) -> str:
-    w, lane, r = owners[0]
+def _owner_label(owner: tuple[int, int, int], count: int, cell: int, lanes: int = 32) -> str:
+    """The first owner of an element, '+' when other threads (or registers) hold copies."""
+    w, lane, r = owner
     t = w * lanes + lane
-    more = "+" if len(owners) > 1 else ""
+    more = "+" if count > 1 else ""
     if cell >= 9:
         s = f"w{w}l{lane}r{r}"
     elif cell >= 6:
@@ -150,6 +151,7 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
     others = cta_grid(use, box) if use.bases.get("block") else {}
     if use.kind == "shared":
         offsets = offset_grid(use, box)
+        parts = partition_grid(use, box)
         bits = use.elem_bits or 16
         per_phase = (use.facts or {}).get("per_phase")
         max_phase = (use.facts or {}).get("max_phase")
@@ -158,7 +160,7 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
     elif use.kind == "tensor_memory":
         places = tmem_grid(use, box)
     else:
-        owners = owner_grid(use, window=box)
+        owners = first_owners(use, box)
     for r in range(rows):
         if brow and r and r % brow == 0:
             nbars = (cols - 1) // bcol if bcol else 0
@@ -187,6 +189,8 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
                     continue
                 group = bank_of(off, bits) // 4
                 label = str(off) if cell < 7 else f"{off}/b{bank_of(off, bits)}"
+                if parts:
+                    label = f"{parts.get(key, 0)}:{off}"
                 line.append(label.rjust(cell)[-cell:], style=f"black on {_color(group)}")
                 line.append(" ")
             else:
@@ -194,7 +198,8 @@ def grid(use: LayoutUse, *, width: int = 100, cell: int | None = None) -> Render
                 if not who:
                     line.append("·".rjust(cell) + " ")
                     continue
-                line.append(_owner_label(who, cell, lanes).rjust(cell), style=f"black on {_color(who[0][0])}")
+                line.append(_owner_label(who[0], who[1], cell, lanes).rjust(cell),
+                            style=f"black on {_color(who[0][0])}")
                 line.append(" ")
         if use.kind == "shared" and per_phase and max_phase and row_is_dim0:
             line.append(f" phase {(r // per_phase) % max_phase}", style="dim")
@@ -261,6 +266,10 @@ def footer(use: LayoutUse) -> Text:
     if use.kind == "shared":
         bits = f.get("elem_bits", 16)
         lines = [f"{shape} elements x {bits} bits = {f.get('bytes', 0):,} bytes."]
+        if f.get("partitions"):
+            lines.append(f"Partitioned: dim {f.get('partition_dim')} is cut into {f['partitions']} x "
+                         f"{f.get('groups')} pieces; piece i goes to buffer i mod {f['partitions']}. The cell is "
+                         f"<buffer>:<offset in that buffer>.")
         if f.get("padding"):
             pads = ", ".join(f"{p} after every {i}" for i, p in f["padding"])
             lines.append(f"Padding: {pads} elements, so {f.get('padded_bytes', 0):,} bytes in all; the cell is the "
@@ -346,9 +355,9 @@ def warp_map(use: LayoutUse) -> Text | None:
     for i, row in enumerate(m):
         t.append(f"  rows {i * tile[0]:>3}-{(i + 1) * tile[0] - 1:<3} ")
         for j, ws in enumerate(row):
-            label = "w" + "/".join(map(str, ws))
+            label = "w" + "/".join(map(str, ws)) if ws else "-"
             inside = i * tile[0] < (use.shape[-2] if len(use.shape) > 1 else 1) and j * tile[1] < use.shape[-1]
-            t.append(f" {label:^7} ", style=f"black on {_color(ws[0])}" if inside else "dim")
+            t.append(f" {label:^7} ", style=f"black on {_color(ws[0])}" if inside and ws else "dim")
             t.append(" ")
         t.append("\n")
     out_r = len(use.shape) > 1 and cta[0] > use.shape[-2]
@@ -458,7 +467,7 @@ def layout_svg(use: LayoutUse | dict, *, cell_px: int = 34, max_rows: int = 64, 
     elif use.kind == "tensor_memory":
         places = tmem_grid(use, box)
     else:
-        owners = owner_grid(use, window=box)
+        owners = first_owners(use, box)
     lanes = lanes_per_warp(use)
     others = cta_grid(use, box) if use.bases.get("block") else {}
     for c in range(cols):
@@ -478,7 +487,7 @@ def layout_svg(use: LayoutUse | dict, *, cell_px: int = 34, max_rows: int = 64, 
                 fill, label = ("#eee", "?") if off is None else (_color(bank_of(off, bits) // 4), str(off))
             else:
                 who = owners.get(key)
-                fill, label = ("#eee", "·") if not who else (_color(who[0][0]), _owner_label(who, 6, lanes))
+                fill, label = ("#eee", "·") if not who else (_color(who[0][0]), _owner_label(who[0], who[1], 6, lanes))
             x, y = left + c * cell_px, top + r * h
             out.append(f'<rect x="{x}" y="{y}" width="{cell_px}" height="{h}" fill="{fill}" stroke="#fff"/>'
                        f'<text x="{x + cell_px / 2}" y="{y + h - 4}" text-anchor="middle">{label}</text>')
