@@ -121,3 +121,85 @@ def test_capture_whose_module_does_not_import_falls_back_to_its_ir(tmp_path):
     # -c needs the Python function: no fallback, one clear error
     result = invoke("open", cap, "-k", entry.key, "--recompile", "-c", "BLOCK=64", "--stage", "none")
     assert result.exit_code != 0 and "tritonscope_no_such_module" in result.output
+
+
+def _bundled_ptxas() -> tuple[str, str]:
+    """(path, version) of Triton's bundled `ptxas` (3.9 compiles sm_90a with ptxas-blackwell instead)."""
+    from triton import knobs
+
+    from tritonscope import triton_api
+
+    path = type(knobs.nvidia).__dict__["ptxas"].default_path
+    return path, triton_api.ptxas_version(path)
+
+
+def _capture_with_ptxas(tmp_path: Path, path: str, version: str) -> Path:
+    """tests/data/capture copied, its records saying TRITON_PTXAS_PATH=`path` made it (as Inductor sets it)."""
+    cap = tmp_path / "cap"
+    shutil.copytree(CAPTURE_FIXTURE, cap)
+    for rec in cap.glob("kernels/*/record.json"):
+        record = json.loads(rec.read_text())
+        record["codegen"]["vars"] = record["env"] = {**record["env"], "TRITON_PTXAS_PATH": path}
+        record["codegen"]["tools"] = {"ptxas": {"knob": "TRITON_PTXAS_PATH", "path": path, "version": version,
+                                                "bundled": False}}
+        rec.write_text(json.dumps(record))
+    return cap
+
+
+def _ptx_isa(ptx: str) -> str:
+    return re.search(r"^\.version (\d+\.\d+)", ptx, re.M).group(1)
+
+
+def test_capture_recompile_uses_the_recorded_ptxas_for_its_arch(tmp_path):
+    """A recorded TRITON_PTXAS_PATH is used even where this Triton reads another knob for sm_90a (3.9)."""
+    from tritonscope import sources
+
+    bundled, version = _bundled_ptxas()
+    log = tmp_path / "calls.log"
+    wrapper = tmp_path / "torch-bin" / "ptxas"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{bundled}" "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    cap = _capture_with_ptxas(tmp_path, str(wrapper), version)
+    entry = next(e for e in sources.open_source(cap).entries if e.name == "add_kernel")
+    again = sources.recompile(entry, sources.load_artifact(entry))
+    calls = log.read_text().splitlines() if log.exists() else []
+    assert any("sm_90a" in c for c in calls), (calls, again.warnings)  # the recorded file ran
+    from triton.backends.nvidia import compiler as nv
+
+    isa = int(nv.ptx_get_version(version))
+    assert _ptx_isa(again.stages["ptx"]) == f"{isa // 10}.{isa % 10}"
+    # (the fixture's PTX came from ptxas 12.8 on an H200, so a `.version` warning may stay: it is true)
+    assert not any("The original was compiled with" in w or "not on this machine" in w
+                   for w in again.warnings), again.warnings
+
+
+def test_capture_recompile_finds_a_ptxas_of_the_recorded_version(tmp_path):
+    """The recorded file is gone, a ptxas of its version is here (Triton's bundled one): that one is used."""
+    from tritonscope import sources
+
+    bundled, version = _bundled_ptxas()
+    cap = _capture_with_ptxas(tmp_path, str(tmp_path / "gone" / "ptxas"), version)
+    entry = next(e for e in sources.open_source(cap).entries if e.name == "add_kernel")
+    again = sources.recompile(entry, sources.load_artifact(entry))
+    from triton.backends.nvidia import compiler as nv
+
+    isa = int(nv.ptx_get_version(version))
+    assert _ptx_isa(again.stages["ptx"]) == f"{isa // 10}.{isa % 10}"
+    assert not any("not on this machine:" in w for w in again.warnings), again.warnings
+    from tritonscope import triton_api
+
+    if triton_api.compile_tools(90)["ptxas"]["version"] != version:  # 3.9: another ptxas than Triton's choice
+        said = [w for w in again.warnings if "a ptxas of the same version" in w]
+        assert said and f"({version})" in said[0] and str(tmp_path / "gone") in said[0], again.warnings
+
+
+def test_capture_recompile_names_both_versions_when_none_is_here(tmp_path):
+    from tritonscope import sources, triton_api
+
+    cap = _capture_with_ptxas(tmp_path, str(tmp_path / "gone" / "ptxas"), "11.1")
+    entry = next(e for e in sources.open_source(cap).entries if e.name == "add_kernel")
+    again = sources.recompile(entry, sources.load_artifact(entry))
+    used = triton_api.compile_tools(90)["ptxas"]
+    said = [w for w in again.warnings if "not on this machine" in w]
+    assert said and "no ptxas 11.1 is here" in said[0] and f"ptxas {used['version']}" in said[0], again.warnings

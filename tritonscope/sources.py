@@ -1672,6 +1672,19 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     recorded = recorded_environment(entry)
     env, missing, names = triton_api.replay_environment(recorded["vars"], complete=recorded["complete"],
                                                          cache_vars_known=recorded["cache_vars_known"])
+    # The original's ptxas (the recorded file, else one of its version here) for a recompile for its own arch:
+    # the PTX `.version` line follows the ptxas, and this Triton may read another knob for this arch.
+    recorded_ptxas = recorded["tools"].get("ptxas") or {}
+    ptxas_used = None
+    was_capability = getattr(ARCHES.get(original.spec.arch), "capability", None)
+    if backend == "cuda" and capability and capability == was_capability and recorded_ptxas.get("version"):
+        ptxas_used = triton_api.use_original_ptxas(recorded_ptxas, capability, env)
+        if ptxas_used is not None:
+            missing = {k: v for k, v in missing.items() if k != recorded_ptxas.get("knob")
+                       and k not in ptxas_used["knobs"].split(", ")}
+            names = set(names) | set(ptxas_used["knobs"].split(", "))
+            if any(env.get(k) == ptxas_used["path"] for k in ptxas_used["knobs"].split(", ")):
+                notes.append(_ptxas_note(recorded_ptxas, ptxas_used, arch_name))  # not Triton's own choice
     env_differs = any(env.get(k) != os.environ.get(k) for k in names)
     ir_path = entry.files.get("source") or entry.files.get("ttir")
     ast_ok = record.get("constants") is not None and record.get("module_text") is not None
@@ -1742,7 +1755,8 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
                            "default, which the original kernel may not have used (name it with "
                            + " / ".join(f"--{g.split('=')[0].replace('_', '-')}" for g in guessed) + ").")
     warnings += _replay_warnings(recorded, missing, used_tools, original.stages.get("ptx", ""),
-                                 compiled.asm.get("ptx") or "", capability)
+                                 compiled.asm.get("ptx") or "", capability,
+                                 searched=backend == "cuda" and capability == was_capability)
     stages: dict[str, str] = {}
     if "python" in original.stages:
         stages["python"] = original.stages["python"]
@@ -1936,8 +1950,21 @@ def _environment_notes(entry: KernelEntry) -> list[str]:
     return notes
 
 
+def _ptxas_note(recorded: dict[str, Any], used: dict[str, str], arch_name: str) -> str:
+    """Which ptxas stands in for the original's, and through which variable."""
+    if used["how"] == "recorded":
+        text = f"Used the original's ptxas {used['version']} ({used['path']})"
+    else:
+        text = (f"The original's ptxas ({recorded.get('path') or 'its path not recorded'}) is not on this machine; "
+                f"used {used['path']}, a ptxas of the same version ({used['version']})")
+    return text + f", through {used['knobs']} (what this Triton reads for {arch_name})."
+
+
+_SEARCHED = "the recorded path, Triton's bundled ptxas, $CUDA_HOME/bin, /usr/local/cuda*/bin and PATH"
+
+
 def _replay_warnings(recorded: dict[str, Any], missing: dict[str, str], used_tools: dict[str, Any],
-                     original_ptx: str, new_ptx: str, capability: int) -> list[str]:
+                     original_ptx: str, new_ptx: str, capability: int, *, searched: bool = False) -> list[str]:
     """Say plainly where the recompile could not use the compile's own environment."""
     out = []
     was = _PTX_VERSION_RE.search(original_ptx or "")
@@ -1947,18 +1974,23 @@ def _replay_warnings(recorded: dict[str, Any], missing: dict[str, str], used_too
     used = (used_tools or {}).get("ptxas") or {}
     recorded_tool = recorded["tools"].get("ptxas") or {}
     for key, path in sorted(missing.items()):
-        if used and used.get("knob") != key:  # e.g. TRITON_PTXAS_PATH when this Triton uses ptxas-blackwell here
+        if used and used.get("knob") != key and not (searched and recorded_tool.get("knob") == key):
+            # e.g. TRITON_PTXAS_PATH when this Triton uses ptxas-blackwell here (for another arch than the original's)
             out.append(f"{key}={path} was set when this kernel was compiled and is not on this machine; "
                        f"this recompile does not use it (it uses {used.get('knob')}'s tool).")
             continue
         before = f" ({_tool_words(recorded_tool)})" if recorded_tool.get("knob") == key else ""
         instead = f"{used.get('path')} ({_tool_words(used)})" if used else "Triton's bundled tool"
+        none_here = (f", and no ptxas {recorded_tool['version']} is here (looked at {_SEARCHED})"
+                     if searched and before and recorded_tool.get("version") else "")
         out.append(f"{key}={path} was set when this kernel was compiled{before}, but that file is not on this "
-                   f"machine: recompiled with {instead} instead, so the PTX's ISA version{versions} and "
+                   f"machine{none_here}: recompiled with {instead} instead, so the PTX's ISA version{versions} and "
                    "perhaps its code and cubin differ from the original.")
-    if not missing and used and recorded_tool.get("version") and recorded_tool.get("knob") == used.get("knob") \
-            and str(recorded_tool["version"]) != str(used.get("version")):
-        out.append(f"The original was compiled with {_tool_words(recorded_tool)}; this recompile used "
+    if not out and used and recorded_tool.get("version") and (searched or recorded_tool.get("knob") == used.get(
+            "knob")) and str(recorded_tool["version"]) != str(used.get("version")):
+        none_here = (f"; no ptxas {recorded_tool['version']} is on this machine (looked at {_SEARCHED})"
+                     if searched else "")
+        out.append(f"The original was compiled with {_tool_words(recorded_tool)}{none_here}: this recompile used "
                    f"{_tool_words(used)} ({used.get('path')}), so the PTX's ISA version{versions} and perhaps "
                    "its code differ.")
     if versions and not out:  # nothing recorded says why: the PTX itself shows another toolchain made it
