@@ -680,13 +680,14 @@ def _edited_capture(cap: Path, to: Path, *, vars: dict | None = None, tools: dic
 
 
 def test_recompile_says_when_the_recorded_ptxas_is_missing(env_capture, tmp_path):
-    """A capture made where torch's CUDA 13 ptxas was (PTX ISA 9.0), recompiled where it is not."""
+    """A capture made where another ptxas was (11.1 here: a version no machine of ours has, since a ptxas of
+    the recorded version is used when one is found), recompiled where it is not."""
     from tritonscope import sources, triton_api
 
     missing = {key: f"/nonexistent/torch/bin/{attr}" for attr, key in PTXAS_KNOBS.items()}
-    cap = _edited_capture(env_capture[0], tmp_path / "cap", vars=missing, ptx_version="9.0",
-                          tools={"ptxas": {"knob": _used_knob(), "path": missing[_used_knob()], "version": "13.0",
-                                           "ptx_isa": "9.0", "bundled": False}})
+    cap = _edited_capture(env_capture[0], tmp_path / "cap", vars=missing, ptx_version="7.1",
+                          tools={"ptxas": {"knob": _used_knob(), "path": missing[_used_knob()], "version": "11.1",
+                                           "ptx_isa": "7.1", "bundled": False}})
     (entry,) = sources.open_source(cap).entries
     original = sources.load_artifact(entry)
     assert any("That file is not on this machine" in w for w in original.warnings)  # open says it already
@@ -694,8 +695,8 @@ def test_recompile_says_when_the_recorded_ptxas_is_missing(env_capture, tmp_path
     here = triton_api.compile_tools(90)["ptxas"]
     said = [w for w in again.warnings if "not on this machine" in w and w.startswith(f"{_used_knob()}=")]
     assert said, again.warnings
-    assert "(ptxas 13.0, PTX ISA 9.0)" in said[0] and f"ptxas {here['version']}" in said[0]
-    assert f"`.version 9.0` captured, `.version {here['ptx_isa']}` now" in said[0]
+    assert "(ptxas 11.1, PTX ISA 7.1)" in said[0] and f"ptxas {here['version']}" in said[0]
+    assert f"`.version 7.1` captured, `.version {here['ptx_isa']}` now" in said[0]
     assert f".version {here['ptx_isa']}" in again.stages["ptx"]
     assert _used_knob() not in again.env  # what exists here was used: Triton's bundled ptxas
     text = invoke("open", cap, "-k", entry.key, "--recompile", "--stage", "none", "--width", "400")

@@ -1611,13 +1611,17 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
               options: dict[str, Any] | None = None) -> Artifact:
     """The entry's kernel compiled again, with its exact specialization, for another target/config.
 
-    It recompiles from the TTIR `make_ir` gave (`.source`; else the
-    optimised `.ttir`), which already carries the launch's specialization
-    (divisibility, constexprs folded in) and needs none of the program's code.
-    Changing a constexpr (-c), or a capture with no IR, needs the Python
-    function: a captured kernel recompiles through Triton's ASTSource with the
-    captured signature, constexprs and attributes (the path a launch takes),
-    importing the kernel's module to get it.
+    A captured kernel recompiles from its Python function, through Triton's
+    ASTSource with the captured signature, constexprs and attributes (the
+    path a launch takes), importing the kernel's module in a child process:
+    only the front end run again reproduces the original TTIR, because
+    Triton's parser drops the names of a loop's induction variable and
+    loop-carried values when it reads IR text back.  Where there is no
+    Python function (a cache or dump records no constexprs), or it does not
+    import or compile here, it recompiles from the TTIR `make_ir` gave
+    (`.source`; else the optimised `.ttir`), which carries the launch's
+    specialization (divisibility, constexprs folded in), and a warning says
+    why and what that renames.
 
     The compile's code-generation environment is replayed
     (recorded_environment: the capture's record, and the cache-invalidating
@@ -1634,6 +1638,7 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
 
     compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a compile() function
     from tritonscope import triton_api
+    from tritonscope.child import ChildDiedError
     from tritonscope.errors import CompileError, TritonscopeError
     from tritonscope.kernels import canonical_arch
 
@@ -1667,36 +1672,63 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     recorded = recorded_environment(entry)
     env, missing, names = triton_api.replay_environment(recorded["vars"], complete=recorded["complete"],
                                                          cache_vars_known=recorded["cache_vars_known"])
-    in_child = any(env.get(k) != os.environ.get(k) for k in names)
+    # The original's ptxas (the recorded file, else one of its version here) for a recompile for its own arch:
+    # the PTX `.version` line follows the ptxas, and this Triton may read another knob for this arch.
+    recorded_ptxas = recorded["tools"].get("ptxas") or {}
+    ptxas_used = None
+    was_capability = getattr(ARCHES.get(original.spec.arch), "capability", None)
+    if backend == "cuda" and capability and capability == was_capability and recorded_ptxas.get("version"):
+        ptxas_used = triton_api.use_original_ptxas(recorded_ptxas, capability, env)
+        if ptxas_used is not None:
+            missing = {k: v for k, v in missing.items() if k != recorded_ptxas.get("knob")
+                       and k not in ptxas_used["knobs"].split(", ")}
+            names = set(names) | set(ptxas_used["knobs"].split(", "))
+            if any(env.get(k) == ptxas_used["path"] for k in ptxas_used["knobs"].split(", ")):
+                notes.append(_ptxas_note(recorded_ptxas, ptxas_used, arch_name))  # not Triton's own choice
+    env_differs = any(env.get(k) != os.environ.get(k) for k in names)
     ir_path = entry.files.get("source") or entry.files.get("ttir")
     ast_ok = record.get("constants") is not None and record.get("module_text") is not None
     payload: dict[str, Any] = {"capability": capability, "target": list(where.get("target") or []) or None,
                                "num_warps": warps, "num_stages": stages_n,
                                "options": extra, "kernel": entry.name, "file": original.spec.file}
-    if ast_ok and (constexprs or ir_path is None):
-        # Only when the IR cannot do it: this imports the kernel's module (runs its top level).
+    ttir_payload = None
+    if not constexprs and ir_path is not None:
+        ttir_payload = {**payload, "how": "ttir", "ttir": _read_text(ir_path)}
+    if ast_ok:
+        # The Python function first: Triton's parser renames a loop's induction variable and iter_args, so
+        # only the front end run again gives the original text.  It imports the kernel's module (runs its
+        # top level, which may import torch), so it runs in a child process.
         payload.update(how="ast", record=record, constexprs=dict(constexprs or {}))
-        how = "from the captured Python function (its module was imported)"
+        how = "from its captured Python function (imported in a child process)"
     else:
         if constexprs:
             raise UsageError("This kernel's constexprs are folded into its IR: -c cannot change them.",
                              hint="Capture the program with `tritonscope capture` to recompile with other "
                                   "constexprs, or compile the kernel's file directly.")
-        if ir_path is None:
+        if ttir_payload is None:
             raise InputFileError(f"{entry.name} cannot be recompiled: this {_kind_words(entry)} has no TTIR "
                                  "(a binary-only cache keeps just the cubin).",
                                  hint="Run the program again without TRITON_STORE_BINARY_ONLY, or capture it.")
-        payload.update(how="ttir", ttir=_read_text(ir_path))
+        payload = ttir_payload
         how = "from its " + ("pre-pass TTIR (.source)" if "source" in entry.files else "TTIR")
+        if _has_loop_values(ttir_payload["ttir"]):
+            notes.append(_renamed_note(f"this {_kind_words(entry)} records no Python function to compile "
+                                       "(only a capture keeps the constexprs and the module)"))
+    in_child = env_differs or payload["how"] == "ast"
     try:
-        if in_child:
-            from tritonscope.child import run_in_child
-
-            answer = run_in_child("tritonscope.sources:_recompile_child", payload, env=env,
-                                  what=f"The recompile of {entry.name} (with its recorded environment)")
-            compiled, used_tools = _compiled_from_json(answer["compiled"]), answer["tools"]
-        else:
-            compiled, used_tools = _compile_now(payload), (triton_api.compile_tools(capability) if capability else {})
+        try:
+            compiled, used_tools = _compile_payload(payload, env, in_child, entry.name)
+        except (InputFileError, CompileError, ChildDiedError) as e:
+            if payload["how"] != "ast" or ttir_payload is None:
+                raise
+            # the captured module does not import or compile here: the IR still can (said, with why)
+            why = e.message.rstrip(".")
+            payload, how, in_child = ttir_payload, "from its " + ("pre-pass TTIR (.source)" if "source" in
+                                                                 entry.files else "TTIR"), env_differs
+            notes.insert(0, f"The captured Python function could not be compiled here ({why}), so the recompile "
+                            "used its IR instead."
+                         + (" " + _renamed_note("") if _has_loop_values(ttir_payload["ttir"]) else ""))
+            compiled, used_tools = _compile_payload(payload, env, in_child, entry.name)
     except (UsageError, InputFileError):
         raise
     except KeyboardInterrupt:
@@ -1712,7 +1744,7 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
         raise err from e
     replayed = {k: env[k] for k in sorted(names) if k in env}
     setting = ""
-    if in_child:
+    if env_differs:
         shown = ", ".join(f"{k}={v}" for k, v in replayed.items()) or "none set"
         setting = f", in a process with the compile's recorded environment ({shown})"
     warnings = [f"Recompiled {how} for {arch_name} (w{warps} s{stages_n}){setting}.", *notes]
@@ -1723,7 +1755,8 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
                            "default, which the original kernel may not have used (name it with "
                            + " / ".join(f"--{g.split('=')[0].replace('_', '-')}" for g in guessed) + ").")
     warnings += _replay_warnings(recorded, missing, used_tools, original.stages.get("ptx", ""),
-                                 compiled.asm.get("ptx") or "", capability)
+                                 compiled.asm.get("ptx") or "", capability,
+                                 searched=backend == "cuda" and capability == was_capability)
     stages: dict[str, str] = {}
     if "python" in original.stages:
         stages["python"] = original.stages["python"]
@@ -1752,6 +1785,37 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     blob = compiled.asm.get(binary) if binary else None
     artifact._binaries = {binary: bytes(blob)} if isinstance(blob, (bytes, bytearray)) else {}  # for --emit
     return artifact
+
+
+def _compile_payload(payload: dict[str, Any], env: dict[str, str], in_child: bool, name: str):
+    """(Compiled, the tools it used): in a child process with `env`, or here."""
+    from tritonscope import triton_api
+
+    if in_child:
+        from tritonscope.child import run_in_child
+
+        answer = run_in_child("tritonscope.sources:_recompile_child", payload, env=env,
+                              what=f"The recompile of {name} (with its recorded environment)")
+        return _compiled_from_json(answer["compiled"]), answer["tools"]
+    capability = payload["capability"]
+    return _compile_now(payload), (triton_api.compile_tools(capability) if capability else {})
+
+
+# A loop whose values Triton's parser renames when it reads IR text back:
+#   %acc = scf.for %k = %c0_i32 to %K step %c32_i32 iter_args(%acc_1 = %cst) -> (tensor<32x32xf32>)  : i32 {
+_LOOP_VALUES_RE = re.compile(r"\bscf\.(?:for|while)\b")
+
+
+def _has_loop_values(ttir: str) -> bool:
+    return bool(_LOOP_VALUES_RE.search(ttir or ""))
+
+
+def _renamed_note(why: str) -> str:
+    """Why a recompile from IR text may differ from the original in SSA names (and only there)."""
+    lead = f"Recompiled from IR text because {why}: " if why else ""
+    return (lead + "Triton's parser drops the names its front end gave a loop's induction variable and "
+            "loop-carried values, so the recompile's TTIR and TTGIR may name those values differently from the "
+            "original's (%arg_1 for %acc_1); the code is the same.")
 
 
 def _cross_vendor_note(was: str, arch_name: str) -> str:
@@ -1886,8 +1950,21 @@ def _environment_notes(entry: KernelEntry) -> list[str]:
     return notes
 
 
+def _ptxas_note(recorded: dict[str, Any], used: dict[str, str], arch_name: str) -> str:
+    """Which ptxas stands in for the original's, and through which variable."""
+    if used["how"] == "recorded":
+        text = f"Used the original's ptxas {used['version']} ({used['path']})"
+    else:
+        text = (f"The original's ptxas ({recorded.get('path') or 'its path not recorded'}) is not on this machine; "
+                f"used {used['path']}, a ptxas of the same version ({used['version']})")
+    return text + f", through {used['knobs']} (what this Triton reads for {arch_name})."
+
+
+_SEARCHED = "the recorded path, Triton's bundled ptxas, $CUDA_HOME/bin, /usr/local/cuda*/bin and PATH"
+
+
 def _replay_warnings(recorded: dict[str, Any], missing: dict[str, str], used_tools: dict[str, Any],
-                     original_ptx: str, new_ptx: str, capability: int) -> list[str]:
+                     original_ptx: str, new_ptx: str, capability: int, *, searched: bool = False) -> list[str]:
     """Say plainly where the recompile could not use the compile's own environment."""
     out = []
     was = _PTX_VERSION_RE.search(original_ptx or "")
@@ -1897,18 +1974,23 @@ def _replay_warnings(recorded: dict[str, Any], missing: dict[str, str], used_too
     used = (used_tools or {}).get("ptxas") or {}
     recorded_tool = recorded["tools"].get("ptxas") or {}
     for key, path in sorted(missing.items()):
-        if used and used.get("knob") != key:  # e.g. TRITON_PTXAS_PATH when this Triton uses ptxas-blackwell here
+        if used and used.get("knob") != key and not (searched and recorded_tool.get("knob") == key):
+            # e.g. TRITON_PTXAS_PATH when this Triton uses ptxas-blackwell here (for another arch than the original's)
             out.append(f"{key}={path} was set when this kernel was compiled and is not on this machine; "
                        f"this recompile does not use it (it uses {used.get('knob')}'s tool).")
             continue
         before = f" ({_tool_words(recorded_tool)})" if recorded_tool.get("knob") == key else ""
         instead = f"{used.get('path')} ({_tool_words(used)})" if used else "Triton's bundled tool"
+        none_here = (f", and no ptxas {recorded_tool['version']} is here (looked at {_SEARCHED})"
+                     if searched and before and recorded_tool.get("version") else "")
         out.append(f"{key}={path} was set when this kernel was compiled{before}, but that file is not on this "
-                   f"machine: recompiled with {instead} instead, so the PTX's ISA version{versions} and "
+                   f"machine{none_here}: recompiled with {instead} instead, so the PTX's ISA version{versions} and "
                    "perhaps its code and cubin differ from the original.")
-    if not missing and used and recorded_tool.get("version") and recorded_tool.get("knob") == used.get("knob") \
-            and str(recorded_tool["version"]) != str(used.get("version")):
-        out.append(f"The original was compiled with {_tool_words(recorded_tool)}; this recompile used "
+    if not out and used and recorded_tool.get("version") and (searched or recorded_tool.get("knob") == used.get(
+            "knob")) and str(recorded_tool["version"]) != str(used.get("version")):
+        none_here = (f"; no ptxas {recorded_tool['version']} is on this machine (looked at {_SEARCHED})"
+                     if searched else "")
+        out.append(f"The original was compiled with {_tool_words(recorded_tool)}{none_here}: this recompile used "
                    f"{_tool_words(used)} ({used.get('path')}), so the PTX's ISA version{versions} and perhaps "
                    "its code differ.")
     if versions and not out:  # nothing recorded says why: the PTX itself shows another toolchain made it

@@ -1774,6 +1774,130 @@ def replay_environment(recorded: dict[str, str], *, complete: bool, cache_vars_k
     return env, missing, names
 
 
+# `ptxas --version`'s last lines:  Cuda compilation tools, release 12.9, V12.9.86
+_PTXAS_RELEASE_RE = None
+_ptxas_versions: dict[tuple[str, int, int], str | None] = {}
+
+
+def ptxas_version(path: str) -> str | None:
+    """'12.9' from `path --version` (cached per file and mtime); None when it is not a ptxas that runs here."""
+    global _PTXAS_RELEASE_RE
+    import re
+
+    if _PTXAS_RELEASE_RE is None:
+        _PTXAS_RELEASE_RE = re.compile(r"release (\d+\.\d+)")
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        return None
+    if key not in _ptxas_versions:
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30,
+                                 errors="replace").stdout
+            m = _PTXAS_RELEASE_RE.search(out) if "ptx" in out.lower() else None
+            _ptxas_versions[key] = m.group(1) if m else None
+        except (OSError, subprocess.SubprocessError):
+            _ptxas_versions[key] = None
+    return _ptxas_versions[key]
+
+
+def ptxas_candidates() -> list[str]:
+    """Every ptxas on this machine a recompile may use, in order: Triton's bundled ones, $CUDA_HOME/bin,
+    /usr/local/cuda*/bin, then PATH (each file once)."""
+    import glob
+    import shutil
+
+    found: list[str] = []
+    try:
+        from triton import knobs
+
+        descriptors = type(knobs.nvidia).__dict__
+        found += [getattr(descriptors.get(a), "default_path", None) or "" for a in ("ptxas", "ptxas_blackwell")]
+    except Exception:
+        pass
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            found.append(os.path.join(os.environ[var], "bin", "ptxas"))
+    found += sorted(glob.glob("/usr/local/cuda*/bin/ptxas"))
+    found.append(shutil.which("ptxas") or "")
+    out, seen = [], set()
+    for path in found:
+        if path and os.path.isfile(path) and os.access(path, os.X_OK) and os.path.realpath(path) not in seen:
+            seen.add(os.path.realpath(path))
+            out.append(path)
+    return out
+
+
+def find_ptxas(recorded: dict[str, Any]) -> dict[str, str] | None:
+    """The recorded compile's ptxas, or one of its version, on this machine: {'path', 'version', 'how'}.
+
+    `recorded` is a capture's tools['ptxas'] ({'path', 'version', ...}).  The
+    recorded file is used when it runs here and says the recorded version
+    ('how': 'recorded'); else the first candidate of that version ('how':
+    'same version').  None when there is none (the caller warns, naming both
+    versions).
+    """
+    version = str(recorded.get("version") or "")
+    path = str(recorded.get("path") or "")
+    if path and os.path.isfile(path) and os.access(path, os.X_OK):
+        here = ptxas_version(path)
+        if here and (not version or here == version):
+            return {"path": path, "version": here, "how": "recorded"}
+    if not version:
+        return None
+    for candidate in ptxas_candidates():
+        if ptxas_version(candidate) == version:
+            return {"path": candidate, "version": version, "how": "same version"}
+    return None
+
+
+def ptxas_knobs(capability: int) -> list[str]:
+    """The variables naming the ptxas a compile for `capability` runs here (3.6: TRITON_PTXAS_PATH below
+    sm_100; 3.9: TRITON_PTXAS_BLACKWELL_PATH from sm_90), read from Triton's own choice (get_ptxas)."""
+    try:
+        from triton import knobs
+        from triton.backends.nvidia import compiler as nv
+
+        chosen = nv.get_ptxas(capability)
+    except Exception:
+        return [TOOL_KNOBS["ptxas"]]
+    descriptors = type(knobs.nvidia).__dict__
+    keys = []
+    for attr in ("ptxas", "ptxas_blackwell"):
+        try:
+            if getattr(knobs.nvidia, attr) is chosen or getattr(knobs.nvidia, attr).path == chosen.path:
+                keys.append(getattr(descriptors.get(attr), "key", TOOL_KNOBS[attr]))
+        except Exception:
+            continue
+    return keys or [TOOL_KNOBS["ptxas"]]
+
+
+def use_original_ptxas(recorded: dict[str, Any], capability: int, env: dict[str, str]) -> dict[str, str] | None:
+    """Point the ptxas knob(s) a compile for `capability` reads at the recorded compile's ptxas, in `env`.
+
+    Returns find_ptxas's answer plus 'knobs' (the variables set), or None
+    when no such ptxas is here (then `env` is unchanged).
+    """
+    found = find_ptxas(recorded)
+    if found is None:
+        return None
+    keys = ptxas_knobs(capability)
+    try:
+        from triton import knobs
+
+        defaults = {getattr(d, "key", None): getattr(d, "default_path", None)
+                    for d in type(knobs.nvidia).__dict__.values()}
+    except Exception:
+        defaults = {}
+    for key in keys:
+        default = defaults.get(key)
+        if key not in env and default and os.path.realpath(default) == os.path.realpath(found["path"]):
+            continue  # Triton's own choice already: no variable, no child process needed
+        env[key] = found["path"]
+    return {**found, "knobs": ", ".join(keys)}
+
+
 def _same_setting(a: str, b: str) -> bool:
     """Two spellings of one value, as Triton's getenv_bool reads them ('1' and 'true')."""
     truthy, falsy = {"1", "true", "on", "yes", "y"}, {"0", "false", "off", "no", "n"}
