@@ -23,7 +23,7 @@ def _no_compiling(monkeypatch):
 
     import importlib
 
-    for module, name in (("compile", "compile_artifact"), ("sweep", "run_sweep"), ("kernels", "build_spec")):
+    for module, name in (("compile", "compile_artifact"), ("sweep", "run_sweep"), ("binding", "build_spec")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 

@@ -203,7 +203,7 @@ def _no_work(monkeypatch):
         raise AssertionError("work started before the options were checked")
 
     for module, name in (("compile", "compile_artifact"), ("compile", "_compile"), ("sweep", "run_sweep"),
-                         ("kernels", "build_spec")):
+                         ("binding", "build_spec")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 
@@ -503,8 +503,8 @@ def test_block_options_mean_one_thing():
                 for opt in p.opts:
                     seen.setdefault(opt, set()).add((p.metavar, name))
     assert {m for m, _ in seen["--block"]} == {"N"}
-    assert {c for _, c in seen["--blocks"]} == {"sweep", "bench"}
+    assert {c for _, c in seen["--blocks"]} == {"sweep", "bench", "tune"}
     assert "sweep" in {c for _, c in seen["--block"]}
     # in the grid commands, every axis option is a list, spelled the same
     for opt in ("-w", "-s", "-c"):
-        assert len({m for m, c in seen[opt] if c in ("sweep", "bench")}) == 1, opt
+        assert len({m for m, c in seen[opt] if c in ("sweep", "bench", "tune")}) == 1, opt

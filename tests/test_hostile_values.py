@@ -22,7 +22,7 @@ def _no_work(monkeypatch):
         raise AssertionError("work started before the options were checked")
 
     for module, name in (("compile", "compile_artifact"), ("compile", "_compile"), ("compile", "compile_with_timeout"),
-                         ("sweep", "run_sweep"), ("kernels", "build_spec"), ("commands.passes", "trace_request"),
+                         ("sweep", "run_sweep"), ("binding", "build_spec"), ("commands.passes", "trace_request"),
                          ("report", "load_analysis")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 

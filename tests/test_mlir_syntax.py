@@ -285,7 +285,8 @@ def test_layouts_of_a_ttgir_with_encodings_it_does_not_draw():
             "amd_wmma"} <= set(uses)
     for name in ("shared_linear", "padded_shared", "tensor_memory_encoding", "amd_mfma", "amd_wmma"):
         assert uses[name].kind != "text", uses[name]              # drawn since issue 13
-    assert uses["generic_linear"].kind == "text" and "not supported" in uses["generic_linear"].note
+    # drawn since issue 23 where Triton converts it; this one's rank-1 bases do not fit its 2-D tensor
+    assert uses["generic_linear"].kind == "text" and "Wrong shape rank" in uses["generic_linear"].note
     assert uses["padded_shared"].alias == "padded" and uses["padded_shared"].used_by == ["memdesc<16x128xf16>"]
     assert "Malformed" in uses["?"].note                      # only the text that is not MLIR
 

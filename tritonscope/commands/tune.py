@@ -155,6 +155,8 @@ def tune_cmd(
                                                     "the full search's best, and the time saved."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Compile workers (default: every core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    width: Optional[int] = c.WidthOpt,
+    color: Optional[bool] = c.ColorOpt,
 ):
     """Time only the configs the cost model predicts fastest, on this machine's GPU.
 
@@ -169,7 +171,7 @@ def tune_cmd(
     from tritonscope.errors import UsageError
     from tritonscope.env import env_of
 
-    env = env_of(ctx)
+    env = env_of(ctx).with_display(width=width, color=color)
     requests, loaded, _, _, _ = build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, None,
                                                shape, dtype, None, None, None, gpu)
     if not loaded.spec.grid:  # nothing to predict and nothing to launch: say so before any compile
