@@ -29,6 +29,9 @@ class Analysis:
     # explain's verdicts (explain.Explanation.to_dict()), when the user asked for them
     # (`compile --explain`, `explain --save`); plain data, so `show` replays them.
     explain: dict | None = None
+    # The predicted time (cost.Prediction.to_dict()), when the user asked for it (`compile --predict`
+    # or `--gpu NAME`); plain data, so `show` replays it.
+    prediction: dict | None = None
 
     def __post_init__(self) -> None:
         if self.summary is None:

@@ -66,6 +66,8 @@ def analysis_to_dict(analysis: Analysis) -> dict[str, Any]:
     explained = explanation_of(analysis)
     if explained is not None:
         out["explain"] = explained
+    if analysis.prediction is not None:
+        out["prediction"] = analysis.prediction
     return out
 
 
@@ -114,12 +116,30 @@ def analysis_from_dict(data: dict[str, Any], source: str = "report") -> Analysis
             from tritonscope.explain import attach_explanation
 
             _check_explain(explained)
+        prediction = data.get("prediction")
+        if prediction is not None:
+            _check_prediction(prediction)
         analysis = Analysis(artifact, parsed, notes, data["mix"], list(data.get("layouts", [])),
-                            summary=Summary.from_dict(data["summary"]), passes=passes)
+                            summary=Summary.from_dict(data["summary"]), passes=passes, prediction=prediction)
         return attach_explanation(analysis, explained) if explained is not None else analysis
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputFileError(f"{source} is a damaged report (schema version {version}): {type(e).__name__}: {e}",
                              hint="Re-save the report with `--save FILE.json`.") from e
+
+
+def _check_prediction(data: Any) -> None:
+    """A saved prediction (cost.Prediction.to_dict()) as the summary reads it: numbers or None, words."""
+    _expect(data, dict, "prediction")
+    for name in ("predicted_ms", "bound_ms", "expected_error"):
+        if data.get(name) is not None:
+            _expect(data[name], (int, float), f"prediction.{name}")
+    for name in ("gpu", "regime", "regime_words", "why", "calibration"):
+        if data.get(name) is not None:
+            _expect(data[name], str, f"prediction.{name}")
+    if data.get("terms_ms") is not None:
+        _expect(data["terms_ms"], dict, "prediction.terms_ms")
+        for key, value in data["terms_ms"].items():
+            _expect(value, (int, float), f"prediction.terms_ms[{key}]")
 
 
 def _expect(value: Any, types: type | tuple[type, ...], what: str) -> None:

@@ -24,6 +24,13 @@ def compile_cmd(
     num_ctas: Optional[int] = c.NumCtasOpt,
     fp_fusion: Optional[bool] = c.FpFusionOpt,
     config: Optional[int] = c.ConfigOpt,
+    predict: bool = typer.Option(False, "--predict",
+                                 help="Also predict the kernel's time at its launch (GPU-less cost model, see "
+                                      "README 'Predicted time'): a 'predicted' summary row, in --json under "
+                                      "\"prediction\" and in --save reports."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", metavar="GPU",
+                                      help="The GPU to predict for (implies --predict; default: the local GPU, else "
+                                           "the arch's reference GPU): H100, H100-PCIe, H200, A100, B200, MI300X."),
     stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
     line: Optional[int] = c.LineOpt,
@@ -81,6 +88,8 @@ def compile_cmd(
       tritonscope compile liger_kernel.ops.rms_norm:_rms_norm_forward_kernel --arg Y_ptr=bf16[4,4096] ... -c casting_mode=0
 
       tritonscope compile matmul_autotuned --config 3 --stage none
+
+      tritonscope compile matmul_grouped --shape 4096x4096x4096 --predict --gpu H100 --stage none
     """
     from tritonscope.env import env_of
     from tritonscope.errors import OutOfResourcesError
@@ -95,6 +104,10 @@ def compile_cmd(
                              maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config)
     c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for an AMD target: exit 2
     c.parse_stage_list(stage, stage_keys())  # a bad --stage fails before the compile
+    if gpu is not None:  # an unknown GPU fails before the compile
+        from tritonscope.cost import resolve_gpu
+
+        resolve_gpu(gpu, None)
     if save:  # fail before compiling when the report cannot be written
         c.check_report_path(save, force)
     if emit:
@@ -132,6 +145,10 @@ def compile_cmd(
         from tritonscope.layouts import layouts_of
 
         analysis.layouts = layouts_of(analysis)
+    if predict or gpu is not None:
+        from tritonscope.cost import predict as predicted
+
+        analysis.prediction = predicted(analysis, gpu=gpu).to_dict()
     if explain:  # the verdicts ride with the analysis into the views, --json and --save
         from tritonscope.commands.explain import explain_into_report
 

@@ -55,10 +55,31 @@ def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
             rows.append(("fits", "NO: " + "; ".join(s.fit.problems)))
         elif s.occupancy is not None:
             rows.append(("occupancy", occupancy_text(s.occupancy)))
+    if analysis.prediction is not None:
+        rows.append(("predicted", prediction_text(analysis.prediction)))
     if s.remarks:
         rows.append(("remarks", remarks_text(s.remarks, a.remarks)))
     rows.append(("hash", a.kernel_hash[:16]))
     return rows
+
+
+def prediction_text(p: dict) -> str:
+    """'0.0123 ms on H100 SXM, limited by DRAM bandwidth (expected error ±13%); terms: ...; roofline 0.0110 ms'."""
+    if p.get("predicted_ms") is None:
+        return f"no prediction on {p.get('gpu') or '?'}: {p.get('why') or 'not covered'}"
+    text = f"{p['predicted_ms']:.4g} ms on {p.get('gpu')}"
+    if p.get("regime_words") or p.get("regime"):
+        text += f", {p.get('regime_words') or p.get('regime')}"
+    if p.get("expected_error") is not None:
+        text += f" (expected error ±{p['expected_error']:.0%})"
+    terms = p.get("terms_ms") or {}
+    if terms:
+        text += "; terms " + ", ".join(f"{k} {v:.3g} ms" for k, v in sorted(terms.items(), key=lambda kv: -kv[1])[:4])
+    if p.get("bound_ms"):
+        text += f"; roofline bound {p['bound_ms']:.4g} ms ({p['predicted_ms'] / p['bound_ms']:.2f}x)"
+    if p.get("calibration") and "datasheet" in str(p["calibration"]).lower():
+        text += f"; {p['calibration']}"
+    return text
 
 
 def autotune_text(info: dict) -> str:

@@ -1,0 +1,45 @@
+"""compile --predict / --gpu: the cost model's prediction in the summary, --json and saved reports."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from tritonscope.cli import app
+from tritonscope.errors import ExitCode
+
+runner = CliRunner()
+ARGS = ["compile", "matmul_grouped", "--shape", "1024x1024x1024", "--stage", "none"]
+
+
+def test_compile_predict_shows_the_prediction_and_saves_it(tmp_path):
+    out = runner.invoke(app, [*ARGS, "--gpu", "H100", "--json"])
+    assert out.exit_code == 0, out.output
+    p = json.loads(out.output)["prediction"]
+    assert p["gpu"] == "H100 SXM" and p["predicted_ms"] > 0 and p["regime"]
+    assert p["bound_ms"] <= p["predicted_ms"]  # never faster than the roofline
+    shown = runner.invoke(app, [*ARGS, "--predict", "--width", "200"])
+    assert "predicted      " in shown.output and "ms on H100 SXM" in shown.output
+    saved = tmp_path / "r.json"
+    assert runner.invoke(app, [*ARGS, "--gpu", "H100", "--save", str(saved)]).exit_code == 0
+    again = runner.invoke(app, ["show", str(saved), "--stage", "none", "--width", "200"])
+    assert again.exit_code == 0 and "ms on H100 SXM" in again.output
+    data = json.loads(saved.read_text())
+    data["prediction"]["predicted_ms"] = "fast"
+    saved.write_text(json.dumps(data))
+    damaged = runner.invoke(app, ["show", str(saved)])
+    assert damaged.exit_code == ExitCode.BAD_INPUT_FILE and "prediction.predicted_ms" in damaged.output
+
+
+def test_without_predict_there_is_no_prediction():
+    out = runner.invoke(app, [*ARGS, "--json"])
+    assert "prediction" not in json.loads(out.output)
+
+
+def test_an_unknown_gpu_is_refused_before_the_compile(monkeypatch):
+    import tritonscope.binding as binding
+
+    monkeypatch.setattr(binding, "build_spec", lambda *a, **k: (_ for _ in ()).throw(AssertionError("compiled")))
+    out = runner.invoke(app, [*ARGS, "--gpu", "V100"])
+    assert out.exit_code == ExitCode.USAGE and "Unknown GPU 'V100'" in out.output
