@@ -297,3 +297,29 @@ def test_the_python_api_takes_what_a_launch_passes():
                                 constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32,
                                             "compute_type": torch.bfloat16})
     assert dtype.artifact.spec.constexprs["compute_type"] == "tl.bfloat16"
+
+
+def test_two_kernel_folders_each_get_their_own_sibling_module(tmp_path, monkeypatch):
+    # two folders with a helper.py each (different functions): each kernel imports its own, in one process
+    for folder, fn, factor in (("a", "twice", 2), ("b", "thrice", 3)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "helper.py").write_text(textwrap.dedent(f"""
+            import triton
+
+            @triton.jit
+            def {fn}(x):
+                return x * {factor}
+        """))
+        (tmp_path / folder / "kern.py").write_text(textwrap.dedent(f"""
+            import triton
+            import triton.language as tl
+            from helper import {fn}
+
+            @triton.jit
+            def k(x_ptr, BLOCK: tl.constexpr):
+                offs = tl.arange(0, BLOCK)
+                tl.store(x_ptr + offs, {fn}(tl.load(x_ptr + offs)))
+        """))
+    for folder in ("a", "b", "a"):
+        spec = spec_of(f"{tmp_path / folder / 'kern.py'}:k", "--arg", "x_ptr=fp32[64]", "-c", "BLOCK=64")
+        assert spec["kernel"] == "k"

@@ -437,11 +437,13 @@ def load_module(path: Path, arch: str | None = None):
             hint="Fix the Python file and run again.",
         ) from e
     dotted, root = module_name_of(path)
-    for folder in dict.fromkeys([str(root), str(path.parent)]):
+    folders = list(dict.fromkeys([str(path.parent), str(root)]))
+    for folder in folders:
         if folder not in sys.path:
             # after what is installed: a kernel folder's `json.py` or `rich.py` must not shadow the
             # modules tritonscope itself imports later in this process
             sys.path.append(folder)
+        _KERNEL_FOLDERS.add(folder)
     name = dotted or f"_tritonscope_user_{abs(hash(str(path)))}"
     kept = sys.modules.get(name)
     asked = _ASKED.get(name)
@@ -451,7 +453,7 @@ def load_module(path: Path, arch: str | None = None):
         del sys.modules[name]
     answers = _answers(arch)
     try:
-        with triton_api.device_answers(answers) if answers is not None else _nothing():
+        with _own_folder_first(folders), triton_api.device_answers(answers) if answers is not None else _nothing():
             if dotted:
                 module = importlib.import_module(dotted)
                 if Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
@@ -474,6 +476,35 @@ def load_module(path: Path, arch: str | None = None):
         ) from e
     _ASKED[name] = (arch or "", tuple(answers.asked) if answers is not None else ())
     return module
+
+
+# The folders kernel files were imported from: their sibling modules (`helper.py`) are the user's.
+_KERNEL_FOLDERS: set[str] = set()
+
+
+@contextlib.contextmanager
+def _own_folder_first(folders: list[str]):
+    """While a kernel file imports, its own folder comes first and a sibling module of the same name that
+    another kernel folder loaded earlier (`from helper import f`, two folders with a helper.py) is set
+    aside, so each file gets its own siblings, as `python file.py` would; both are put back afterwards."""
+    saved_path = list(sys.path)
+    sys.path[:0] = folders
+    here = {str(Path(f).resolve()) for f in folders}
+    aside = {}
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if "." in name or not origin:
+            continue
+        folder = str(Path(origin).resolve().parent)
+        if folder in _KERNEL_FOLDERS and folder not in here and any((Path(f) / f"{name}.py").is_file()
+                                                                      for f in folders):
+            aside[name] = sys.modules.pop(name)
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        for name, module in aside.items():
+            sys.modules[name] = module
 
 
 def imported_asked(module) -> tuple[str, ...]:
