@@ -60,6 +60,11 @@ def test_import_time_gpu_questions_get_the_arch_s_answers(tmp_path):
         assert spec["constexprs"]["SMS"] == seen[arch]
         assert spec["asked"] == ["the target", "the device properties"]
     assert seen == {"sm_90a": 132, "sm_100a": 148}
+    pcie = spec_of(f"{kernel}:scale", "--arg", "x_ptr=fp32[4096]", "--arg", "n=4096", "--gpu", "H100-PCIe")
+    assert pcie["constexprs"]["SMS"] == 114 and pcie["gpu"] == "H100-PCIe"  # --gpu answers for that part
+    wrong = runner.invoke(app, ["compile", f"{kernel}:scale", "--arg", "x_ptr=fp32[4096]", "--arg", "n=4096",
+                                "--gpu", "A100", "--stage", "none"])
+    assert wrong.exit_code == ExitCode.USAGE and "the A100 is no sm_90a GPU" in wrong.output
     result = runner.invoke(app, ["compile", f"{kernel}:scale", "--arg", "x_ptr=fp32[4096]", "--arg", "n=4096",
                                  "--stage", "none", "--width", "200"])
     assert "import asked   the target, the device properties: answered as sm_90a's reference GPU" in result.output

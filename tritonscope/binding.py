@@ -74,7 +74,7 @@ def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) ->
         path, module, kernel, obj, fn = held_kernel(kernel_object)
     else:
         path, kernel = resolve_target(req.target)
-        module = load_module(path, arch)
+        module = load_module(path, arch, req.gpu)
         kernel, obj, fn = find_kernel(module, path, kernel)
     examples = getattr(module, "EXAMPLES", None)
     b = _Binding(req, arch, kernel, examples.get(kernel) if isinstance(examples, dict) else None,
@@ -116,6 +116,7 @@ def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) ->
         options={**{k: v for k, v in b.values.items() if k in b.launch_params and k not in b.backend_options},
                  **check_launch_options(b.launch_words)},
         asked=tuple(imported_asked(module) if kernel_object is None else ()),
+        gpu=req.gpu if kernel_object is None else None,
         autotune=autotune,
         heuristics=tuple(heuristic_names),
     )

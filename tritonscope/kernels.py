@@ -408,7 +408,7 @@ def module_name_of(path: Path) -> tuple[str | None, Path]:
 _ASKED: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 
-def load_module(path: Path, arch: str | None = None):
+def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
     """Import a kernel file as Python would run it (Triton needs it importable for getsource).
 
     Its folder, and the folder above its top package when it lives in one, go on sys.path, so
@@ -447,11 +447,12 @@ def load_module(path: Path, arch: str | None = None):
     name = dotted or f"_tritonscope_user_{abs(hash(str(path)))}"
     kept = sys.modules.get(name)
     asked = _ASKED.get(name)
-    if kept is not None and (asked is None or not asked[1] or arch is None or asked[0] == arch):
+    answered_for = f"{arch or ''}:{gpu or ''}"
+    if kept is not None and (asked is None or not asked[1] or arch is None or asked[0] == answered_for):
         return kept
     if kept is not None:  # imported for another arch, and its import asked for the GPU: again, for this one
         del sys.modules[name]
-    answers = _answers(arch)
+    answers = _answers(arch, gpu)
     try:
         with _own_folder_first(folders), triton_api.device_answers(answers) if answers is not None else _nothing():
             if dotted:
@@ -474,7 +475,7 @@ def load_module(path: Path, arch: str | None = None):
             f"Importing {path.name} failed: {type(e).__name__}: {_one_line(e)}",
             hint="The file must import cleanly; run `python " + str(path) + "` to see the error.",
         ) from e
-    _ASKED[name] = (arch or "", tuple(answers.asked) if answers is not None else ())
+    _ASKED[name] = (answered_for, tuple(answers.asked) if answers is not None else ())
     return module
 
 
@@ -522,18 +523,30 @@ def _nothing():
     yield
 
 
-def _answers(arch: str | None):
-    """The stand-in answers for `arch` (None when no arch is known, or the installed Triton lacks its backend)."""
+def _answers(arch: str | None, gpu: str | None = None):
+    """The stand-in answers for `arch`, as its reference GPU or the `gpu` named (--gpu) gives them (None when
+    no arch is known, or the installed Triton lacks its backend)."""
     if arch is None or arch not in ARCHES:
         return None
     from tritonscope.model import reference_device
 
+    device = reference_device(arch)
+    if gpu:
+        from tritonscope.cost import find_gpu, gpu_names
+
+        part = find_gpu(gpu)
+        if part is None:
+            raise UsageError(f"Unknown GPU {gpu!r}.", hint=f"GPUs: {', '.join(gpu_names())}.")
+        if arch not in part.arches:
+            raise UsageError(f"--gpu {gpu}: the {part.name} is no {arch} GPU (it is {', '.join(part.arches)}).",
+                             hint="Name a GPU of the target arch, or leave --gpu out for the arch's reference GPU.")
+        device.update(name=part.name, sms=part.sms)
     a = ARCHES[arch]
     if a.backend == "hip" and not triton_api.has_backend("amd"):
         return None
     target = triton_api.gpu_target(a.capability, None if a.backend == "cuda" else (a.backend, a.target_arch,
                                                                                  a.warp_size))
-    return triton_api.DeviceAnswers(target, reference_device(arch))
+    return triton_api.DeviceAnswers(target, device)
 
 
 def find_kernel(module, path: Path, kernel: str | None):
@@ -584,6 +597,8 @@ class Request:
     options: dict[str, Any] = None     # type: ignore[assignment]
     # For an @triton.autotune kernel: which of its configs (1-based, after its prune_configs_by) to compile.
     config: int | None = None
+    # The GPU a kernel file's import-time questions are answered for (--gpu; None: the arch's reference GPU).
+    gpu: str | None = None
 
 
 # The launch options (beyond num_warps/num_stages) that go to Triton's compile: KernelSpec.options
@@ -749,6 +764,6 @@ def load_for_spec(spec: KernelSpec) -> tuple[Any, Callable | None]:
     path = Path(spec.file)
     if not path.is_file():
         raise NotFoundError(f"No such file: {spec.file}", hint="The kernel file has moved; recompile from the new path.")
-    module = load_module(path, spec.arch if spec.arch in ARCHES else None)
+    module = load_module(path, spec.arch if spec.arch in ARCHES else None, getattr(spec, "gpu", None))
     _, _, fn = find_kernel(module, path, spec.kernel)
     return fn

@@ -215,6 +215,7 @@ class KernelSpec:
     # "prune"}; a tuner times them all on a GPU and may keep another.
     autotune: dict[str, Any] | None = None
     heuristics: tuple[str, ...] = ()  # constexprs its @triton.heuristics computed from the arguments
+    gpu: str | None = None            # the GPU named with --gpu that `asked` was answered for (None: reference)
 
     def label(self) -> str:
         """A short human description of the config: 'BLOCK=16 w4 s3 sm_90a'."""

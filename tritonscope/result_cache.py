@@ -186,6 +186,7 @@ def request_fields(request, arch: str) -> dict[str, Any]:
         "options": {k: v for k, v in sorted((request.options or {}).items())},
         "arch": arch,
         **({"config": request.config} if getattr(request, "config", None) is not None else {}),
+        **({"gpu": request.gpu} if getattr(request, "gpu", None) else {}),
     }
 
 

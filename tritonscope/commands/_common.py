@@ -86,7 +86,8 @@ FpFusionOpt = typer.Option(None, "--fp-fusion/--no-fp-fusion",
 def make_request(target: str, constexpr: Optional[List[str]], block: Optional[int], arg: Optional[List[str]],
                  num_warps: Optional[int], num_stages: Optional[int], arch: Optional[str],
                  shape: Optional[str], dtype: Optional[str], *, maxnreg: Optional[int] = None,
-                 num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None, config: Optional[int] = None):
+                 num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None, config: Optional[int] = None,
+                 gpu: Optional[str] = None):
     from tritonscope.kernels import Request, check_request, parse_assignments
 
     options = launch_options(maxnreg, num_ctas, fp_fusion)
@@ -94,7 +95,7 @@ def make_request(target: str, constexpr: Optional[List[str]], block: Optional[in
     return check_request(Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
                                  args=parse_assignments(arg, "argument"), num_warps=num_warps,
                                  num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, options=options,
-                                 config=config))
+                                 config=config, gpu=gpu))
 
 
 def compile_request(request, env: Env, *, progress: bool = True, cache: bool = True,

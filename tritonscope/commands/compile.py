@@ -29,8 +29,9 @@ def compile_cmd(
                                       "README 'Predicted time'): a 'predicted' summary row, in --json under "
                                       "\"prediction\" and in --save reports."),
     gpu: Optional[str] = typer.Option(None, "--gpu", metavar="GPU",
-                                      help="The GPU to predict for (implies --predict; default: the local GPU, else "
-                                           "the arch's reference GPU): H100, H100-PCIe, H200, A100, B200, MI300X."),
+                                      help="The GPU to predict for (implies --predict) and to answer a kernel file's "
+                                           "import-time questions as (its SM count; default: the local GPU, else the "
+                                           "arch's reference GPU): H100, H100-PCIe, H200, A100, B200, MI300X."),
     stage: Optional[str] = c.StageOpt,
     view: str = c.ViewOpt,
     line: Optional[int] = c.LineOpt,
@@ -101,7 +102,7 @@ def compile_cmd(
     c.check_timeout(timeout)
     hide = c.noise_filter(raw, keep)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config)
+                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config, gpu=gpu)
     c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for an AMD target: exit 2
     c.parse_stage_list(stage, stage_keys())  # a bad --stage fails before the compile
     if gpu is not None:  # an unknown GPU fails before the compile

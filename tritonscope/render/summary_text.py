@@ -30,7 +30,7 @@ def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
     if spec.heuristics:
         rows.append(("heuristics", f"{', '.join(spec.heuristics)} computed by @triton.heuristics from the arguments"))
     if spec.asked:
-        rows.append(("import asked", asked_text(spec.asked, spec.arch)))
+        rows.append(("import asked", asked_text(spec.asked, spec.arch, spec.gpu)))
     if spec.options:
         rows.append(("options", ", ".join(f"{k}={v}" for k, v in spec.options.items())))
     if spec.shape:
@@ -94,13 +94,19 @@ def autotune_text(info: dict) -> str:
     return text
 
 
-def asked_text(asked, arch: str) -> str:
+def asked_text(asked, arch: str, gpu: str | None = None) -> str:
     """'the target, the device properties: answered as sm_90a's reference GPU (NVIDIA H100 80GB HBM3, 132 SMs)'."""
     from tritonscope.model import REFERENCE_DEVICES
 
+    if gpu:
+        from tritonscope.cost import find_gpu
+
+        part = find_gpu(gpu)
+        named = f"the {part.name} (--gpu, {part.sms} SMs)" if part else f"--gpu {gpu}"
+        return f"{', '.join(asked)}: answered as {named}, not a real device"
     device = REFERENCE_DEVICES.get(arch, {})
-    gpu = f" ({device['name']}, {device['sms']} SMs)" if device else ""
-    return f"{', '.join(asked)}: answered as {arch}'s reference GPU{gpu}, not a real device"
+    ref = f" ({device['name']}, {device['sms']} SMs)" if device else ""
+    return f"{', '.join(asked)}: answered as {arch}'s reference GPU{ref}, not a real device"
 
 
 def remarks_text(count: int, remarks: list[dict]) -> str:
