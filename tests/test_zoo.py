@@ -65,6 +65,13 @@ def zoo_table() -> str:
             want = manifest.expect_for(e, arch)
             cells.append("compiles" if want == "ok" else f"exit {want['exit']}: {want['why']}")
         rows.append(f"| `{e['target']}` | {e['package']} | {', '.join(e['patterns'])} | " + " | ".join(cells) + " |")
+    rows += ["", "<details><summary>The command of each (add <code>--arch ARCH</code>)</summary>", "", "```text"]
+    for e in manifest.ZOO:
+        rows.append(f"tritonscope compile {e['target']} {manifest.args_for(e, manifest.ARCHES[0])}")
+        for arch in manifest.ARCHES[1:]:
+            if manifest.args_for(e, arch) != manifest.args_for(e, manifest.ARCHES[0]):
+                rows.append(f"tritonscope compile {e['target']} {manifest.args_for(e, arch)} --arch {arch}")
+    rows += ["```", "", "</details>"]
     return "\n".join(rows)
 
 
