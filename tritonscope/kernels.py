@@ -532,7 +532,7 @@ def _answers(arch: str | None, gpu: str | None = None):
 
     device = reference_device(arch)
     if gpu:
-        from tritonscope.cost import find_gpu, gpu_names
+        from tritonscope.gpus import find_gpu, gpu_names
 
         part = find_gpu(gpu)
         if part is None:

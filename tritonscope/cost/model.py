@@ -32,26 +32,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from tritonscope.gpus import Gpu, find_gpu, gpu_names, gpu_table, reference_gpu  # noqa: F401
+
 HERE = Path(__file__).parent
 TERMS = ("tensor", "issue", "shared", "L2", "DRAM", "latency")
 REGIME_WORDS = {"tensor": "tensor-core bound", "issue": "instruction-issue bound",
                 "shared": "shared-memory bound (bank conflicts)", "L2": "L2-bandwidth bound",
                 "DRAM": "memory-bandwidth bound", "latency": "latency bound"}
-
-
-@dataclass(frozen=True)
-class Gpu:
-    name: str
-    vendor: str
-    arches: tuple[str, ...]
-    sms: int
-    clock_ghz: float | None
-    tflops: dict[str, float]
-    gbs: float
-    l2_bytes: int | None
-    source: str
-    aliases: tuple[str, ...] = ()
-    l1_bytes: int | None = None     # L1 + shared memory per SM
 
 
 @dataclass
@@ -84,40 +71,8 @@ class Prediction:
 
 
 @lru_cache(maxsize=1)
-def gpu_table() -> dict[str, Gpu]:
-    data = json.loads((HERE / "gpus.json").read_text())
-    out = {}
-    for name, g in data["gpus"].items():
-        out[name] = Gpu(name, g["vendor"], tuple(g["arches"]), g["sms"], g.get("clock_ghz"), dict(g["tflops"]),
-                        g["gbs"], g.get("l2_bytes"), g["source"], tuple(g.get("aliases", ())),
-                        g.get("l1_bytes"))
-    return out
-
-
-@lru_cache(maxsize=1)
 def calibration() -> dict[str, Any]:
     return json.loads((HERE / "calibration.json").read_text())
-
-
-def find_gpu(name: str) -> Gpu | None:
-    """A GPU of gpus.json by its name or an alias, any case ('h100' is the H100 SXM)."""
-    want = " ".join(name.lower().replace("-", " ").replace("_", " ").split())
-    for g in gpu_table().values():
-        if want in [" ".join(x.lower().split()) for x in (g.name, *g.aliases)]:
-            return g
-    return None
-
-
-def gpu_names() -> list[str]:
-    return list(gpu_table())
-
-
-def reference_gpu(arch: str) -> Gpu | None:
-    """The arch's reference part: the first GPU of gpus.json built for it."""
-    for g in gpu_table().values():
-        if arch in g.arches:
-            return g
-    return None
 
 
 def constants_for(gpu: Gpu) -> tuple[dict[str, float], str, bool]:

@@ -99,7 +99,7 @@ def asked_text(asked, arch: str, gpu: str | None = None) -> str:
     from tritonscope.model import REFERENCE_DEVICES
 
     if gpu:
-        from tritonscope.cost import find_gpu
+        from tritonscope.gpus import find_gpu
 
         part = find_gpu(gpu)
         named = f"the {part.name} (--gpu, {part.sms} SMs)" if part else f"--gpu {gpu}"
