@@ -43,3 +43,19 @@ def test_an_unknown_gpu_is_refused_before_the_compile(monkeypatch):
     monkeypatch.setattr(binding, "build_spec", lambda *a, **k: (_ for _ in ()).throw(AssertionError("compiled")))
     out = runner.invoke(app, [*ARGS, "--gpu", "V100"])
     assert out.exit_code == ExitCode.USAGE and "Unknown GPU 'V100'" in out.output
+
+
+def test_diff_predicts_the_speed_ratio_and_says_why():
+    out = runner.invoke(app, ["diff", "matmul_grouped", "--shape", "4096x4096x4096", "--a", "BLOCK_M=64",
+                              "--b", "BLOCK_M=128", "--gpu", "H100", "--stage", "none", "--json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.output)
+    rows = {r["name"]: r for r in d["summary"]}
+    row = rows["predicted time (ms, H100 SXM)"]
+    a, b = float(row["a"]), float(row["b"])
+    assert row["delta"] == f"{b / a:.3g}x"
+    said = [s for s in d["story"] if "predicted" in s]
+    assert len(said) == 1 and f"{max(a, b) / min(a, b):.2f}x faster on H100 SXM" in said[0]
+    plain = runner.invoke(app, ["diff", "matmul_grouped", "--shape", "4096x4096x4096", "--a", "BLOCK_M=64",
+                                "--b", "BLOCK_M=128", "--stage", "none", "--json"])
+    assert not any("predicted" in r["name"] for r in json.loads(plain.output)["summary"])

@@ -163,7 +163,7 @@ def diff_analyses(a: Analysis, b: Analysis, *, stages: tuple[str, ...] = STAGE_K
         rows=summary_rows(a, b, fa, fb),
         roles=roles,
         stages=stage_diffs,
-        story=story(a, b, fa, fb, roles),
+        story=story(a, b, fa, fb, roles) + prediction_story(a.prediction, b.prediction),
         config_changes=config_changes(a, b),
     )
 
@@ -300,7 +300,49 @@ def summary_rows(a: Analysis, b: Analysis, fa: Facts, fb: Facts) -> list[Summary
     rows.append(_text_row("mix", "cp.async size (bytes)", _list(fa.cp_async_bytes), _list(fb.cp_async_bytes)))
     rows.append(_text_row("mix", "global load width (bits)", _list(fa.load_bits), _list(fb.load_bits)))
     rows.append(_text_row("mix", "global store width (bits)", _list(fa.store_bits), _list(fb.store_bits)))
+    rows.extend(_prediction_rows(a.prediction, b.prediction))
     return rows
+
+
+def _prediction_rows(pa: dict | None, pb: dict | None) -> list[SummaryRow]:
+    """Predicted time on one GPU (compile/diff --predict): both sides, and B over A."""
+    if not pa and not pb:
+        return []
+
+    def ms(p: dict | None) -> str:
+        if not p:
+            return "-"
+        return f"{p['predicted_ms']:.4g}" if p.get("predicted_ms") is not None else "no prediction"
+
+    ta, tb = (pa or {}).get("predicted_ms"), (pb or {}).get("predicted_ms")
+    delta = f"{tb / ta:.3g}x" if ta and tb else ""
+    gpu = (pa or pb or {}).get("gpu") or "?"
+    return [SummaryRow("predicted", f"predicted time (ms, {gpu})", ms(pa), ms(pb), delta, bool(delta) and ta != tb),
+            _text_row("predicted", "limited by", (pa or {}).get("regime_words") or "-",
+                      (pb or {}).get("regime_words") or "-")]
+
+
+def prediction_story(pa: dict | None, pb: dict | None) -> list[str]:
+    """'B is predicted 1.82x faster than A on H100 SXM: tensor 0.161 -> 0.088 ms, ...' (the terms that moved most)."""
+    if not pa or not pb or pa.get("predicted_ms") is None or pb.get("predicted_ms") is None:
+        why = [f"{side}: no prediction ({p.get('why') or 'not covered'})" for side, p in (("A", pa), ("B", pb))
+               if p and p.get("predicted_ms") is None]
+        return why
+    ta, tb = pa["predicted_ms"], pb["predicted_ms"]
+    if ta == tb:
+        return [f"A and B are predicted equally fast on {pa.get('gpu')} ({ta:.4g} ms)"]
+    faster, ratio = ("B", ta / tb) if tb < ta else ("A", tb / ta)
+    terms_a, terms_b = pa.get("terms_ms") or {}, pb.get("terms_ms") or {}
+    moved = sorted(set(terms_a) | set(terms_b), key=lambda k: -abs(terms_b.get(k, 0) - terms_a.get(k, 0)))[:3]
+    words = ", ".join(f"{k} {terms_a.get(k, 0):.3g} -> {terms_b.get(k, 0):.3g} ms" for k in moved)
+    close = ""
+    errors = [e for e in (pa.get("expected_error"), pb.get("expected_error")) if e is not None]
+    if errors and ratio - 1 < max(errors):
+        close = f" (within the expected error, ±{max(errors):.0%}: measure both)"
+    regimes = ""
+    if pa.get("regime") != pb.get("regime"):
+        regimes = f"; A is {pa.get('regime_words')}, B {pb.get('regime_words')}"
+    return [f"{faster} is predicted {ratio:.2f}x faster on {pa.get('gpu')}{close}: {words}{regimes}"]
 
 
 def _arch_pair(a: str, b: str) -> str:

@@ -111,6 +111,12 @@ def diff_cmd(
                                 help="Also name the first compiler pass that treats A and B differently beyond the "
                                      "config's own numbers (both sides compile once with Triton's per-pass dumps; "
                                      "the rule is below)."),
+    predict: bool = typer.Option(False, "--predict",
+                                 help="Also predict each side's time at its launch (GPU-less cost model): the "
+                                      "predicted speed ratio and the terms that explain it."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", metavar="GPU",
+                                      help="The GPU to predict for (implies --predict; default: the local GPU, else "
+                                           "the arch's reference GPU)."),
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the diff: .json, .txt or .html (by extension)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
@@ -157,6 +163,8 @@ def diff_cmd(
       tritonscope diff matmul --a triton=3.4.0 --b triton=3.6.0 --arch gfx950 --stage amdgcn
 
       tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90a --passes --stage none
+
+      tritonscope diff matmul_grouped --shape 4096x4096x4096 --a BLOCK_M=64 --b BLOCK_M=128 --gpu H100 --stage none
     """
     from tritonscope.diff import diff_analyses, spec_key
     from tritonscope.env import env_of
@@ -272,6 +280,11 @@ def diff_cmd(
             else:
                 analyses[i] = analyze(work())
 
+    if predict or gpu is not None:  # both sides at their own launch, on one GPU
+        from tritonscope.cost import predict as predicted
+
+        for an in analyses:
+            an.prediction = predicted(an, gpu=gpu).to_dict()
     d = diff_analyses(analyses[0], analyses[1], stages=every_stage_key(), context=context,
                       force_different=force_different)
     if as_json:
