@@ -78,6 +78,7 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     from tritonscope.errors import OutOfResourcesError, UsageError
     from tritonscope.kernels import Request
     from tritonscope.binding import build_spec
+    from tritonscope.model import DEFAULT_ARCH
 
     _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
     kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
@@ -96,7 +97,7 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
         shape=_shape_text(shape), dtype=dtype,
     )
     try:
-        loaded = build_spec(request, "sm_90a" if arch else _default_arch(), kernel_object=kernel_object)
+        loaded = build_spec(request, DEFAULT_ARCH if arch else _default_arch(), kernel_object=kernel_object)
     except UsageError as e:  # the request checks speak the command line's language: say it in this API's
         raise _in_api_terms(e) from None
     try:

@@ -380,8 +380,10 @@ def _interpret_worker(payload: dict) -> dict:
     import torch
 
     triton_api.check_interpreter_numpy()
+    from tritonscope.model import DEFAULT_ARCH
+
     req = Request(**payload["request"])
-    loaded = build_spec(req, "sm_90a")
+    loaded = build_spec(req, DEFAULT_ARCH)
     values = make_inputs(loaded, "cpu", payload.get("seed"))
     started = time.perf_counter()
     try:

@@ -59,6 +59,14 @@ ShapeOpt = typer.Option(None, "--shape", metavar="SHAPE", help="Problem shape fo
 DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype for a sample: fp16, bf16, fp32, fp8e4nv, ...")
 
 
+def arch_default(arch_given) -> str:
+    """The default arch for a request: unused when the request names its own (then no local GPU is looked
+    for), else the local GPU's, else model.DEFAULT_ARCH."""
+    from tritonscope.model import DEFAULT_ARCH
+
+    return DEFAULT_ARCH if arch_given else default_arch()
+
+
 def default_arch() -> str:
     """The local GPU's arch when there is one we know, else sm_90a."""
     from tritonscope import triton_api
@@ -110,7 +118,7 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
     from tritonscope.kernels import canonical_arch
 
     # only look for a local GPU when the user named no arch (build_spec validates theirs)
-    default = default_arch() if not request.arch else "sm_90a"
+    default = arch_default(request.arch)
     arch = canonical_arch(request.arch) if request.arch else default
     use_cache = result_cache.enabled()
     if cache and use_cache:

@@ -90,7 +90,7 @@ def check_cmd(
         if not parsed:
             from tritonscope.binding import build_spec
 
-            loaded = build_spec(base, c.default_arch() if not base.arch else "sm_90a")
+            loaded = build_spec(base, c.arch_default(base.arch))
             declared = (loaded.example or {}).get("expect") or []
             if not declared:
                 raise UsageError("No expectations: give --expect EXPR, or an \"expect\": [...] list in the "

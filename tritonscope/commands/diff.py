@@ -226,7 +226,7 @@ def diff_cmd(
         else:
             from tritonscope.binding import build_spec
 
-            ld = build_spec(what, c.default_arch() if not what.arch else "sm_90a")
+            ld = build_spec(what, c.arch_default(what.arch))
             analyses.append(ld)
             specs.append(ld.spec)
 
@@ -257,7 +257,7 @@ def diff_cmd(
         from tritonscope.passes import first_divergence, trace_both
 
         requests = [what for _, what in loaded]
-        default = c.default_arch() if not all(r.arch for r in requests) else "sm_90a"
+        default = c.arch_default(all(r.arch for r in requests))
         if err.is_terminal and not as_json:
             with err.status("compiling A and B with every pass dumped..."):
                 ta, tb = trace_both(requests[0], requests[1], default)
@@ -315,7 +315,7 @@ def _compile_with_triton(request, triton_env, which: str):
     from tritonscope.result_cache import decode_artifact
     from tritonscope.versions.run import Side
 
-    default = c.default_arch() if not request.arch else "sm_90a"
+    default = c.arch_default(request.arch)
     arch = request.arch or default
     from tritonscope.kernels import canonical_arch
     from tritonscope.model import ARCHES

@@ -313,7 +313,7 @@ def found_shapes(artifact, shapes: list[str], where: str):
     from tritonscope.explain import Shape
     from tritonscope.kernels import Request, TensorArg, parse_arg_value, parse_shape
     from tritonscope.binding import build_spec
-    from tritonscope.model import ARCHES
+    from tritonscope.model import ARCHES, DEFAULT_ARCH
 
     spec = artifact.spec
     dims = [parse_shape(t) for t in shapes]
@@ -328,7 +328,7 @@ def found_shapes(artifact, shapes: list[str], where: str):
                           constexprs={k: str(v) for k, v in spec.constexprs.items()}, shape=text,
                           dtype=next(iter(pointers.values()), None), num_warps=spec.num_warps)
         try:
-            loaded = build_spec(request, spec.arch if spec.arch in ARCHES else "sm_90a")
+            loaded = build_spec(request, spec.arch if spec.arch in ARCHES else DEFAULT_ARCH)
         except TritonscopeError as e:
             out.append(Shape(d, None, {}, None, f"its file's EXAMPLES launch does not describe it: {e.message}"))
             continue

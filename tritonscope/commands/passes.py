@@ -18,7 +18,7 @@ def trace_request(request, env, *, progress: bool = True):
     """
     from tritonscope import passes
 
-    default = c.default_arch() if not request.arch else "sm_90a"
+    default = c.arch_default(request.arch)
     err = env.console(stderr=True)
     if progress and err.is_terminal:
         with err.status(f"compiling {request.target} with every pass dumped..."):

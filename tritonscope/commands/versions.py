@@ -142,9 +142,10 @@ def versions_cmd(
         for x in arches:
             canonical_arch(x)  # an unknown arch: exit 3 before any environment is made
         base = c.make_request("_", constexpr, None, None, num_warps, num_stages, None, None, None, config=config)
+        from tritonscope.model import DEFAULT_ARCH
         from tritonscope.versions.targets import jobs_for
 
-        job_list, notes = jobs_for(list(targets), arches, base, "sm_90a")
+        job_list, notes = jobs_for(list(targets), arches, base, DEFAULT_ARCH)
         if not job_list:
             raise UsageError("Nothing to compile.")
         sides = [V.Side("A", E.resolve(a, install=not no_install, progress=_say(err)) if a else None, knobs_a),
