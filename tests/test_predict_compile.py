@@ -59,3 +59,15 @@ def test_diff_predicts_the_speed_ratio_and_says_why():
     plain = runner.invoke(app, ["diff", "matmul_grouped", "--shape", "4096x4096x4096", "--a", "BLOCK_M=64",
                                 "--b", "BLOCK_M=128", "--stage", "none", "--json"])
     assert not any("predicted" in r["name"] for r in json.loads(plain.output)["summary"])
+
+
+def test_explain_predict_gives_the_same_prediction_as_compile(tmp_path):
+    out = runner.invoke(app, ["explain", "matmul_grouped", "--shape", "1024x1024x1024", "--gpu", "H100", "--predict",
+                              "--json", "--no-check-fixes"])
+    assert out.exit_code == 0, out.output
+    explained = json.loads(out.output)["prediction"]
+    compiled = json.loads(runner.invoke(app, [*ARGS, "--gpu", "H100", "--json"]).output)["prediction"]
+    assert explained["predicted_ms"] == compiled["predicted_ms"] and explained["gpu"] == "H100 SXM"
+    shown = runner.invoke(app, ["explain", "matmul_grouped", "--shape", "1024x1024x1024", "--predict",
+                                "--no-check-fixes", "--width", "200"])
+    assert "predicted: " in shown.output and " ms on " in shown.output

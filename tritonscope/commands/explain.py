@@ -394,6 +394,11 @@ def explain_cmd(
     num_ctas: Optional[int] = c.NumCtasOpt,
     fp_fusion: Optional[bool] = c.FpFusionOpt,
     gpu: Optional[str] = GpuOpt,
+    predict: bool = typer.Option(False, "--predict",
+                                 help="Also predict the kernel's time at its launch with the GPU-less cost model "
+                                      "(on --gpu where the cost model knows it, else the local GPU or the arch's "
+                                      "reference GPU): shown after the verdicts, in --json under \"prediction\", "
+                                      "and in --save reports."),
     no_check_fixes: bool = NoCheckOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the verdicts as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md or .json write the compile "
@@ -425,6 +430,8 @@ def explain_cmd(
       tritonscope explain softmax -c BLOCK=16384 -w 1
 
       tritonscope explain matmul_masked --shape 4096x4096x4096 --gpu H200
+
+      tritonscope explain matmul_grouped --shape 4096x4096x4096 --gpu H100 --predict
 
       tritonscope explain ~/.triton/cache --kernel matmul_kernel
 
@@ -465,13 +472,27 @@ def explain_cmd(
         c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for AMD: exit 2, no compile
         analysis, expl = run_explain(request, env, shapes=list(shape or []), gpu=gpu,
                                      check_fixes=not no_check_fixes, progress=not as_json)
+    if predict:
+        from tritonscope.cost import predict as predicted
+        from tritonscope.gpus import find_gpu
+
+        analysis.prediction = predicted(analysis, gpu=gpu if gpu and find_gpu(gpu) else None).to_dict()
     if as_json:
-        typer.echo(json.dumps(expl.to_dict(), indent=1))
+        out = expl.to_dict()
+        if analysis.prediction is not None:
+            out["prediction"] = analysis.prediction
+        typer.echo(json.dumps(out, indent=1))
     else:
         from tritonscope.render.explain_view import explain_renderable
 
         console = env.console()
         console.print(explain_renderable(expl, console.width))
+        if analysis.prediction is not None:
+            from rich.markup import escape
+
+            from tritonscope.render.summary_text import prediction_text
+
+            console.print(f"predicted: {escape(prediction_text(analysis.prediction))}", highlight=False)
     if save:
         save_explanation(analysis, expl, save, fmt, force=force, keep_paths=keep_paths, width=width)
 
