@@ -319,7 +319,7 @@ def test_lone_cubin_ties_tensor_cores_to_the_dot_line_only(grouped_cubin):
     from tritonscope import sources
 
     sass = grouped_cubin.with_suffix(".sass").read_text()
-    source = (sources.Path(__file__).parent.parent / "samples" / "matmul_grouped.py").read_text().splitlines()
+    source = (Path(__file__).parent.parent / "samples" / "matmul_grouped.py").read_text().splitlines()
     named = {int(m.group(1)) for m in re.finditer(r'//## File "[^"]*matmul_grouped\.py", line (\d+)\s*\n'
                                                   r'(?:\s*//##.*\n)*\s*/\*[0-9a-f]+\*/\s+HGMMA', sass)}
     dot_line = next(i + 1 for i, t in enumerate(source) if "tl.dot(" in t)

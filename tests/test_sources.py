@@ -8,6 +8,7 @@ small program.  CPU only.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -758,7 +759,7 @@ def test_cache_metadata_gives_the_cache_invalidating_environment(made):
 
     entry = next(e for e in sources.open_source(made["cache"]).entries if e.name == "matmul_kernel")
     meta = dict(entry.metadata, TRITON_F32_DEFAULT="ieee")
-    recorded = sources.recorded_environment(sources.replace(entry, metadata=meta))
+    recorded = sources.recorded_environment(dataclasses.replace(entry, metadata=meta))
     assert recorded["vars"]["TRITON_F32_DEFAULT"] == "ieee" and recorded["cache_vars_known"]
     assert recorded["complete"] is False  # the tool knobs are not in a cache entry
 
