@@ -1,6 +1,6 @@
 """KernelSpec -> Artifact: one real Triton compile plus SASS and resources.
 
-The compile itself is Triton's (see triton_api.py); this module adds the
+The compile itself is Triton's (see the triton_api package); this module adds the
 stages Triton does not give as text (Python source with its file line
 numbers, SASS) and the resource usage (cuobjdump's REG, STACK, SHARED and
 LOCAL; for AMD targets, the hsaco code object's metadata, see codeobject.py).

@@ -1,6 +1,6 @@
 """Words and layout for explain's verdicts and check's results (terminal, text, JUnit).
 
-The core (tritonscope/explain.py) returns Verdicts as data; this module only
+The core (the tritonscope/explain package) returns Verdicts as data; this module only
 lays them out.  Severity decides the mark and colour: ok, info, warn, bad;
 a verdict that could not be judged (its input is missing) is listed with
 "-" and the reason.  A compile report's Explain section is written by each
