@@ -328,3 +328,10 @@ def test_two_kernel_folders_each_get_their_own_sibling_module(tmp_path, monkeypa
     for folder in ("a", "b", "a"):
         spec = spec_of(f"{tmp_path / folder / 'kern.py'}:k", "--arg", "x_ptr=fp32[64]", "-c", "BLOCK=64")
         assert spec["kernel"] == "k"
+
+
+def test_block_and_c_for_the_same_constexpr_is_refused():
+    # was silently accepted, -c winning (issue 23)
+    out = runner.invoke(app, ["compile", "matmul", "-c", "BLOCK=16", "--block", "32", "--stage", "none"])
+    assert out.exit_code == ExitCode.USAGE
+    assert "--block 32 and -c BLOCK=16 both set BLOCK" in " ".join(out.output.split())
