@@ -24,8 +24,8 @@ from typing import Any
 
 from tritonscope import triton_api
 from tritonscope.errors import KernelSpecError, OutOfResourcesError, UsageError, close_matches
-from tritonscope.kernels import (LAUNCH_SHAPE, WARPS, DescArg, Loaded, Request, TensorArg, _answers, _nothing,
-                                 _one_line, canonical_arch, canonical_dtype, check_arg_text, check_launch_options,
+from tritonscope.kernels import (LAUNCH_SHAPE, WARPS, DescArg, Loaded, Request, TensorArg,
+                                 _one_line, answering, canonical_arch, canonical_dtype, check_arg_text, check_launch_options,
                                  check_request, constexpr_value, find_kernel, held_kernel, imported_asked,
                                  kernel_value, load_module, names_set_by_block, parse_arg_value, parse_constexpr,
                                  parse_scalar, parse_shape, resolve_target, stand_in_args)
@@ -95,7 +95,7 @@ def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) ->
     launch = _example_launch(b)
     args = _runtime_args(b, launch)
     if heuristics:
-        _run_heuristics(heuristics, b.values, args, kernel, arch)
+        _run_heuristics(heuristics, b.values, args, kernel, arch, req.gpu)
     num_warps = num_warps or tuned.get("num_warps") or (b.example or {}).get("num_warps", 4)
     num_stages = num_stages or tuned.get("num_stages") or (b.example or {}).get("num_stages", 3)
     for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
@@ -362,14 +362,14 @@ def _check_constexpr(kernel: str, name: str, value: Any) -> None:
                           "(a number, bool, string, dtype or None).", hint=f"Give it a value like -c {name}=16.")
 
 
-def _run_heuristics(heuristics, values: dict[str, Any], args: dict[str, Any], kernel: str, arch: str) -> None:
+def _run_heuristics(heuristics, values: dict[str, Any], args: dict[str, Any], kernel: str, arch: str,
+                    gpu: str | None = None) -> None:
     """@triton.heuristics values, computed as a launch computes them: from every bound argument."""
     bound = {**stand_in_args(args), **{k: kernel_value(v) for k, v in values.items()}}
-    answers = _answers(arch)
     for wrapper in heuristics:
         for name, fn in wrapper.values.items():
             try:
-                with triton_api.device_answers(answers) if answers is not None else _nothing():
+                with answering(arch, gpu)[0]:
                     result = fn(bound)
             except Exception as e:
                 raise KernelSpecError(
@@ -403,9 +403,8 @@ def _pick_config(tuner, req: Request, values: dict[str, Any], given: set[str], k
     if prune is not None:
         bound = {**stand_in_args({n: parse_arg_value(t) for n, t in (req.args or {}).items()}),
                  **{k: kernel_value(v) for k, v in values.items()}}
-        answers = _answers(arch)
         try:
-            with triton_api.device_answers(answers) if answers is not None else _nothing():
+            with answering(arch, req.gpu)[0]:
                 kept = prune(list(tuner.configs), bound, **{k: kernel_value(v) for k, v in values.items()})
             kept_ids = {id(c) for c in kept}
             pruned = [c for c, raw in zip(configs, tuner.configs) if id(raw) in kept_ids] or configs

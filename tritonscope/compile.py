@@ -225,9 +225,12 @@ def _misfit_parameter(spec, message: str, line_text: str | None) -> str | None:
     for name, value in spec.constexprs.items():
         if name in used and isinstance(value, str):
             found.append(f"{name}={value}" + (" (a dtype)" if value.startswith("tl.") else f" ({value!r}, a string)"))
+    # a tensor is named only when Triton says a tensor was used as something else (a_desc.load on a pointer):
+    # a plain tensor argument sits on most failing lines without being the cause
+    tensor_misused = "'tensor' object" in message
     for name, text in spec.args.items():
         value = parse_arg_value(text)
-        if name in used and isinstance(value, (TensorArg, DescArg)):
+        if name in used and (isinstance(value, DescArg) or (isinstance(value, TensorArg) and tensor_misused)):
             found.append(f"--arg {name}={text} (a {'tensor descriptor' if isinstance(value, DescArg) else 'tensor'})")
     return found[0] if len(found) == 1 else None
 

@@ -437,7 +437,7 @@ def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
             hint="Fix the Python file and run again.",
         ) from e
     dotted, root = module_name_of(path)
-    folders = list(dict.fromkeys([str(path.parent), str(root)]))
+    folders = list(dict.fromkeys([str(path.parent.resolve()), str(root.resolve())]))
     for folder in folders:
         if folder not in sys.path:
             # after what is installed: a kernel folder's `json.py` or `rich.py` must not shadow the
@@ -452,9 +452,9 @@ def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
         return kept
     if kept is not None:  # imported for another arch, and its import asked for the GPU: again, for this one
         del sys.modules[name]
-    answers = _answers(arch, gpu)
+    asking, answers = answering(arch, gpu)
     try:
-        with _own_folder_first(folders), triton_api.device_answers(answers) if answers is not None else _nothing():
+        with _own_folder_first(folders), asking:
             if dotted:
                 module = importlib.import_module(dotted)
                 if Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
@@ -490,7 +490,7 @@ def _own_folder_first(folders: list[str]):
     aside, so each file gets its own siblings, as `python file.py` would; both are put back afterwards."""
     saved_path = list(sys.path)
     sys.path[:0] = folders
-    here = {str(Path(f).resolve()) for f in folders}
+    here = set(folders)
     aside = {}
     for name, module in list(sys.modules.items()):
         origin = getattr(module, "__file__", None)
@@ -518,9 +518,11 @@ def _one_line(e: BaseException) -> str:
     return text[0] if text else type(e).__name__
 
 
-@contextlib.contextmanager
-def _nothing():
-    yield
+def answering(arch: str | None, gpu: str | None = None):
+    """The context in which a kernel file's code (its import, heuristics, autotune pruning) asks for the GPU:
+    the stand-in answers for `arch` (and --gpu), or nothing when no arch's answers can be given."""
+    answers = _answers(arch, gpu)
+    return (triton_api.device_answers(answers) if answers is not None else contextlib.nullcontext()), answers
 
 
 def _answers(arch: str | None, gpu: str | None = None):
