@@ -34,14 +34,14 @@ def best(fn, repeat: int = 5) -> float:
 def main() -> int:
     from rich.console import Console
 
-    from tritonscope.analysis import Analysis, analyze
+    from tritonscope.analyses.analysis import Analysis, analyze
     from tritonscope.commands._common import DEFAULT_MAX_LINES
-    from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
-    from tritonscope.dialects import annotate_stage, instruction_mix, parse_stage
-    from tritonscope.render import views
-    from tritonscope.render.terminal import stage_panel, summary_panel
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.language.dialects import annotate_stage, instruction_mix, parse_stage
+    from tritonscope.outputs.render import views
+    from tritonscope.outputs.render.terminal import stage_panel, summary_panel
 
     loaded = build_spec(Request("matmul_grouped", arch="sm_90a",
                                 constexprs={"BLOCK_M": "128", "BLOCK_N": "256", "BLOCK_K": "64"},

@@ -8,7 +8,7 @@ For every config of `benchmarks/gpu_matmul.py --tune` and of seed 002's
 block-size sweep (matmul_masked, fp32, BLOCK_SIZE 32/64/128/256), at 1024^3,
 4096^3 and 8192^3: compile it for the local GPU (the compile a launch does),
 ask `explain` for its roofline bound on this GPU (its datasheet peaks and SM
-count), and time it with tritonscope.bench (do_bench: CUDA events, L2
+count), and time it with tritonscope.measure.bench (do_bench: CUDA events, L2
 flushed, median).  Prints per config the bound, the measured time and their
 ratio, flags any bound ABOVE the measured time (a bound must never be), and
 the Spearman rank correlation of bound and measured time across configs
@@ -69,16 +69,16 @@ def main() -> int:
     args = ap.parse_args()
 
     from gpu_matmul import TUNE, header, load
-    from tritonscope import runner
-    from tritonscope.analysis import analyze
-    from tritonscope.bench import bench_loaded, peaks_for
-    from tritonscope.compile import compile_artifact
-    from tritonscope.errors import TritonscopeError
-    from tritonscope.explain import Shape, explain
+    from tritonscope.measure import runner
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.measure.bench import bench_loaded, peaks_for
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.analyses.explain import Shape, explain
 
     if args.dry_run:
-        from tritonscope.kernels import Request
-        from tritonscope.binding import build_spec
+        from tritonscope.inputs.kernels import Request
+        from tritonscope.pipeline.binding import build_spec
 
         def load(sample, n, cx, warps, stages, dtype):  # noqa: F811 (the dry run's stand-in: no torch, no GPU)
             cx = {k: str(v) for k, v in cx.items()}

@@ -70,7 +70,7 @@ def load_cases(series: str) -> list[tuple[dict, dict[str, str]]]:
 
 
 def artifact_of(meta: dict, stages: dict[str, str]):
-    from tritonscope.model import Artifact, KernelSpec, Resources
+    from tritonscope.core.model import Artifact, KernelSpec, Resources
 
     spec = KernelSpec(target=meta["target"], kernel=meta["kernel"], file=meta["file"], args=meta["args"],
                       constexprs=meta["constexprs"], num_warps=meta["num_warps"], num_stages=meta["num_stages"],
@@ -136,13 +136,13 @@ def run_case(meta: dict, stages: dict[str, str], base, damaged: tuple[str, ...] 
     """
     from rich.console import Console
 
-    from tritonscope.analysis import analyze
-    from tritonscope.diff import diff_analyses
-    from tritonscope.render import views
-    from tritonscope.render.html import render_html
-    from tritonscope.render.markdown import render_markdown
-    from tritonscope.render.terminal import stage_panel, summary_panel
-    from tritonscope.report import analysis_from_dict, analysis_to_dict
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.diff import diff_analyses
+    from tritonscope.outputs.render import views
+    from tritonscope.outputs.render.html import render_html
+    from tritonscope.outputs.render.markdown import render_markdown
+    from tritonscope.outputs.render.terminal import stage_panel, summary_panel
+    from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict
 
     an = analyze(artifact_of(meta, stages))
     con = Console(file=io.StringIO(), width=100, color_system=None, highlight=False)
@@ -171,8 +171,8 @@ def run_case(meta: dict, stages: dict[str, str], base, damaged: tuple[str, ...] 
 
 
 def fuzz(cases: int, seed: int, series: str, limit: float = 20.0, show: int = 3) -> dict:
-    from tritonscope.analysis import analyze
-    from tritonscope.errors import TritonscopeError
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.core.errors import TritonscopeError
 
     rng = random.Random(seed)
     corpus = load_cases(series)
@@ -363,13 +363,13 @@ def run_found_case(path: Path, rng: random.Random) -> int:
 
     from rich.console import Console
 
-    from tritonscope import sources
-    from tritonscope.analysis import analyze
+    from tritonscope.inputs import sources
+    from tritonscope.analyses.analysis import analyze
     from tritonscope.commands.open import _print_listing
-    from tritonscope.errors import TritonscopeError
-    from tritonscope.explain import explain
-    from tritonscope.render.explain_view import explain_renderable
-    from tritonscope.render.terminal import stage_panel, summary_panel
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.analyses.explain import explain
+    from tritonscope.outputs.render.explain_view import explain_renderable
+    from tritonscope.outputs.render.terminal import stage_panel, summary_panel
 
     con = Console(file=io.StringIO(), width=100, color_system=None, highlight=False)
     env = SimpleNamespace(console=lambda stderr=False: con, paged=lambda c: contextlib.nullcontext())
@@ -399,7 +399,7 @@ def fuzz_found(cases: int, seed: int, limit: float = 20.0, show: int = 3) -> dic
     import shutil
     import tempfile
 
-    from tritonscope.errors import TritonscopeError
+    from tritonscope.core.errors import TritonscopeError
 
     rng = random.Random(seed)
     crashes: list[str] = []

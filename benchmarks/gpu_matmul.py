@@ -43,7 +43,7 @@ TUNE = [
 
 
 def header() -> str:
-    from tritonscope import runner
+    from tritonscope.measure import runner
 
     v = runner.versions()
     return (f"device: {runner.device_name()} | triton {v['triton']} | torch {v['torch']} | cuda {v.get('cuda')} | "
@@ -52,8 +52,8 @@ def header() -> str:
 
 def load(sample: str, n: int, constexprs: dict | None = None, warps: int | None = None, stages: int | None = None,
          dtype: str = "fp16"):
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
     from tritonscope.commands._common import default_arch
 
     import torch
@@ -89,7 +89,7 @@ def main() -> int:
     ap.add_argument("--json", default=None, help="write every figure to this JSON file")
     args = ap.parse_args()
 
-    from tritonscope.bench import bench_configs
+    from tritonscope.measure.bench import bench_configs
 
     print(header(), flush=True)
     shapes = [int(s) for s in args.shapes.split(",")] if args.shapes else ([4096, 8192] if args.tune else SHAPES)

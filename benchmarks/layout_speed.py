@@ -26,9 +26,9 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tritonscope.errors import UsageError  # noqa: E402
-from tritonscope.layouts import describe, parse_encoding  # noqa: E402
-from tritonscope.render.layout_view import layout_panel, layout_svg  # noqa: E402
+from tritonscope.core.errors import UsageError  # noqa: E402
+from tritonscope.language.layouts import describe, parse_encoding  # noqa: E402
+from tritonscope.outputs.render.layout_view import layout_panel, layout_svg  # noqa: E402
 
 LIMIT_S = 1.0
 CORPUS = ROOT / "tests" / "data" / "layout_corpus"

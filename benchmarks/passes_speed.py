@@ -28,18 +28,18 @@ REQUEST = dict(target="matmul_grouped", arch="sm_90a",
 
 
 def _child(mode: str) -> None:
-    from tritonscope.kernels import Request
+    from tritonscope.inputs.kernels import Request
 
     request = Request(**REQUEST)
     started = time.perf_counter()
     out: dict = {}
     if mode == "plain":
-        from tritonscope.compile import compile_artifact
-        from tritonscope.binding import build_spec
+        from tritonscope.pipeline.compile import compile_artifact
+        from tritonscope.pipeline.binding import build_spec
 
         compile_artifact(build_spec(request, "sm_90a"))
     else:
-        from tritonscope import passes
+        from tritonscope.analyses import passes
 
         with passes.trace_passes(request, "sm_90a") as trace:
             stream = trace.steps[0].before.path

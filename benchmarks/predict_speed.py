@@ -38,13 +38,13 @@ def main() -> int:
     ap.add_argument("--out", help="write the per-config times here (JSON)")
     args = ap.parse_args()
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tritonscope-speed-")
-    from tritonscope.compile import compile_artifact
+    from tritonscope.pipeline.compile import compile_artifact
     from tritonscope.cost import find_gpu, predict_features
     from tritonscope.cost.features import features_of_artifact
-    from tritonscope.dialects import class_counts, machine_stage
-    from tritonscope.binding import build_spec
-    from tritonscope.kernels import Request, config_label
-    from tritonscope.summary import summarize
+    from tritonscope.language.dialects import class_counts, machine_stage
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.inputs.kernels import Request, config_label
+    from tritonscope.analyses.summary import summarize
 
     gpu = find_gpu("H100")
     rows = []

@@ -6,7 +6,7 @@
 Measuring: each (kernel, shape) group's configs are compiled in parallel
 through `sweep` (worker processes; each row carries the cost model's
 compiled facts, cost/features.py), every config that fits is checked and
-timed with tritonscope.bench (do_bench: CUDA events, L2 flushed, median),
+timed with tritonscope.measure.bench (do_bench: CUDA events, L2 flushed, median),
 and a few microbenchmarks are recorded (DRAM copy bandwidth, the launch
 floor).  The file written holds, per config, its compiled facts and its
 measured time, with the device, driver, Triton and torch versions, and
@@ -138,7 +138,7 @@ EXAMPLES = {{"{rec["name"]}": {{"shape": (65536,), "dtype": "fp16", "constexprs"
 
 
 def requests_of(group: dict, target: str) -> list:
-    from tritonscope.kernels import Request
+    from tritonscope.inputs.kernels import Request
 
     out = []
     for c in group["configs"]:
@@ -172,9 +172,9 @@ def microbenchmarks() -> dict:
     ms = triton.testing.do_bench(lambda: y.copy_(x), warmup=20, rep=200, return_mode="median")
     dram = 2 * x.numel() * 2 / (ms * 1e-3) / 1e9
     del x, y
-    from tritonscope import runner
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.measure import runner
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     loaded = build_spec(Request("vector_add", shape="128", dtype="fp32", constexprs={"BLOCK": "128"}), "sm_90a")
     values = runner.make_inputs(loaded, "cuda", 0)
@@ -186,10 +186,11 @@ def microbenchmarks() -> dict:
 def measure(args) -> int:
     import torch
 
-    from tritonscope import runner, triton_api
-    from tritonscope.bench import bench_loaded
-    from tritonscope.binding import build_spec
-    from tritonscope.sweep import run_sweep
+    from tritonscope import triton_api
+    from tritonscope.measure import runner
+    from tritonscope.measure.bench import bench_loaded
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.measure.sweep import run_sweep
 
     runner.require_gpu("predict_vs_measured")
     major, minor = torch.cuda.get_device_capability(0)
@@ -244,7 +245,7 @@ def tune_groups(args) -> int:
     full search's best, and the two times (each launch compiles cold; see commands/tune.py)."""
     import tempfile
 
-    from tritonscope import runner
+    from tritonscope.measure import runner
     from tritonscope.commands.tune import tune
 
     runner.require_gpu("predict_vs_measured --tune")
@@ -277,7 +278,7 @@ def refresh(args) -> int:
     measured time: facts from the current features code, times from the GPU run."""
     import tempfile
 
-    from tritonscope.sweep import run_sweep
+    from tritonscope.measure.sweep import run_sweep
 
     data = json.load(open(args.refresh))
     by_name = {g["name"]: g for g in groups()}

@@ -23,7 +23,7 @@ from dataclasses import asdict
 
 
 def jobs_100():
-    from tritonscope.kernels import Request, list_samples
+    from tritonscope.inputs.kernels import Request, list_samples
     from tritonscope.versions.run import Job
 
     out = []

@@ -71,9 +71,9 @@ def triton_series() -> str:
 @pytest.fixture(scope="session")
 def compiled():
     """compiled(target, **request) -> Artifact, memoized for the session."""
-    from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     cache = {}
 

@@ -20,13 +20,13 @@ from test_views import render
 from typer.testing import CliRunner
 
 from tritonscope import triton_api
-from tritonscope.analysis import analyze
+from tritonscope.analyses.analysis import analyze
 from tritonscope.cli import app
-from tritonscope.dialects import amdgcn, class_counts, dialect
-from tritonscope.model import ARCHES, Artifact, KernelSpec, Resources
-from tritonscope.render import views
-from tritonscope.render.summary_text import summary_rows
-from tritonscope.summary import summarize
+from tritonscope.language.dialects import amdgcn, class_counts, dialect
+from tritonscope.core.model import ARCHES, Artifact, KernelSpec, Resources
+from tritonscope.outputs.render import views
+from tritonscope.outputs.render.summary_text import summary_rows
+from tritonscope.analyses.summary import summarize
 
 pytestmark = pytest.mark.skipif(not triton_api.has_backend("amd"),
                                 reason="this Triton wheel has no HIP backend (triton/backends/amd)")
@@ -79,7 +79,7 @@ def test_specialization_is_the_backends(seed):
 
 def test_bare_pointers_have_no_range(compiled):
     """A bare pointer says nothing about its size, so the backend adds no pointer range (as for a real launch)."""
-    from tritonscope.kernels import load_for_spec
+    from tritonscope.inputs.kernels import load_for_spec
 
     jit_fn = load_for_spec(seed_spec("gfx942"))
     args = {"a_ptr": triton_api.StandInTensor("float16"), "b_ptr": triton_api.StandInTensor("float16", numel=1024),
@@ -94,8 +94,8 @@ def test_bare_pointers_have_no_range(compiled):
 
 
 def seed_spec(arch: str) -> KernelSpec:
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     return build_spec(Request("matmul", block=32, arch=arch), "sm_90a").spec
 
@@ -237,8 +237,8 @@ def test_gfx942_sweep_marks_configs_over_lds():
 
 
 def test_cross_vendor_diff(seed, compiled):
-    from tritonscope.diff import diff_analyses
-    from tritonscope.dialects import every_stage_key
+    from tritonscope.analyses.diff import diff_analyses
+    from tritonscope.language.dialects import every_stage_key
 
     nv = analyze(compiled("matmul", block=32, arch="sm_90a"))
     d = diff_analyses(nv, seed["gfx942"], stages=every_stage_key())
@@ -337,7 +337,7 @@ def test_real_stage_counts(seed):
 
 
 def test_msgpack_reader():
-    from tritonscope import codeobject
+    from tritonscope.inputs import codeobject
 
     blob = (b"\x82\xa4name\xa1k\xa6counts\x93\x05\xcd\x01\x00\xd0\xff")
     assert codeobject.unpackb(blob) == {"name": "k", "counts": [5, 256, -1]}

@@ -6,9 +6,9 @@ import pytest
 from conftest import GOLDEN, check_golden, triton_series
 from test_parse import CASES, parse_case
 
-from tritonscope.dialects import annotate_stage, instruction_mix
-from tritonscope.encodings import Encoding, blocked_fit, explain_blocked, mma_k
-from tritonscope.model import Line, ParsedStage
+from tritonscope.language.dialects import annotate_stage, instruction_mix
+from tritonscope.language.encodings import Encoding, blocked_fit, explain_blocked, mma_k
+from tritonscope.core.model import Line, ParsedStage
 
 
 def _notes(case, series=None):

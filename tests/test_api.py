@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, triton_series
 
 import tritonscope
-from tritonscope.errors import KernelSpecError, NotFoundError, OutOfResourcesError, OutputError, UsageError
+from tritonscope.core.errors import KernelSpecError, NotFoundError, OutOfResourcesError, OutputError, UsageError
 
 
 def readme_python_api() -> tuple[str, str]:

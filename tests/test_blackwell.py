@@ -13,9 +13,9 @@ import pytest
 from conftest import GOLDEN, check_golden, triton_series
 from test_views import render
 
-from tritonscope.analysis import analyze
-from tritonscope.dialects import class_counts
-from tritonscope.render import views
+from tritonscope.analyses.analysis import analyze
+from tritonscope.language.dialects import class_counts
+from tritonscope.outputs.render import views
 
 
 @pytest.fixture(scope="module")

@@ -174,8 +174,8 @@ def chromium():
 @pytest.fixture(scope="module")
 def report_page(compiled, chromium, tmp_path_factory):
     """The matmul BLOCK=16 report (with layouts when this tritonscope draws them), open in Chromium."""
-    from tritonscope.analysis import analyze
-    from tritonscope.report import save_report
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.outputs.report import save_report
 
     analysis = analyze(compiled("matmul", block=16))
     analysis.layouts = _layouts(analysis)
@@ -192,8 +192,8 @@ def report_page(compiled, chromium, tmp_path_factory):
 
 def _layouts(analysis):
     try:
-        from tritonscope.layouts import layouts_of
-        from tritonscope.render.layout_view import layout_svg  # noqa: F401
+        from tritonscope.language.layouts import layouts_of
+        from tritonscope.outputs.render.layout_view import layout_svg  # noqa: F401
     except ImportError:
         return []
     return layouts_of(analysis)
@@ -229,7 +229,7 @@ def test_click_python_line_highlights_linked_lines(report_page):
     browser, path, analysis = report_page
     py = _dot_line(analysis)
     # stages whose parsers link lines to this Python line (what the page should highlight)
-    from tritonscope.render.html import python_line_of
+    from tritonscope.outputs.render.html import python_line_of
 
     expected = {key: sum(1 for ln in st.lines if python_line_of(analysis, key, ln) == py)
                 for key, st in analysis.parsed.items()}
@@ -276,7 +276,7 @@ def test_layout_svg_present(report_page):
 def test_hostile_report_runs_nothing(chromium, tmp_path):
     """A kernel comment that tries to inject a script shows as text and runs nothing."""
     from test_report import hostile_analysis
-    from tritonscope.report import save_report
+    from tritonscope.outputs.report import save_report
 
     path = save_report(hostile_analysis(tmp_path), tmp_path / "hostile.html")
     browser = Browser(chromium, str(tmp_path / "profile"))
@@ -295,8 +295,8 @@ def test_hostile_report_runs_nothing(chromium, tmp_path):
 @pytest.fixture(scope="module")
 def grouped_page(compiled, chromium, tmp_path_factory):
     """The 128x256x64 grouped matmul's report (sm_90a), open in Chromium at 1600x1000."""
-    from tritonscope.analysis import analyze
-    from tritonscope.report import save_report
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.outputs.report import save_report
 
     analysis = analyze(compiled("matmul_grouped", arch="sm_90a"))
     tmp = tmp_path_factory.mktemp("grouped")
@@ -388,7 +388,7 @@ def test_pane_toggles(grouped_page):
 def test_noise_toggles(grouped_page):
     """Noise lines (each dialect's noise()) are folded, with one count per kind in the pane's title; a
     checkbox per kind shows them; folded or not, every line keeps its real number."""
-    from tritonscope.render import noise
+    from tritonscope.outputs.render import noise
 
     browser, analysis = grouped_page
     ptx_lines = noise.view_lines(analysis, "ptx")  # every line of the PTX text
@@ -441,9 +441,9 @@ def test_large_report_stays_usable(compiled, chromium, tmp_path):
     loads in seconds and a click highlights in well under a second."""
     from dataclasses import replace
 
-    from tritonscope.analysis import analyze
-    from tritonscope.model import Line, ParsedStage
-    from tritonscope.report import save_report
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.core.model import Line, ParsedStage
+    from tritonscope.outputs.report import save_report
 
     analysis = analyze(compiled("matmul_grouped"))
     big = {k: ParsedStage(k, tuple(Line(i + 1, ln.text, ln.raw, ln.loc) for i, ln in
@@ -476,10 +476,10 @@ def test_large_report_stays_usable(compiled, chromium, tmp_path):
 
 def test_diff_page_loads_clean(compiled, chromium, tmp_path):
     """The side-by-side diff page: no console errors, no requests, both columns rendered."""
-    from tritonscope.analysis import analyze
-    from tritonscope.diff import diff_analyses
-    from tritonscope.render.html import render_html_diff
-    from tritonscope.output import write_atomic
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.diff import diff_analyses
+    from tritonscope.outputs.render.html import render_html_diff
+    from tritonscope.core.output import write_atomic
 
     d = diff_analyses(analyze(compiled("matmul", block=16)), analyze(compiled("matmul", block=32)))
     path = write_atomic(tmp_path / "d.html", render_html_diff(d))

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from tritonscope import cache_prune
-from tritonscope.output import write_cache
+from tritonscope.core import cache_prune
+from tritonscope.core.output import write_cache
 
 KiB = 1024
 
@@ -69,7 +69,7 @@ def test_a_store_keeps_the_folder_under_the_cap(cache, monkeypatch):
 
 
 def test_a_hit_of_the_result_cache_or_of_replay_renews_the_entry(cache, monkeypatch):
-    from tritonscope import replay, result_cache
+    from tritonscope.pipeline import replay, result_cache
 
     old = time.time() - 3600
     # result cache: a hit renews the entry and the recorded knob names every lookup needs
@@ -96,8 +96,8 @@ def test_a_hit_of_the_result_cache_or_of_replay_renews_the_entry(cache, monkeypa
 
 
 def test_lookup_renews_the_entry_it_answers_from(cache, monkeypatch):
-    from tritonscope import result_cache
-    from tritonscope.kernels import Request
+    from tritonscope.pipeline import result_cache
+    from tritonscope.inputs.kernels import Request
 
     kernel = cache.parent / "k.py"
     kernel.write_text("# a kernel\n")
@@ -120,9 +120,9 @@ def test_hits_of_derived_remarks_and_sweep_entries_renew_them(cache, tmp_path):
     import importlib
     from types import SimpleNamespace
 
-    from tritonscope import sweep
+    from tritonscope.measure import sweep
 
-    compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a compile() function
+    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
 
     old = time.time() - 3600
     cubin = b"\x7fELF a cubin"
@@ -156,9 +156,9 @@ def test_a_damaged_or_unfitting_entry_is_a_miss_and_not_renewed(cache, tmp_path,
     import importlib
     from types import SimpleNamespace
 
-    from tritonscope import sweep
+    from tritonscope.measure import sweep
 
-    compile_mod = importlib.import_module("tritonscope.compile")
+    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
     old = time.time() - 3600
     paths = [cache / "derived" / f"{'ab' * 16}.json", cache / "remarks" / f"{'ab' * 16}.json",
              sweep._cache_path("ab" * 16)]

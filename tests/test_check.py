@@ -10,12 +10,12 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 
 def test_parse_expectations():
-    from tritonscope.errors import UsageError
-    from tritonscope.explain import parse_expectation as p
+    from tritonscope.core.errors import UsageError
+    from tritonscope.analyses.explain import parse_expectation as p
 
     assert p("tensor-cores").name == "tensor-cores"
     assert p("tensor_cores").name == "tensor-cores" and p("no_spills").name == "no-spills"

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode, OutputError, UsageError
+from tritonscope.core.errors import ExitCode, OutputError, UsageError
 
 runner = CliRunner()
 REPORT = ROOT / "tests" / "data" / "report_small.json"
@@ -23,7 +23,7 @@ def _no_compiling(monkeypatch):
 
     import importlib
 
-    for module, name in (("compile", "compile_artifact"), ("sweep", "run_sweep"), ("binding", "build_spec")):
+    for module, name in (("pipeline.compile", "compile_artifact"), ("measure.sweep", "run_sweep"), ("pipeline.binding", "build_spec")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 
@@ -72,7 +72,7 @@ def test_layout_svg_goes_through_the_writer(tmp_path):
 
 
 def test_formats_come_from_the_extension():
-    from tritonscope.output import check_path, format_of
+    from tritonscope.core.output import check_path, format_of
 
     assert format_of("r.HTM", {".html": "html", ".htm": "html"}) == "html"
     with pytest.raises(OutputError) as e:
@@ -83,7 +83,7 @@ def test_formats_come_from_the_extension():
 
 
 def test_write_cache_is_atomic_and_never_raises(tmp_path):
-    from tritonscope.output import write_cache
+    from tritonscope.core.output import write_cache
 
     path = tmp_path / "deep" / "entry.json"
     assert write_cache(path, "{}") and path.read_text() == "{}"
@@ -99,7 +99,7 @@ def test_write_cache_is_atomic_and_never_raises(tmp_path):
 
 
 def test_env_reads_debug_and_caches(monkeypatch, tmp_path):
-    from tritonscope.env import Env, cache_dir, env_of
+    from tritonscope.core.env import Env, cache_dir, env_of
 
     monkeypatch.setenv("TRITONSCOPE_DEBUG", "1")
     monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path / "ts"))
@@ -126,11 +126,11 @@ def test_debug_flag_reaches_the_error_handler(tmp_path):
 
 
 def test_child_returns_the_result_or_the_typed_error():
-    from tritonscope.child import ChildDiedError, run_in_child
+    from tritonscope.core.child import ChildDiedError, run_in_child
 
     assert run_in_child("json:dumps", {"a": [1, 2]}, what="A test child") == '{"a": [1, 2]}'
     with pytest.raises(UsageError, match="Bad shape 'x'"):
-        run_in_child("tritonscope.kernels:parse_shape", "x", what="A test child")
+        run_in_child("tritonscope.inputs.kernels:parse_shape", "x", what="A test child")
     with pytest.raises(ChildDiedError, match=r"A test child failed without an answer \(exit 3\)"):
         run_in_child("os:_exit", 3, what="A test child")
     with pytest.raises(Exception, match="unexpected TypeError"):
@@ -148,8 +148,8 @@ def test_one_way_to_read_tritons_version():
 
 def test_kernel_objects_are_read_through_triton_api():
     from tritonscope import triton_api
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     loaded = build_spec(Request("matmul_autotuned", arch="sm_90a"), "sm_90a")
     assert triton_api.jit_function(loaded.obj) is loaded.jit_fn

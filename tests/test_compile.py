@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from conftest import GOLDEN, ROOT, check_golden, triton_series
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
-from tritonscope.kernels import SAMPLES_DIR, list_samples
-from tritonscope.paths import relativize
+from tritonscope.core.errors import ExitCode
+from tritonscope.inputs.kernels import SAMPLES_DIR, list_samples
+from tritonscope.pipeline.paths import relativize
 
 runner = CliRunner()
 
@@ -281,9 +281,9 @@ def test_stages_name_the_users_file_even_after_an_identical_kernel_elsewhere(tmp
     """Triton's cache key ignores the file; tritonscope recompiles so locations name this file."""
     import shutil
 
-    from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     copy = tmp_path / "copy_of_matmul.py"
     shutil.copy(SAMPLES_DIR / "matmul.py", copy)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from tritonscope.cli import app
 from tritonscope.cost import find_gpu, predict_features, resolve_gpu
-from tritonscope.errors import UsageError
+from tritonscope.core.errors import UsageError
 
 DATA = Path(__file__).parent / "data" / "cost"
 BENCH = Path(__file__).parent.parent / "benchmarks" / "predict_vs_measured.py"

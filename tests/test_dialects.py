@@ -10,8 +10,8 @@ import pytest
 from conftest import triton_series
 from test_parse import CASES, load_case
 
-from tritonscope import dialects
-from tritonscope.dialects import CLASSES, Dialect, Instr, dialect, stage_keys, stages
+from tritonscope.language import dialects
+from tritonscope.language.dialects import CLASSES, Dialect, Instr, dialect, stage_keys, stages
 
 NOISE_KINDS = (None, "debug", "header", "directive", "comment")
 
@@ -130,7 +130,7 @@ def test_noise_kinds_on_real_stages():
 # Adding a dialect is one module
 # --------------------------------------------------------------------------
 
-# The whole of a new dialect: one file dropped into a folder on tritonscope.dialects' path.
+# The whole of a new dialect: one file dropped into a folder on tritonscope.language.dialects' path.
 AMDGCN = textwrap.dedent('''\
     """A toy GCN-like assembly (a test dialect): `.loc` lines, two instruction classes, one note."""
 
@@ -138,8 +138,8 @@ AMDGCN = textwrap.dedent('''\
 
     import re
 
-    from tritonscope.dialects import Dialect, Instr, plain_normalize
-    from tritonscope.model import Line, Note, ParsedStage, SourceLoc
+    from tritonscope.language.dialects import Dialect, Instr, plain_normalize
+    from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
     # .loc 1 2 0
     _LOC = re.compile(r"^\\s*\\.loc\\s+\\d+\\s+(\\d+)")
@@ -210,13 +210,13 @@ def amdgcn_dialect(tmp_path):
         yield
     finally:
         dialects.__path__.remove(str(tmp_path))
-        sys.modules.pop("tritonscope.dialects.toygcn", None)
+        sys.modules.pop("tritonscope.language.dialects.toygcn", None)
         dialects.discover()
 
 
 def _analysis(amdgcn_text: str):
-    from tritonscope.analysis import analyze
-    from tritonscope.model import Artifact, KernelSpec, Resources
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.core.model import Artifact, KernelSpec, Resources
 
     spec = KernelSpec(target="k.py:k", kernel="k", file="/x/k.py", args={}, constexprs={}, num_warps=4,
                       num_stages=2, arch="sm_90a")
@@ -227,10 +227,10 @@ def _analysis(amdgcn_text: str):
 
 
 def test_a_new_dialect_is_one_module(amdgcn_dialect):
-    from tritonscope.diff import diff_analyses
-    from tritonscope.render import views
-    from tritonscope.render.html import render_html
-    from tritonscope.render.markdown import render_markdown
+    from tritonscope.analyses.diff import diff_analyses
+    from tritonscope.outputs.render import views
+    from tritonscope.outputs.render.html import render_html
+    from tritonscope.outputs.render.markdown import render_markdown
 
     assert [d.key for d in stages("hip")] == ["python", "ttir", "ttgir", "llir", "amdgcn", "toygcn"]
     assert stage_keys() == ("python", "ttir", "ttgir", "llir", "ptx", "sass")   # CUDA's pipeline untouched

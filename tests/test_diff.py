@@ -7,10 +7,10 @@ import shutil
 
 from typer.testing import CliRunner
 
-from tritonscope.analysis import analyze
+from tritonscope.analyses.analysis import analyze
 from tritonscope.cli import app
-from tritonscope.diff import diff_analyses, normalize_stage, roles_of, strip_mlir_loc
-from tritonscope.kernels import SAMPLES_DIR
+from tritonscope.analyses.diff import diff_analyses, normalize_stage, roles_of, strip_mlir_loc
+from tritonscope.inputs.kernels import SAMPLES_DIR
 
 runner = CliRunner()
 
@@ -45,9 +45,9 @@ def test_ptx_and_llir_normalization_drop_debug_info_and_register_numbers():
 
 
 def test_same_kernel_from_two_paths_diffs_as_identical(tmp_path, monkeypatch):
-    from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     copy = tmp_path / "copied_matmul.py"
     shutil.copy(SAMPLES_DIR / "matmul.py", copy)
@@ -120,7 +120,7 @@ def test_cli_bad_side_assignment():
 
 
 def test_diff_saved_reports_and_bad_report(tmp_path, compiled):
-    from tritonscope.report import analysis_to_dict
+    from tritonscope.outputs.report import analysis_to_dict
 
     for name, block in (("old.json", 16), ("new.json", 32)):
         (tmp_path / name).write_text(json.dumps(analysis_to_dict(analyze(compiled("matmul", block=block)))))

@@ -19,8 +19,8 @@ from tritonscope.cli import app
 def explained():
     """explained(target, shapes=(), gpu=None, check=True, **request) -> (Analysis, Explanation), memoized."""
     from tritonscope.commands.explain import run_explain
-    from tritonscope.env import Env
-    from tritonscope.kernels import Request
+    from tritonscope.core.env import Env
+    from tritonscope.inputs.kernels import Request
 
     cache = {}
 
@@ -182,7 +182,7 @@ def test_bank_conflicts_agree_with_triton(explained):
 def test_bank_conflict_model_matches_triton_on_a_table():
     """bank_conflicts() against Triton's own count for register/shared layout pairs."""
     from tritonscope import triton_api
-    from tritonscope.explain import bank_conflicts
+    from tritonscope.analyses.explain import bank_conflicts
 
     blocked = "#ttg.blocked<{{sizePerThread = {spt}, threadsPerWarp = {tpw}, warpsPerCTA = [4, 1], order = [1, 0]}}>"
     swizzled = "#ttg.swizzled_shared<{{vec = {v}, perPhase = {p}, maxPhase = {m}, order = [1, 0]}}>"
@@ -262,7 +262,7 @@ def test_explain_command_text_json_and_save(tmp_path):
     res = runner.invoke(app, ["explain", "matmul_masked", "-c", "BLOCK_SIZE=128", "--no-check-fixes", "--json"])
     data = json.loads(res.output)
     assert data["verdicts"][0]["kind"] == "shared memory" and data["verdicts"][0]["severity"] == "bad"
-    from tritonscope.explain import Explanation
+    from tritonscope.analyses.explain import Explanation
 
     assert Explanation.from_dict(data).to_dict() == data
     for ext in ("html", "txt", "json"):

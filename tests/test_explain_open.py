@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from conftest import DATA, ROOT
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 CAPTURE = DATA / "capture"
 # the plain add_kernel launched with a 16-byte-misaligned x (tests/gpu/capture_programs.py run_add(offset=1))
@@ -169,7 +169,7 @@ def test_cache_entry_with_a_fix_checked_by_recompiling(unpipelined):
 
 def test_emitted_folder_has_its_constexprs_and_judges_a_shape(compiled, tmp_path):
     """`--emit` keeps the constexprs in the metadata: the kernel's file's EXAMPLES launch gives the grid."""
-    from tritonscope.sources import emit_files
+    from tritonscope.inputs.sources import emit_files
 
     emit_files(compiled("matmul", block=16, num_stages=1, arch="sm_80"), tmp_path / "k")
     data = as_json("explain", tmp_path / "k", "--shape", "1024x1024x1024", "--gpu", "A100", "--no-check-fixes")

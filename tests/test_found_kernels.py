@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 runner = CliRunner()
 
@@ -84,7 +84,8 @@ def test_lone_ttir_says_num_warps_is_a_guess(found, tmp_path):
 
 def test_readers_match_the_tools(found):
     """The facts read without tools equal what cuobjdump prints and what the PTX says."""
-    from tritonscope import sources, triton_api
+    from tritonscope import triton_api
+    from tritonscope.inputs import sources
 
     cubin = found["dump8"] / "matmul_kernel.cubin"
     facts = sources.cubin_facts(cubin.read_bytes())
@@ -217,11 +218,12 @@ def test_open_reads_mlir_modules(found, tmp_path):
 
 
 def test_open_bounds_file_sizes_as_show_does(found, tmp_path, monkeypatch):
-    from tritonscope import report, sources
+    from tritonscope.inputs import sources
+    from tritonscope.inputs.sources import readers
 
-    assert report.MAX_REPORT_BYTES == 256 << 20                 # the bound `show` keeps, and `open` with it
+    assert readers.MAX_REPORT_BYTES == 256 << 20                # the bound `show` keeps, and `open` with it
     lone = _lone(found, tmp_path, "ptx")
-    monkeypatch.setattr(report, "MAX_REPORT_BYTES", 1000)        # the PTX is about 20 kB
+    monkeypatch.setattr(readers, "MAX_REPORT_BYTES", 1000)        # the PTX is about 20 kB
     for path in (lone, found["dump8"]):
         result = invoke("open", path)
         assert result.exit_code == ExitCode.BAD_INPUT_FILE, result.output
@@ -268,7 +270,7 @@ def test_capture_records_each_autotuning_even_with_the_same_best(tmp_path, monke
 
     from triton.runtime import autotuner
 
-    from tritonscope.capture import _Recorder
+    from tritonscope.inputs.capture import _Recorder
 
     config = autotuner.Config({"BLOCK": 256}, num_warps=2, num_stages=3)
 
@@ -316,7 +318,7 @@ def _tensor_verdicts(path) -> list[dict]:
 
 
 def test_lone_cubin_ties_tensor_cores_to_the_dot_line_only(grouped_cubin):
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     sass = grouped_cubin.with_suffix(".sass").read_text()
     source = (Path(__file__).parent.parent / "samples" / "matmul_grouped.py").read_text().splitlines()
@@ -343,8 +345,8 @@ def test_without_the_source_the_spread_lines_are_not_claimed(grouped_cubin, tmp_
 def test_occupancy_fix_names_every_limit():
     from types import SimpleNamespace
 
-    from tritonscope.explain import verdict_occupancy
-    from tritonscope.summary import Occupancy
+    from tritonscope.analyses.explain import verdict_occupancy
+    from tritonscope.analyses.summary import Occupancy
 
     # 256 threads, 100,000 B of shared memory, 128 registers on sm_90a: shared and registers both allow 2
     occ = Occupancy(2, 16, 0.25, "shared", {"threads": 8, "blocks": 32, "shared": 2, "registers": 2})

@@ -46,7 +46,7 @@ def _series_folder() -> Path:
 
 
 def _lines(key: str, text: str) -> list[str]:
-    from tritonscope.diff import normalize_stage
+    from tritonscope.analyses.diff import normalize_stage
 
     return [t for _, t in normalize_stage(key, text)]
 
@@ -64,7 +64,7 @@ def _without_names(lines: list[str]) -> list[str]:
 @pytest.fixture(scope="module")
 def recompiled():
     """{(kind, name): (original, recompiled)} for the capture and the cache of the running Triton."""
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     folder = _series_folder()
     out = {}
@@ -101,7 +101,7 @@ def test_ir_recompile_differs_only_in_ssa_names_and_says_so(recompiled):
 
 
 def test_capture_whose_module_does_not_import_falls_back_to_its_ir(tmp_path):
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     cap = tmp_path / "cap"
     shutil.copytree(_series_folder() / "capture", cap)
@@ -152,7 +152,7 @@ def _ptx_isa(ptx: str) -> str:
 
 def test_capture_recompile_uses_the_recorded_ptxas_for_its_arch(tmp_path):
     """A recorded TRITON_PTXAS_PATH is used even where this Triton reads another knob for sm_90a (3.9)."""
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     bundled, version = _bundled_ptxas()
     log = tmp_path / "calls.log"
@@ -176,7 +176,7 @@ def test_capture_recompile_uses_the_recorded_ptxas_for_its_arch(tmp_path):
 
 def test_capture_recompile_finds_a_ptxas_of_the_recorded_version(tmp_path):
     """The recorded file is gone, a ptxas of its version is here (Triton's bundled one): that one is used."""
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     bundled, version = _bundled_ptxas()
     cap = _capture_with_ptxas(tmp_path, str(tmp_path / "gone" / "ptxas"), version)
@@ -195,7 +195,8 @@ def test_capture_recompile_finds_a_ptxas_of_the_recorded_version(tmp_path):
 
 
 def test_capture_recompile_names_both_versions_when_none_is_here(tmp_path):
-    from tritonscope import sources, triton_api
+    from tritonscope import triton_api
+    from tritonscope.inputs import sources
 
     cap = _capture_with_ptxas(tmp_path, str(tmp_path / "gone" / "ptxas"), "11.1")
     entry = next(e for e in sources.open_source(cap).entries if e.name == "add_kernel")

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from tritonscope.cli import COMMANDS, app
-from tritonscope.errors import ExitCode
-from tritonscope.sanitize import has_control
+from tritonscope.core.errors import ExitCode
+from tritonscope.core.sanitize import has_control
 
 runner = CliRunner()
 REPORT = ROOT / "tests" / "data" / "report_small.json"
@@ -128,8 +128,8 @@ def test_received_report_is_shown_not_obeyed(tmp_path):
 
 
 def test_every_console_is_safe():
-    from tritonscope.env import Env
-    from tritonscope.sanitize import SafeConsole
+    from tritonscope.core.env import Env
+    from tritonscope.core.sanitize import SafeConsole
 
     env = Env()
     assert isinstance(env.console(), SafeConsole) and isinstance(env.console(stderr=True), SafeConsole)
@@ -202,8 +202,8 @@ def _no_work(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("work started before the options were checked")
 
-    for module, name in (("compile", "compile_artifact"), ("compile", "_compile"), ("sweep", "run_sweep"),
-                         ("binding", "build_spec")):
+    for module, name in (("pipeline.compile", "compile_artifact"), ("pipeline.compile", "_compile"), ("measure.sweep", "run_sweep"),
+                         ("pipeline.binding", "build_spec")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 
@@ -230,7 +230,7 @@ VA = ["compile", f"{ROOT / 'samples' / 'vector_add.py'}:add_kernel", "--arg", "y
 def test_bad_values_are_refused_before_work(monkeypatch, args, code, words):
     _no_work(monkeypatch)
     if args[0] == "bench":
-        from tritonscope import runner as run_mod
+        from tritonscope.measure import runner as run_mod
 
         monkeypatch.setattr(run_mod, "require_gpu", lambda *a, **k: None)
     result = runner.invoke(app, args)
@@ -240,9 +240,9 @@ def test_bad_values_are_refused_before_work(monkeypatch, args, code, words):
 
 
 def test_request_checks_also_guard_the_api():
-    from tritonscope.errors import UsageError
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.core.errors import UsageError
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     for bad in (dict(num_warps=0), dict(block=0), dict(arch=""), dict(args={"a_ptr": "banana"})):
         with pytest.raises(UsageError):
@@ -309,7 +309,7 @@ def test_layout_of_a_huge_shape_draws_a_window(encoding, shape, note):
 
 
 def test_windowed_grids_match_the_whole_walk():
-    from tritonscope import layouts as L
+    from tritonscope.language import layouts as L
 
     cases = [BLOCKED, "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>",
              "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>",
@@ -329,7 +329,7 @@ def test_windowed_grids_match_the_whole_walk():
 def test_runaway_configs_are_refused_before_compiling(monkeypatch):
     import importlib
 
-    comp = importlib.import_module("tritonscope.compile")  # the package exports a function of that name
+    comp = importlib.import_module("tritonscope.pipeline.compile")
 
     def boom(*a, **k):
         raise AssertionError("Triton was entered")
@@ -357,8 +357,8 @@ def test_timeout_stops_a_runaway_compile(tmp_path):
 
 def test_timeout_gives_the_same_compile(compiled):
     from tritonscope.commands._common import compile_request
-    from tritonscope.env import Env
-    from tritonscope.kernels import Request
+    from tritonscope.core.env import Env
+    from tritonscope.inputs.kernels import Request
 
     artifact = compile_request(Request("matmul", block=16, arch="sm_90a"), Env(), progress=False, cache=False,
                                timeout=300)
@@ -372,7 +372,7 @@ def test_timeout_gives_the_same_compile(compiled):
 
 
 def _row(status="ok", **kw):
-    from tritonscope.bench import BenchRow
+    from tritonscope.measure.bench import BenchRow
 
     return BenchRow(kw.pop("label", "BLOCK=1024 w4 s3 sm_90a fp32"), (4096, 8192), "fp32", {"BLOCK": 1024}, 4, 3,
                     status, **kw)
@@ -382,7 +382,7 @@ H200 = {"fp16": 989.4, "fp32": 66.9, "tf32": 494.7, "gbs": 4800}
 
 
 def test_bench_wrong_result_gets_no_figures():
-    from tritonscope.bench import fill_figures
+    from tritonscope.measure.bench import fill_figures
 
     row = fill_figures(_row("wrong"), ms=0.0134, torch_ms=0.2, flops=None, moved=2 * 4096 * 8192 * 4 * 4,
                        peaks=H200, peak_table="H200")
@@ -391,7 +391,7 @@ def test_bench_wrong_result_gets_no_figures():
 
 
 def test_bench_above_peak_is_a_measurement_error():
-    from tritonscope.bench import fill_figures
+    from tritonscope.measure.bench import fill_figures
 
     # 19,925 GB/s on a 4,800 GB/s part: 415% of peak
     moved = int(19925e9 * 0.0134e-3)
@@ -408,8 +408,8 @@ def test_bench_view_keeps_one_unit_per_column_and_no_bar_for_bad_rows():
 
     from rich.console import Console
 
-    from tritonscope.bench import BenchReport, fill_figures
-    from tritonscope.render.bench_view import bench_table, bench_view
+    from tritonscope.measure.bench import BenchReport, fill_figures
+    from tritonscope.outputs.render.bench_view import bench_table, bench_view
 
     moved = 2 * 4096 * 8192 * 4
     rows = [fill_figures(_row(label="BLOCK=8192 w4 s3 sm_90a fp32"), ms=0.2, torch_ms=0.25, flops=None, moved=moved,
@@ -441,8 +441,8 @@ def test_bench_view_keeps_one_unit_per_column_and_no_bar_for_bad_rows():
 
 
 def test_softmax_block_covers_the_row():
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     assert build_spec(Request("softmax", shape="4096x8192"), "sm_90a").spec.constexprs["BLOCK"] == 8192
     assert build_spec(Request("softmax"), "sm_90a").spec.constexprs["BLOCK"] == 1024  # 781 columns

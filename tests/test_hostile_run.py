@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 runner = CliRunner()
 
@@ -50,7 +50,7 @@ def test_emit_on_a_full_disk_writes_nothing(tmp_path, monkeypatch):
     """Issue 23: --emit on a full disk left 3 of 8 files, a folder `open` then accepted as a kernel."""
     import errno
 
-    from tritonscope import output
+    from tritonscope.core import output
 
     real = output._write_via_temp
     calls = []

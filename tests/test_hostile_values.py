@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 runner = CliRunner()
 REPORT = ROOT / "tests" / "data" / "report_small.json"
@@ -21,9 +21,9 @@ def _no_work(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("work started before the options were checked")
 
-    for module, name in (("compile", "compile_artifact"), ("compile", "_compile"), ("compile", "compile_with_timeout"),
-                         ("sweep", "run_sweep"), ("binding", "build_spec"), ("commands.passes", "trace_request"),
-                         ("report", "load_analysis")):
+    for module, name in (("pipeline.compile", "compile_artifact"), ("pipeline.compile", "_compile"), ("pipeline.compile", "compile_with_timeout"),
+                         ("measure.sweep", "run_sweep"), ("pipeline.binding", "build_spec"), ("commands.passes", "trace_request"),
+                         ("outputs.report", "load_analysis")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 
@@ -58,7 +58,7 @@ def test_bad_values_are_refused_before_work(monkeypatch, args, code, words):
 
 
 def test_sweep_where_and_sort_are_checked_before_any_config_compiles(monkeypatch):
-    from tritonscope import sweep
+    from tritonscope.measure import sweep
 
     def boom(*a, **k):
         raise AssertionError("the sweep ran before --where was checked")
@@ -105,7 +105,7 @@ def test_a_deeply_nested_json_is_a_bad_input_file(deep_json, name):
     _one_clean_error(runner.invoke(app, ["show", path]), ExitCode.BAD_INPUT_FILE, "nested too deeply")
     _one_clean_error(runner.invoke(app, ["diff", path, str(REPORT)]), ExitCode.BAD_INPUT_FILE, "nested too deeply")
     import tritonscope
-    from tritonscope.errors import InputFileError
+    from tritonscope.core.errors import InputFileError
 
     with pytest.raises(InputFileError, match="nested too deeply"):
         tritonscope.show(path)

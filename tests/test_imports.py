@@ -90,6 +90,50 @@ def test_no_import_cycles():
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
+# The packages, lowest first: each imports only packages before it (and itself).
+# The order is the design: core records and errors, the Triton seam, the
+# language of the stages, what comes in, the pipeline that compiles it, what
+# is derived from it, what is measured, what goes out, and the shells on top.
+# Each package's __init__ says the same in words.
+LAYERS = ["_version", "core", "triton_api", "language", "inputs", "pipeline", "analyses", "cost", "measure",
+          "outputs", "versions", "api", "commands", "cli", "launch", "__main__", "_capture_boot", ""]
+
+
+def upward_imports(graph: dict[str, set[str]], layers: list[str], root: str = "tritonscope") -> list[str]:
+    """Each import of a package later in `layers` than the importer's own, as 'a -> b'."""
+    def layer(module: str) -> int:
+        top = module[len(root) + 1:].split(".")[0] if module != root else ""
+        return layers.index(top)
+
+    return sorted(f"{a} -> {b}" for a, imports in graph.items() for b in imports if layer(b) > layer(a))
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path):
+    pkg = tmp_path / "pkg"
+    for sub in ("low", "high"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "high" / "a.py").write_text("from pkg.low import b\n")
+    (pkg / "low" / "b.py").write_text("def f():\n    import pkg.high.a\n")
+    assert upward_imports(module_graph(pkg), ["low", "high", ""], root="pkg") == ["pkg.low.b -> pkg.high.a"]
+
+
+def test_packages_import_only_downwards():
+    graph = module_graph()
+    tops = {m.split(".")[1] if "." in m else "" for m in graph}
+    assert tops <= set(LAYERS), f"a package is missing from LAYERS: {sorted(tops - set(LAYERS))}"
+    assert "tritonscope.pipeline.compile" in graph and "tritonscope.core.model" in graph
+    wrong = upward_imports(graph, LAYERS)
+    assert not wrong, "imports against the layer order:\n" + "\n".join(wrong)
+
+
+def test_no_flat_modules_but_the_shell():
+    """Every module lives in the package of its layer; only the shell stays at the top."""
+    flat = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert flat == ["__init__", "__main__", "_version", "api", "cli", "launch"], flat
+
+
 def test_commands_do_not_import_the_cli():
     """cli.py registers the commands; a command never reaches back into it."""
     graph = module_graph()

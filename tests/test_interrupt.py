@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 # (OpenSSL's PBKDF2, about 10 s here), under the CLI's guard, with Ctrl-C pressed 0.3 s in.
 INSIDE_C = """
 import hashlib, os, signal, threading, time
-from tritonscope.interrupt import prompt_interrupt
+from tritonscope.pipeline.interrupt import prompt_interrupt
 threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 with prompt_interrupt():
     hashlib.pbkdf2_hmac("sha256", b"x", b"y", 30_000_000)

@@ -22,8 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
-from tritonscope.kernels import config_label
+from tritonscope.core.errors import ExitCode
+from tritonscope.inputs.kernels import config_label
 
 runner = CliRunner()
 SPILLS = ["-c", "BLOCK=4096", "--arch", "sm_90a"]   # vector_add: ~78 registers per thread unlimited
@@ -55,7 +55,7 @@ def no_compile(monkeypatch):
     """Any compile fails the test: validation must come first."""
     import importlib
 
-    compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a function of that name
+    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
 
     def refuse(*a, **k):
         raise AssertionError("compiled before the options were checked")
@@ -146,7 +146,7 @@ def test_sweep_options_reach_every_config(tmp_path):
 
 def test_launch_options_have_one_spelling_in_labels_and_headers():
     """Triton's own names, as a launch passes them, wherever a label or a table header lists launch options."""
-    from tritonscope.kernels import option_words
+    from tritonscope.inputs.kernels import option_words
 
     assert option_words({"maxnreg": 32, "grid_rows": 7, "enable_fp_fusion": False, "num_ctas": None}) \
         == "maxnreg=32 enable_fp_fusion=False"
@@ -224,9 +224,9 @@ class RecordingKernel:
 
 
 def test_launch_passes_the_options_as_keywords():
-    from tritonscope import runner as r
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.measure import runner as r
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     loaded = build_spec(Request("matmul_transposed", options={"maxnreg": 64, "num_ctas": 2,
                                                               "enable_fp_fusion": False}), "sm_90a")
@@ -251,7 +251,7 @@ def test_run_interpreted_records_the_options_and_says_they_do_nothing_there():
 
 
 def test_run_and_bench_refuse_bad_options_before_looking_for_a_gpu(no_compile, monkeypatch):
-    from tritonscope import runner as r
+    from tritonscope.measure import runner as r
 
     monkeypatch.setattr(r, "gpu_available", lambda: False)  # without the check first, these would exit 9
     for cmd in (["run", "vector_add", "--num-ctas", "3"], ["bench", "vector_add", "--maxnreg", "3"]):
@@ -262,8 +262,8 @@ def test_run_and_bench_refuse_bad_options_before_looking_for_a_gpu(no_compile, m
 def test_bench_compiles_and_launches_with_the_options(monkeypatch):
     """bench's compile (and so its registers, spills and fit) is the one the launch options give."""
     pytest.importorskip("torch")
-    from tritonscope import bench as b
-    from tritonscope import runner as r
+    from tritonscope.measure import bench as b
+    from tritonscope.measure import runner as r
 
     launched = []
 

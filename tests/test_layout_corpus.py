@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import triton_series
-from tritonscope.layouts import LayoutError, linear_layout, parse_encoding, text_spec
+from tritonscope.language.layouts import LayoutError, linear_layout, parse_encoding, text_spec
 
 CORPUS = Path(__file__).parent / "data" / "layout_corpus" / "lit_encodings.json"
 FAMILIES = ("AMD", "Blackwell", "multi-CTA", "NVIDIA and generic")
@@ -91,7 +91,7 @@ def test_corpus_agrees_with_triton(corpus_results):
             continue
         same = all(ours.get(k, []) == v for k, v in theirs["bases"].items())
         if "padding" in theirs:  # padded shared: Triton gives the padding it parsed, compare that too
-            from tritonscope.layouts import padding_of
+            from tritonscope.language.layouts import padding_of
             same = same and [list(p) for p in padding_of(parse_encoding(case["text"]))] == theirs["padding"]
         if "elems_per_thread" in theirs:  # what a note says per thread: 1 << register bases
             per_thread += 1

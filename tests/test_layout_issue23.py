@@ -23,8 +23,8 @@ import pytest
 from rich.console import Console
 
 from conftest import triton_series
-from tritonscope.layouts import describe, linear_layout, offset_grid, owner_grid, parse_encoding, tmem_grid
-from tritonscope.render.layout_view import layout_panel, layout_svg
+from tritonscope.language.layouts import describe, linear_layout, offset_grid, owner_grid, parse_encoding, tmem_grid
+from tritonscope.outputs.render.layout_view import layout_panel, layout_svg
 
 DATA = json.loads((Path(__file__).parent / "data" / "layout_corpus" / "lit_issue23.json").read_text())
 CASES = [("difference", c) for c in DATA["differences"]] + [("family", c) for c in DATA["families"]]
@@ -103,7 +103,7 @@ def test_thread_0_of_each_difference_is_tritons(theirs):
 
 def test_fast_owner_grid_equals_the_full_walk():
     """The drawing's owners (first_owners: one GF(2) solve per element) equal the walk over every thread."""
-    from tritonscope.layouts import first_owners
+    from tritonscope.language.layouts import first_owners
 
     for _, c in CASES:
         use = describe(parse_encoding(c["text"]), tuple(c["shape"]))

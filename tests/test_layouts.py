@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from conftest import GOLDEN, check_golden, triton_series
 from tritonscope.cli import app
-from tritonscope.layouts import (LayoutError, aliases_of, describe, layouts_of, layouts_of_ttgir, linear_layout,
+from tritonscope.language.layouts import (LayoutError, aliases_of, describe, layouts_of, layouts_of_ttgir, linear_layout,
                                  owner_grid, parse_encoding, triton_spec)
 
 SEED_BLOCKED = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
@@ -228,7 +228,7 @@ def test_seed_mma_accumulator_shows_instruction_tiles_and_warps(compiled, regen)
     assert any(u.name == "dot_op" for u in uses.values())
     from rich.console import Console
 
-    from tritonscope.render.layout_view import layout_panel
+    from tritonscope.outputs.render.layout_view import layout_panel
 
     con = Console(width=100, record=True, color_system=None, file=open("/dev/null", "w"))
     con.print(layout_panel(mma, width=100))
@@ -366,7 +366,7 @@ module attributes {{"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, "ttg.th
 
 
 def _notes_and_aliases(text: str):
-    from tritonscope.dialects import mlir
+    from tritonscope.language.dialects import mlir
 
     return mlir.annotate(mlir.parse(text)), aliases_of(text)
 
@@ -444,8 +444,8 @@ def test_hardware_view_svg_json(tmp_path):
 
 
 def test_report_round_trip_renders_without_recompute():
-    from tritonscope.layouts import LayoutUse
-    from tritonscope.render.layout_view import layout_panel, layout_svg
+    from tritonscope.language.layouts import LayoutUse
+    from tritonscope.outputs.render.layout_view import layout_panel, layout_svg
 
     use = describe(parse_encoding(SEED_MMA), (16, 16))
     again = LayoutUse.from_dict(json.loads(json.dumps(use.to_dict())))

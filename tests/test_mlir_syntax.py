@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tritonscope import layouts
+from tritonscope.language import layouts
 from tritonscope.cli import app
-from tritonscope.encodings import elem_bits, parse_alias, parse_fields, tensor_types
-from tritonscope.errors import ExitCode, InputFileError
-from tritonscope.mlir_syntax import (ELEMENT_BITS, AliasRef, Attribute, MlirSyntaxError, alias_table, element_bits,
+from tritonscope.language.encodings import elem_bits, parse_alias, parse_fields, tensor_types
+from tritonscope.core.errors import ExitCode, InputFileError
+from tritonscope.language.mlir_syntax import (ELEMENT_BITS, AliasRef, Attribute, MlirSyntaxError, alias_table, element_bits,
                                      expand_aliases, find_attributes, find_types, parse_attribute, parse_type,
                                      parse_value, split_top, strip_locs, type_part)
 

@@ -20,9 +20,10 @@ import pytest
 from conftest import DATA
 from typer.testing import CliRunner
 
-from tritonscope import codeobject, triton_api
+from tritonscope import triton_api
+from tritonscope.inputs import codeobject
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 pytestmark = pytest.mark.skipif(not triton_api.has_backend("amd"),
                                 reason="this Triton wheel has no HIP backend (triton/backends/amd)")
@@ -52,10 +53,10 @@ def as_json(*args) -> dict:
 @pytest.fixture(scope="session")
 def amd(tmp_path_factory):
     """A private Triton cache and TRITON_KERNEL_DUMP folder, filled by one real gfx942 compile of the matmul."""
-    from tritonscope.compile import arch_target, launch_args
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
-    from tritonscope.model import ARCHES
+    from tritonscope.pipeline.compile import arch_target, launch_args
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.core.model import ARCHES
 
     base = tmp_path_factory.mktemp("open_amd")
     env = {"TRITON_CACHE_DIR": str(base / "cache"), "TRITON_KERNEL_DUMP": "1", "TRITON_DUMP_DIR": str(base / "dump")}
@@ -167,7 +168,7 @@ def test_emit_writes_the_hsaco_and_opens_again(amd, tmp_path):
 
 
 def _same_code(key: str, a: str, b: str) -> bool:
-    from tritonscope.diff import normalize_stage
+    from tritonscope.analyses.diff import normalize_stage
 
     return [t for _, t in normalize_stage(key, a)] == [t for _, t in normalize_stage(key, b)]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import GOLDEN, check_golden, triton_series
-from tritonscope.dialects import parse_stage
-from tritonscope.mlir_syntax import strip_locs
+from tritonscope.language.dialects import parse_stage
+from tritonscope.language.mlir_syntax import strip_locs
 
 STAGES = Path(__file__).resolve().parent / "data" / "stages"
 CASES = ("matmul_b16_sm80", "matmul_b16_sm90a", "matmul_grouped_sm90a")

@@ -18,10 +18,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from tritonscope import passes
-from tritonscope.errors import InputFileError, NotFoundError
-from tritonscope.kernels import Request
-from tritonscope.remarks import Remark, collect_remarks, parse_remarks
+from tritonscope.analyses import passes
+from tritonscope.core.errors import InputFileError, NotFoundError
+from tritonscope.inputs.kernels import Request
+from tritonscope.triton_api.remarks import Remark, collect_remarks, parse_remarks
 
 DATA = Path(__file__).resolve().parent / "data" / "passes"
 UNPIPELINED = str(DATA / "unpipelined.py")
@@ -135,7 +135,7 @@ def test_find_names_the_passes_that_build_the_matmul(traces, arch):
 def test_find_on_the_command_line(traces):
     trace = traces("sm_80")
     events = passes.find(trace, "ttg.async_copy_global_to_local")
-    from tritonscope.render.passes_view import find_view
+    from tritonscope.outputs.render.passes_view import find_view
 
     text = find_view("ttg.async_copy_global_to_local", events).plain
     step = _first(events).step
@@ -170,7 +170,7 @@ def test_steps_are_read_from_the_dump(traces):
 
 
 def test_table_folds_unchanged_passes(traces):
-    from tritonscope.render.passes_view import pipeline_table
+    from tritonscope.outputs.render.passes_view import pipeline_table
     from rich.console import Console
     import io
 
@@ -231,7 +231,7 @@ def test_pass_diff_hunks_are_the_unified_diffs(traces):
 
 
 def test_pass_side_by_side_at_200_unified_at_80(traces):
-    from tritonscope.render.passes_view import pass_view
+    from tritonscope.outputs.render.passes_view import pass_view
 
     trace = traces("sm_90a")
     step, diff = _accelerate(trace)
@@ -273,7 +273,7 @@ def test_pass_side_by_side_at_200_unified_at_80(traces):
 
 def test_pass_diff_colour_and_control_characters(traces):
     """Colour marks what changed; NO_COLOR gives plain text; compiler text cannot send escapes."""
-    from tritonscope.render.passes_view import pass_view
+    from tritonscope.outputs.render.passes_view import pass_view
 
     trace = traces("sm_90a")
     # the pass that schedules the loop adds `loop.stage` attributes to lines it otherwise keeps
@@ -388,7 +388,7 @@ def test_mma_v3_remark_on_small_tiles(traces):
 
 def test_remarks_name_the_pass_that_printed_them(traces):
     """seed-001 on sm_90a, BLOCK 16: TritonGPUAccelerateMatmul says why it keeps mma v2 (line 19)."""
-    from tritonscope.render.passes_view import pipeline_table
+    from tritonscope.outputs.render.passes_view import pipeline_table
 
     trace = traces("sm_90a")
     step = trace.step("TritonGPUAccelerateMatmul")
@@ -447,9 +447,9 @@ def test_remarks_name_the_pass_in_json_and_reports(traces, monkeypatch, tmp_path
     # and the remarks lists (HTML, Markdown) and the walkthrough say which pass printed it
     assert "(TTGIR pass TritonGPUAccelerateMatmul)" in page
     assert "(TTGIR pass TritonGPUAccelerateMatmul)" in md
-    from tritonscope.render import views
-    from tritonscope.render.console import make_console
-    from tritonscope.report import analysis_from_dict
+    from tritonscope.outputs.render import views
+    from tritonscope.core.console import make_console
+    from tritonscope.outputs.report import analysis_from_dict
 
     console = make_console(width=200, color=False)
     with console.capture() as got:
@@ -467,7 +467,7 @@ def _staged(trace):
 def test_remarks_by_pass_reads_the_order_or_says_pass_unknown(traces, tmp_path):
     """The rule, on the real stream of the remarks run: a diagnostic printed between "IR Dump Before X"
     and the next dump is X's; other passes than the trace's, or after the timing report: pass unknown."""
-    from tritonscope.render.passes_view import pipeline_table, table_rows
+    from tritonscope.outputs.render.passes_view import pipeline_table, table_rows
 
     trace = traces("sm_90a")
     step = trace.step("TritonGPUAccelerateMatmul")
@@ -612,10 +612,10 @@ def test_child_errors_are_typed():
 
 def test_every_compile_collects_remarks(monkeypatch, tmp_path):
     """A plain compile carries Triton's remarks: on the Artifact, in the summary, as notes on every stage."""
-    from tritonscope.analysis import analyze
-    from tritonscope.compile import compile_artifact
-    from tritonscope.binding import build_spec
-    from tritonscope.render.summary_text import summary_rows
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.outputs.render.summary_text import summary_rows
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
     monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path / "ts"))
@@ -643,9 +643,9 @@ def test_remarks_survive_a_triton_cache_hit(monkeypatch, tmp_path):
     """A cache hit prints nothing: the remarks come from tritonscope's own copy, or a fresh compile."""
     import importlib
 
-    from tritonscope.binding import build_spec
+    from tritonscope.pipeline.binding import build_spec
 
-    compile_mod = importlib.import_module("tritonscope.compile")
+    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
     calls = []
     real = compile_mod._compile
 
@@ -706,7 +706,7 @@ def test_unpipelined_loop_remark_in_terminal_html_and_show(tmp_path):
 
 def test_reports_without_remarks_or_passes_still_open():
     """Reports saved before remarks and pass tables existed (no such keys) open as they are."""
-    from tritonscope.report import analysis_from_dict, analysis_to_dict, load_analysis
+    from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict, load_analysis
 
     old = load_analysis(Path(__file__).resolve().parent / "data" / "report_small.json")  # version 1
     assert old.artifact.remarks == [] and old.passes is None and old.summary.remarks == 0

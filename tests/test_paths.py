@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import DATA
 
-from tritonscope.paths import relativize
+from tritonscope.pipeline.paths import relativize
 
 FOLDER = "/tmp/été k"
 

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 runner = CliRunner()
 ARGS = ["compile", "matmul_grouped", "--shape", "1024x1024x1024", "--stage", "none"]
@@ -38,7 +38,7 @@ def test_without_predict_there_is_no_prediction():
 
 
 def test_an_unknown_gpu_is_refused_before_the_compile(monkeypatch):
-    import tritonscope.binding as binding
+    import tritonscope.pipeline.binding as binding
 
     monkeypatch.setattr(binding, "build_spec", lambda *a, **k: (_ for _ in ()).throw(AssertionError("compiled")))
     out = runner.invoke(app, [*ARGS, "--gpu", "V100"])

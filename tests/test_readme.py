@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from conftest import ROOT
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 
 def readme_examples() -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
 PATTERNS = ROOT / "tests" / "zoo" / "patterns"
@@ -220,9 +220,9 @@ def test_autotune_configs_prune_and_heuristics(tmp_path):
 
 
 def test_the_runaway_guard_knows_the_target_s_waves_and_registers():
-    from tritonscope.errors import OutOfResourcesError
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec, runaway_guard
+    from tritonscope.core.errors import OutOfResourcesError
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec, runaway_guard
 
     # a 512x512 accumulator over 4 warps: 2,048 values a thread on NVIDIA (refused),
     # 1,024 a lane on CDNA's 64-wide waves with 512 registers (compiles)

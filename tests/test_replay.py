@@ -16,7 +16,8 @@ import uuid
 import pytest
 
 from test_result_cache import HELPER, KERNEL  # the result cache's own test kernel and its @triton.jit helper
-from tritonscope import launch, replay, result_cache
+from tritonscope import launch
+from tritonscope.pipeline import replay, result_cache
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):

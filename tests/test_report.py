@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode, OutputError
+from tritonscope.core.errors import ExitCode, OutputError
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -24,7 +24,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def matmul(compiled):
-    from tritonscope.analysis import analyze
+    from tritonscope.analyses.analysis import analyze
 
     return analyze(compiled("matmul", block=16))
 
@@ -40,7 +40,7 @@ def _cli(*args):
 
 
 def test_json_holds_everything_and_round_trips(matmul, tmp_path):
-    from tritonscope.report import analysis_to_dict, load_analysis, save_report
+    from tritonscope.outputs.report import analysis_to_dict, load_analysis, save_report
 
     path = save_report(matmul, tmp_path / "r.json", keep_paths=True)
     data = json.loads(path.read_text())
@@ -75,8 +75,8 @@ def test_notes_round_trip(matmul, tmp_path):
     """Notes survive save and load exactly (synthetic ones when no annotator produced any)."""
     from dataclasses import replace
 
-    from tritonscope.model import Note
-    from tritonscope.report import load_analysis, save_report
+    from tritonscope.core.model import Note
+    from tritonscope.outputs.report import load_analysis, save_report
 
     extra = [Note("ptx", 10, "instruction", "cp.async 16B", "copies 16 bytes <global> -> <shared>", "https://x/y")]
     a = replace(matmul, notes=list(matmul.notes) + extra)
@@ -87,13 +87,13 @@ def test_notes_round_trip(matmul, tmp_path):
 def test_paths_relative_by_default(matmul, tmp_path):
     from dataclasses import replace
 
-    from tritonscope.layouts import layouts_of
-    from tritonscope.report import load_analysis, save_report
+    from tritonscope.language.layouts import layouts_of
+    from tritonscope.outputs.report import load_analysis, save_report
 
     matmul = replace(matmul, layouts=layouts_of(matmul))
     assert matmul.layouts
 
-    from tritonscope.report import kernel_folders
+    from tritonscope.outputs.report import kernel_folders
 
     folders = kernel_folders(matmul)
     assert os.path.dirname(matmul.artifact.spec.file) in folders
@@ -116,7 +116,7 @@ def test_paths_relative_by_default(matmul, tmp_path):
 
 
 def test_strip_folder_is_exact():
-    from tritonscope.report import _strip_folder
+    from tritonscope.outputs.report import _strip_folder
 
     text = 'loc("/home/u/k/m.py":3:1) !DIFile(filename: "m.py", directory: "/home/u/k") /home/u/kk/x.py /home/u/k.old'
     assert _strip_folder(text, "/home/u/k") == ('loc("./m.py":3:1) !DIFile(filename: "m.py", directory: ".") '
@@ -143,7 +143,7 @@ def test_bad_reports_are_clear(tmp_path):
 
 
 def test_write_atomic_refuses_overwrite_without_force(tmp_path):
-    from tritonscope.output import write_atomic
+    from tritonscope.core.output import write_atomic
 
     p = write_atomic(tmp_path / "a.txt", "one")
     with pytest.raises(OutputError, match="already exists"):
@@ -162,7 +162,7 @@ def _umask():
 
 
 def test_write_atomic_leaves_nothing_on_failure(tmp_path, monkeypatch):
-    from tritonscope import output
+    from tritonscope.core import output
 
     target = tmp_path / "r.html"
     target.write_text("old")
@@ -187,8 +187,8 @@ def test_write_atomic_leaves_nothing_on_failure(tmp_path, monkeypatch):
 
 
 def test_render_failure_writes_nothing(matmul, tmp_path, monkeypatch):
-    import tritonscope.render.html as h
-    from tritonscope.report import save_report
+    import tritonscope.outputs.render.html as h
+    from tritonscope.outputs.report import save_report
 
     monkeypatch.setattr(h, "_pane", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
     with pytest.raises(KeyboardInterrupt):
@@ -200,7 +200,7 @@ def test_ctrl_c_during_save_leaves_no_file(tmp_path):
     """A real SIGINT while a big report is being written: exit 130 and no file, no temporary."""
     code = textwrap.dedent(f"""
         import os, signal, sys
-        from tritonscope import output
+        from tritonscope.core import output
         def slow(fd):
             os.kill(os.getpid(), signal.SIGINT)
         output.os.fsync = slow
@@ -223,7 +223,7 @@ def test_ctrl_c_during_save_leaves_no_file(tmp_path):
     (".", "it is a folder"),
 ])
 def test_unwritable_paths_are_clear(matmul, tmp_path, monkeypatch, name, message):
-    from tritonscope.report import save_report
+    from tritonscope.outputs.report import save_report
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "afile").write_text("x")
@@ -237,7 +237,7 @@ def test_unwritable_paths_are_clear(matmul, tmp_path, monkeypatch, name, message
 def test_permission_denied_is_clear(tmp_path):
     if os.geteuid() == 0:
         pytest.skip("root can write anywhere")
-    from tritonscope.output import write_atomic
+    from tritonscope.core.output import write_atomic
 
     ro = tmp_path / "ro"
     ro.mkdir(mode=0o500)
@@ -266,8 +266,8 @@ def _tags(text):
 
 
 def test_html_is_self_contained_and_linked(matmul, tmp_path):
-    from tritonscope.render.html import python_line_of
-    from tritonscope.report import save_report
+    from tritonscope.outputs.render.html import python_line_of
+    from tritonscope.outputs.report import save_report
 
     text = save_report(matmul, tmp_path / "r.html").read_text()
     tags = _tags(text)
@@ -283,7 +283,7 @@ def test_html_is_self_contained_and_linked(matmul, tmp_path):
     assert panes == [(k, k == "llir") for k in matmul.parsed]
     # every line of every stage is there (noise lines too, folded: class "l z z-debug"), and each
     # carries the Python line it came from
-    from tritonscope.render.noise import view_lines
+    from tritonscope.outputs.render.noise import view_lines
 
     lines = [a for t, a in tags if t == "div" and a.get("class", "").split()[:1] == ["l"]]
     assert len(lines) == sum(len(s.splitlines()) for s in matmul.artifact.stages.values())
@@ -296,8 +296,8 @@ def test_html_is_self_contained_and_linked(matmul, tmp_path):
 def test_html_shows_notes_in_margin_and_hover(matmul, tmp_path):
     from dataclasses import replace
 
-    from tritonscope.model import Note
-    from tritonscope.report import save_report
+    from tritonscope.core.model import Note
+    from tritonscope.outputs.report import save_report
 
     mma_line = next(ln.number for ln in matmul.parsed["ptx"].lines if "mma.sync" in ln.text)
     note = Note("ptx", mma_line, "instruction", "mma m16n8k16", "one warp multiplies <16x16> by <16x8>", None)
@@ -314,8 +314,8 @@ def test_html_stays_usable_on_a_large_kernel(matmul):
     import time
     from dataclasses import replace
 
-    from tritonscope.model import Line, ParsedStage
-    from tritonscope.render.html import render_html
+    from tritonscope.core.model import Line, ParsedStage
+    from tritonscope.outputs.render.html import render_html
 
     big = {k: ParsedStage(k, tuple(Line(i + 1, ln.text, ln.raw, ln.loc)
                                    for i, ln in enumerate(list(s.lines) * (4000 // max(1, len(s.lines)) + 1))))
@@ -333,8 +333,8 @@ def test_html_stays_usable_on_a_large_kernel(matmul):
 def test_markdown_has_summary_and_details(matmul, tmp_path):
     from dataclasses import replace
 
-    from tritonscope.model import Note
-    from tritonscope.report import save_report
+    from tritonscope.core.model import Note
+    from tritonscope.outputs.report import save_report
 
     note = Note("ttgir", 3, "encoding", "#blocked", "each thread holds [1, 2] elements", None)
     text = save_report(replace(matmul, notes=[note]), tmp_path / "r.md").read_text()
@@ -349,7 +349,7 @@ def test_markdown_has_summary_and_details(matmul, tmp_path):
 
 
 def test_text_report_is_the_terminal_view(matmul, tmp_path):
-    from tritonscope.report import save_report
+    from tritonscope.outputs.report import save_report
 
     text = save_report(matmul, tmp_path / "r.txt").read_text()
     assert "matmul_kernel" in text and "PTX" in text and "mma.sync" in text
@@ -376,10 +376,10 @@ def __proto__(x_ptr, n, BLOCK: tl.constexpr):
 
 
 def hostile_analysis(tmp_path):
-    from tritonscope.analysis import analyze
-    from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     f = tmp_path / "evil_kernels.py"
     f.write_text(HOSTILE_KERNEL)
@@ -394,7 +394,7 @@ def hostile(tmp_path_factory):
 
 
 def test_hostile_source_cannot_inject_html(hostile, tmp_path):
-    from tritonscope.report import save_report
+    from tritonscope.outputs.report import save_report
 
     assert "</pre><script>" in hostile.artifact.stages["python"]
     text = save_report(hostile, tmp_path / "h.html").read_text()
@@ -405,13 +405,13 @@ def test_hostile_source_cannot_inject_html(hostile, tmp_path):
     assert "&lt;/pre&gt;&lt;script&gt;window.__pwned = 1; alert(1)&lt;/script&gt;" in text
     assert "<title>__proto__ ·" in text
     # the one script is ours: its hash is what the CSP allows
-    from tritonscope.render.html import _JS, _csp
+    from tritonscope.outputs.render.html import _JS, _csp
 
     assert _csp(_JS) in text.replace("&#x27;", "'")
 
 
 def test_hostile_source_cannot_break_markdown(hostile, tmp_path):
-    from tritonscope.report import save_report
+    from tritonscope.outputs.report import save_report
 
     text = save_report(hostile, tmp_path / "h.md").read_text()
     # the comment holds a ``` run: the Python stage's fence is longer, so the code block cannot end early
@@ -426,7 +426,7 @@ def test_hostile_source_cannot_break_markdown(hostile, tmp_path):
 
 
 def test_hostile_report_round_trips_through_show(hostile, tmp_path):
-    from tritonscope.report import save_report
+    from tritonscope.outputs.report import save_report
 
     path = save_report(hostile, tmp_path / "h.json")
     r = _cli("show", str(path), "--stage", "python", "--width", "150", "--no-color")
@@ -479,7 +479,7 @@ def test_compile_save_all_formats_and_show_matches(tmp_path, monkeypatch):
     # a relative-path report shows the same views, with the kernel's folder as '.'
     # (the live output and the report come from one compile: Triton's cache may hand another
     # compile of the same source the paths of a different file)
-    from tritonscope.report import kernel_folders, load_analysis
+    from tritonscope.outputs.report import kernel_folders, load_analysis
 
     # (--raw: the lines that carry paths, `#loc`, `!DIFile`, `//## File`, are folded noise otherwise;
     # PTX's DWARF bytes spell the path out, so its raw view differs beyond the path lines)
@@ -504,7 +504,7 @@ def test_compile_save_all_formats_and_show_matches(tmp_path, monkeypatch):
 
 
 def test_show_json_is_the_report(tmp_path, matmul):
-    from tritonscope.report import analysis_to_dict, save_report
+    from tritonscope.outputs.report import analysis_to_dict, save_report
 
     path = save_report(matmul, tmp_path / "r.json", keep_paths=True)
     r = _cli("show", str(path), "--json")
@@ -544,7 +544,7 @@ def test_show_never_imports_triton(tmp_path):
 
 def test_checked_in_report_is_current(matmul):
     """tests/data/report_small.json (used by the no-Triton tests) still loads: a version-1 report, migrated."""
-    from tritonscope.report import load_analysis
+    from tritonscope.outputs.report import load_analysis
 
     assert json.loads((ROOT / "tests" / "data" / "report_small.json").read_text())["schema_version"] == 1
     small = load_analysis(ROOT / "tests" / "data" / "report_small.json")
@@ -579,9 +579,9 @@ def test_readme_examples_run(tmp_path, monkeypatch):
 
 def test_html_diff_side_by_side(compiled, matmul, tmp_path):
     """render_html_diff: A and B in two columns, removed runs next to the added runs that replace them."""
-    from tritonscope.analysis import analyze
-    from tritonscope.diff import diff_analyses
-    from tritonscope.render.html import render_html_diff
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.diff import diff_analyses
+    from tritonscope.outputs.render.html import render_html_diff
 
     d = diff_analyses(matmul, analyze(compiled("matmul", block=32)))
     text = render_html_diff(d)

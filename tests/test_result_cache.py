@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tritonscope import result_cache
-from tritonscope.kernels import Request
+from tritonscope.pipeline import result_cache
+from tritonscope.inputs.kernels import Request
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,7 +52,7 @@ def kernel(tmp_path, monkeypatch):
     """(kernel file, helper file, request maker, compile counter) with the cache on and private."""
     import importlib
 
-    compile_mod = importlib.import_module("tritonscope.compile")  # the package exports a function of that name
+    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
     helper = f"rc_helper_{uuid.uuid4().hex[:8]}"
     (tmp_path / f"{helper}.py").write_text(HELPER)
     path = tmp_path / "k.py"
@@ -91,7 +91,7 @@ def kernel(tmp_path, monkeypatch):
 
 def compile_once(request):
     from tritonscope.commands._common import compile_request
-    from tritonscope.env import Env
+    from tritonscope.core.env import Env
 
     return compile_request(request, Env(), progress=False)
 
@@ -177,7 +177,7 @@ def test_the_entry_names_the_helper_file_and_the_knobs_triton_keys_on(kernel):
 
 def test_no_cache_compiles_again_and_a_damaged_entry_is_a_miss(kernel, monkeypatch):
     from tritonscope.commands._common import compile_request
-    from tritonscope.env import Env
+    from tritonscope.core.env import Env
 
     _, _, request, compiles = kernel
     compile_once(request())
@@ -217,7 +217,7 @@ def test_artifacts_round_trip_exactly(compiled):
 
 def test_jit_dependencies_follow_helpers_through_modules(tmp_path, monkeypatch):
     from tritonscope import triton_api
-    from tritonscope.kernels import load_module
+    from tritonscope.inputs.kernels import load_module
 
     (tmp_path / "rc_deps_a.py").write_text(HELPER)
     (tmp_path / "rc_deps_k.py").write_text(KERNEL.replace("from {helper} import twice", "import rc_deps_a")
@@ -257,7 +257,7 @@ def test_a_warm_repeat_of_the_cli_never_imports_triton(tmp_path):
 
 
 def test_the_key_is_read_without_importing_triton(tmp_path):
-    program = ("import sys\nfrom tritonscope import result_cache\nfrom tritonscope.kernels import Request\n"
+    program = ("import sys\nfrom tritonscope.pipeline import result_cache\nfrom tritonscope.inputs.kernels import Request\n"
                "b = result_cache.triton_build()\n"
                "assert b['version'] and len(b['stamp']) == 64, b\n"
                "p = result_cache.key_parts(Request('matmul', block=16), 'sm_90a', knobs=[])\n"

@@ -64,7 +64,7 @@ def test_run_interpret_notes_tf32_for_fp32_dots():
 
 
 def test_bench_without_gpu_exits_9(monkeypatch):
-    from tritonscope import runner as r
+    from tritonscope.measure import runner as r
 
     monkeypatch.setattr(r, "gpu_available", lambda: False)
     result = invoke("bench", "matmul_grouped", "--shape", "4096x4096x4096")
@@ -73,7 +73,7 @@ def test_bench_without_gpu_exits_9(monkeypatch):
 
 
 def test_run_without_gpu_exits_9(monkeypatch):
-    from tritonscope import runner as r
+    from tritonscope.measure import runner as r
 
     monkeypatch.setattr(r, "gpu_available", lambda: False)
     result = invoke("run", "matmul")
@@ -81,8 +81,8 @@ def test_run_without_gpu_exits_9(monkeypatch):
 
 
 def test_tolerances_and_peaks():
-    from tritonscope.bench import peak_kind, peaks_for
-    from tritonscope.runner import uses_tf32
+    from tritonscope.measure.bench import peak_kind, peaks_for
+    from tritonscope.measure.runner import uses_tf32
 
     assert peaks_for("NVIDIA H200")[0] == "H200"
     assert peaks_for("NVIDIA H100 80GB HBM3")[0] == "H100"
@@ -99,8 +99,8 @@ def test_bench_table_names_what_sets_each_row_apart():
 
     from rich.console import Console
 
-    from tritonscope.bench import BenchReport, BenchRow, Timing
-    from tritonscope.render.bench_view import bench_view
+    from tritonscope.measure.bench import BenchReport, BenchRow, Timing
+    from tritonscope.outputs.render.bench_view import bench_view
 
     label = "BLOCK_M=128 BLOCK_N=256 BLOCK_K=64 GROUP_M=8 w8 s3 sm_90a fp16"
     rows = [BenchRow(label=label, shape=shape, dtype="fp16", constexprs={}, num_warps=8, num_stages=3, status="ok",

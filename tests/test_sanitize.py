@@ -7,7 +7,7 @@ import io
 from rich.panel import Panel
 from rich.text import Text
 
-from tritonscope.sanitize import SafeConsole, has_control, visible
+from tritonscope.core.sanitize import SafeConsole, has_control, visible
 
 HOSTILE = "a\x1b]52;c;SGVsbG8=\x07b\x1b[31mred\x1b[2J\x9b2J\u202eevil\x00z"
 

@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 runner = CliRunner()
 
@@ -33,9 +33,9 @@ def invoke(*args: str):
 def _compile_into(env: dict[str, str], target: str = "matmul", **request):
     """Compile through Triton's JIT (fresh) with `env` set, so Triton writes its cache/dump there."""
     from tritonscope import triton_api
-    from tritonscope.compile import launch_args
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
+    from tritonscope.pipeline.compile import launch_args
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
 
     loaded = build_spec(Request(target, arch="sm_90a", **request), "sm_90a")
     saved = {k: os.environ.get(k) for k in env}
@@ -99,7 +99,8 @@ def test_cache_listing_table_filter_and_sort(made):
 
 
 def test_cubin_facts_match_cuobjdump(made):
-    from tritonscope import sources, triton_api
+    from tritonscope import triton_api
+    from tritonscope.inputs import sources
 
     cubin = next(made["cache"].glob("*/matmul_kernel.cubin"))
     facts = sources.cubin_facts(cubin.read_bytes())
@@ -285,7 +286,7 @@ def test_compile_emit(tmp_path, compiled):
 
 def _same_code(key: str, a: str, b: str) -> bool:
     """Equal once locations are stripped (TTIR: and SSA names, which a re-parse renames)."""
-    from tritonscope.diff import normalize_stage
+    from tritonscope.analyses.diff import normalize_stage
 
     na = [t for _, t in normalize_stage(key, a)]
     nb = [t for _, t in normalize_stage(key, b)]
@@ -398,7 +399,7 @@ def test_capture_refuses_bad_output(tmp_path):
 
 
 def test_capture_describes_arguments_without_data():
-    from tritonscope.capture import describe_arg
+    from tritonscope.inputs.capture import describe_arg
 
     class FakeTensor:
         dtype = "torch.float16"
@@ -441,7 +442,7 @@ def test_checked_in_capture_lists_launches_and_autotuning():
 
 @needs_fixture
 def test_checked_in_capture_opens_every_kernel_and_recompiles(tmp_path):
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     source = sources.open_source(FIXTURE)
     aligned = {}
@@ -501,7 +502,7 @@ def test_fp_fusion_and_num_ctas():
 
 
 def test_offset_argument_syntax():
-    from tritonscope.kernels import TensorArg, parse_arg_value
+    from tritonscope.inputs.kernels import TensorArg, parse_arg_value
 
     assert parse_arg_value("fp16[32,32].T+2") == TensorArg("fp16", (32, 32), True, 2)
     assert str(parse_arg_value("*fp16+8")) == "*fp16+8" and parse_arg_value("fp16[8]").offset == 0
@@ -510,8 +511,8 @@ def test_offset_argument_syntax():
 def test_run_makes_the_unaligned_view():
     """`run --arg x=fp32[8]+1` launches with a real view one element into its storage."""
     pytest.importorskip("torch")
-    from tritonscope.kernels import TensorArg
-    from tritonscope.runner import make_tensor
+    from tritonscope.inputs.kernels import TensorArg
+    from tritonscope.measure.runner import make_tensor
 
     t = make_tensor(TensorArg("fp32", (8,), offset=1), "cpu")
     assert t.shape == (8,) and t.storage_offset() == 1 and t.data_ptr() % 16 != 0
@@ -524,7 +525,7 @@ def test_capture_counts_launches_from_the_hooks(captured, tmp_path):
     import shutil
     from types import SimpleNamespace
 
-    from tritonscope.capture import _Recorder
+    from tritonscope.inputs.capture import _Recorder
 
     cap = tmp_path / "cap"
     shutil.copytree(captured[0], cap)
@@ -539,7 +540,7 @@ def test_capture_counts_launches_from_the_hooks(captured, tmp_path):
     for _ in range(4):
         recorder.on_launch(SimpleNamespace(data={"name": "add_kernel", "function": handle}))
     recorder.flush()
-    from tritonscope.sources import open_source
+    from tritonscope.inputs.sources import open_source
 
     entry = next(e for e in open_source(cap).entries if e.key == key)
     assert entry.launches == 5 and entry.launch_info["grids"] == [[4]]
@@ -620,7 +621,7 @@ def _used_knob() -> str:
 
 def test_capture_records_the_code_generation_environment(env_capture):
     cap, tools, _ = env_capture
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     (entry,) = sources.open_source(cap).entries
     codegen = entry.record["codegen"]
@@ -643,7 +644,7 @@ def test_capture_records_the_code_generation_environment(env_capture):
 def test_recompile_uses_the_recorded_ptxas(env_capture):
     """The recorded TRITON_PTXAS_PATH is applied in a child process, and nothing leaks into this one."""
     cap, tools, log = env_capture
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     (entry,) = sources.open_source(cap).entries
     original = sources.load_artifact(entry)
@@ -683,7 +684,8 @@ def _edited_capture(cap: Path, to: Path, *, vars: dict | None = None, tools: dic
 def test_recompile_says_when_the_recorded_ptxas_is_missing(env_capture, tmp_path):
     """A capture made where another ptxas was (11.1 here: a version no machine of ours has, since a ptxas of
     the recorded version is used when one is found), recompiled where it is not."""
-    from tritonscope import sources, triton_api
+    from tritonscope import triton_api
+    from tritonscope.inputs import sources
 
     missing = {key: f"/nonexistent/torch/bin/{attr}" for attr, key in PTXAS_KNOBS.items()}
     cap = _edited_capture(env_capture[0], tmp_path / "cap", vars=missing, ptx_version="7.1",
@@ -706,7 +708,7 @@ def test_recompile_says_when_the_recorded_ptxas_is_missing(env_capture, tmp_path
 
 def test_recompile_applies_recorded_knobs_exactly(env_capture, tmp_path, monkeypatch):
     """A recorded TRITON_DISABLE_LINE_INFO=1 is applied; one set only in this process is not."""
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     def loc_lines(art) -> int:
         return sum(1 for line in art.stages["ptx"].splitlines() if line.lstrip().startswith(".loc"))
@@ -755,7 +757,7 @@ def test_replay_environment_rules(tmp_path, monkeypatch):
 
 def test_cache_metadata_gives_the_cache_invalidating_environment(made):
     """Triton writes the cache-invalidating variables that were set into each kernel's metadata."""
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     entry = next(e for e in sources.open_source(made["cache"]).entries if e.name == "matmul_kernel")
     meta = dict(entry.metadata, TRITON_F32_DEFAULT="ieee")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonscope.summary import Fit, Occupancy, SharedMemory, Spills, Summary, local_accesses, summarize
+from tritonscope.analyses.summary import Fit, Occupancy, SharedMemory, Spills, Summary, local_accesses, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 SPILL = dict(constexprs={"BLOCK": "16384"}, num_warps=1, arch="sm_90a")
@@ -25,14 +25,14 @@ SPILL = dict(constexprs={"BLOCK": "16384"}, num_warps=1, arch="sm_90a")
 
 @pytest.fixture(scope="module")
 def spilling(compiled):
-    from tritonscope.analysis import analyze
+    from tritonscope.analyses.analysis import analyze
 
     return analyze(compiled("softmax", **SPILL))
 
 
 @pytest.fixture(scope="module")
 def plain(compiled):
-    from tritonscope.analysis import analyze
+    from tritonscope.analyses.analysis import analyze
 
     return analyze(compiled("softmax", arch="sm_90a"))
 
@@ -65,7 +65,7 @@ def test_plain_kernel_does_not_spill(plain):
 
 
 def test_fit_and_occupancy_are_computed_once(plain, compiled):
-    from tritonscope.analysis import analyze
+    from tritonscope.analyses.analysis import analyze
 
     s = plain.summary
     assert s.fit == Fit(True, True, ()) and s.fit.ok
@@ -105,7 +105,7 @@ def test_local_accesses_reads_predicated_and_wide_forms():
     (Spills(16, 0, 0, 0), "none (16 bytes stack frame per thread, no STL/LDL in SASS)"),
 ])
 def test_spills_text(spills, text):
-    from tritonscope.render.summary_text import spills_text
+    from tritonscope.outputs.render.summary_text import spills_text
 
     assert spills_text(spills) == text
 
@@ -129,10 +129,10 @@ def test_unknown_arch_has_no_fit(plain):
 
 
 def test_terminal_html_markdown_say_the_same(spilling):
-    from tritonscope.render.html import render_html
-    from tritonscope.render.markdown import render_markdown
-    from tritonscope.render.summary_text import summary_rows
-    from tritonscope.report import render_text
+    from tritonscope.outputs.render.html import render_html
+    from tritonscope.outputs.render.markdown import render_markdown
+    from tritonscope.outputs.render.summary_text import summary_rows
+    from tritonscope.outputs.report import render_text
 
     want = _spill_text(spilling.summary.spills)
     rows = dict(summary_rows(spilling))
@@ -147,7 +147,7 @@ def test_terminal_html_markdown_say_the_same(spilling):
 
 
 def test_json_report_holds_the_summary(spilling, tmp_path):
-    from tritonscope.report import load_analysis, save_report
+    from tritonscope.outputs.report import load_analysis, save_report
 
     path = save_report(spilling, tmp_path / "r.json")
     data = json.loads(path.read_text())
@@ -160,7 +160,7 @@ def test_json_report_holds_the_summary(spilling, tmp_path):
 
 
 def test_diff_rows_show_the_spills(spilling, plain):
-    from tritonscope.diff import diff_analyses
+    from tritonscope.analyses.diff import diff_analyses
 
     d = diff_analyses(plain, spilling)
     rows = {r.name: r for r in d.rows}
@@ -176,8 +176,8 @@ def test_diff_rows_show_the_spills(spilling, plain):
 
 
 def test_sweep_row_shows_the_spills(spilling, monkeypatch, tmp_path):
-    from tritonscope import sweep as sw
-    from tritonscope.kernels import Request
+    from tritonscope.measure import sweep as sw
+    from tritonscope.inputs.kernels import Request
 
     monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path / "tscache"))
     row = sw.compile_row(0, Request("softmax", **SPILL), "sm_90a")
@@ -194,8 +194,8 @@ def test_bench_row_shows_the_spills(spilling, plain):
     """bench fills its row from the summary (no GPU needed for that part) and adds a spill column."""
     from rich.console import Console
 
-    from tritonscope.bench import BenchReport, BenchRow, _resources_into
-    from tritonscope.render.bench_view import bench_table
+    from tritonscope.measure.bench import BenchReport, BenchRow, _resources_into
+    from tritonscope.outputs.render.bench_view import bench_table
 
     def row(an):
         r = BenchRow(an.artifact.spec.label(), an.artifact.spec.shape, "fp32", {}, 1, 3, "out of resources")
@@ -222,7 +222,7 @@ def test_bench_row_shows_the_spills(spilling, plain):
 
 
 def test_v1_report_opens_with_a_recomputed_summary():
-    from tritonscope.report import load_analysis, render_text
+    from tritonscope.outputs.report import load_analysis, render_text
 
     path = ROOT / "tests" / "data" / "report_small.json"
     assert json.loads(path.read_text())["schema_version"] == 1, "keep the checked-in report a v1 fixture"
@@ -239,7 +239,7 @@ def test_v1_report_opens_with_a_recomputed_summary():
 
 def test_v1_report_of_a_spilling_kernel_now_says_it_spills(spilling):
     """A v1 report saved before this fix stored no summary: reading it recomputes the spills from STACK."""
-    from tritonscope.report import analysis_from_dict, analysis_to_dict
+    from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict
 
     data = json.loads(json.dumps(analysis_to_dict(spilling)))
     data["schema_version"] = 1
@@ -253,8 +253,8 @@ def test_v1_report_of_a_spilling_kernel_now_says_it_spills(spilling):
 
 
 def test_damaged_summary_is_a_bad_input_file(plain):
-    from tritonscope.errors import InputFileError
-    from tritonscope.report import analysis_from_dict, analysis_to_dict
+    from tritonscope.core.errors import InputFileError
+    from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict
 
     data = json.loads(json.dumps(analysis_to_dict(plain)))
     data["summary"] = {"arch": "sm_90a"}

@@ -9,11 +9,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from tritonscope import sweep as sw
+from tritonscope.measure import sweep as sw
 from tritonscope import triton_api
 from tritonscope.cli import app
-from tritonscope.kernels import Request
-from tritonscope.binding import build_spec
+from tritonscope.inputs.kernels import Request
+from tritonscope.pipeline.binding import build_spec
 
 runner = CliRunner()
 
@@ -32,7 +32,7 @@ def test_seed002_block128_does_not_fit_sm90(fresh_cache):
     assert row.problems == ["needs 393216 bytes of shared memory per block; sm_90a (H100, H200) has 232448"]
     from rich.console import Console
 
-    from tritonscope.render.diff_view import sweep_table
+    from tritonscope.outputs.render.diff_view import sweep_table
 
     result = sw.SweepResult("matmul_kernel", "matmul_masked", [row], 1, workers=1)
     console = Console(width=160, file=io.StringIO(), color_system=None)

@@ -14,10 +14,10 @@ from dataclasses import asdict
 import pytest
 from typer.testing import CliRunner
 
-from tritonscope import sweep as sw
+from tritonscope.measure import sweep as sw
 from tritonscope.cli import app
-from tritonscope.errors import ExitCode, UsageError
-from tritonscope.kernels import Request
+from tritonscope.core.errors import ExitCode, UsageError
+from tritonscope.inputs.kernels import Request
 
 runner = CliRunner()
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import ROOT
 from tritonscope import launch
-from tritonscope.compile import sass_and_resources
+from tritonscope.pipeline.compile import sass_and_resources
 
 CUBIN = next((ROOT / "tests" / "data" / "capture" / "kernels").rglob("add_kernel.cubin"))
 

@@ -92,9 +92,9 @@ import json, sys
 from tritonscope import triton_api
 if sys.argv[1] == "early":
     triton_api.start_key_digest()
-from tritonscope.compile import compile_artifact
-from tritonscope.kernels import Request
-from tritonscope.binding import build_spec
+from tritonscope.pipeline.compile import compile_artifact
+from tritonscope.inputs.kernels import Request
+from tritonscope.pipeline.binding import build_spec
 import triton.runtime.cache as cache
 a = compile_artifact(build_spec(Request(target="vector_add", arch="sm_90a"), "sm_90a"))
 original = getattr(cache.triton_key, "original", None)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tritonscope import versions as V
-from tritonscope.errors import ExitCode, UsageError
+from tritonscope.core.errors import ExitCode, UsageError
 from tritonscope.versions import envs as E
 from tritonscope.versions.compare import parse_rule
 
@@ -263,7 +263,7 @@ def test_killed_build_is_cleaned(cache):
 
 
 def test_broken_and_missing_pythons(cache, tmp_path):
-    from tritonscope.errors import NotFoundError
+    from tritonscope.core.errors import NotFoundError
 
     with pytest.raises(NotFoundError):
         E.resolve(str(tmp_path / "nope" / "python"))
@@ -279,7 +279,7 @@ def test_broken_and_missing_pythons(cache, tmp_path):
 def test_user_python_runs_a_real_compile_in_its_child(cache):
     """triton=/path/to/python with this very Python: the child protocol end to end (one real compile)."""
     from tritonscope.versions.run import Job, Side, compile_all
-    from tritonscope.kernels import Request
+    from tritonscope.inputs.kernels import Request
     from dataclasses import asdict
 
     env = E.resolve(sys.executable)

@@ -11,10 +11,10 @@ from conftest import GOLDEN, check_golden, triton_series
 from rich.console import Console
 from test_parse import load_case
 
-from tritonscope.analysis import analyze
-from tritonscope.model import Artifact, KernelSpec, Resources
-from tritonscope.render import views
-from tritonscope.render.terminal import stage_panel
+from tritonscope.analyses.analysis import analyze
+from tritonscope.core.model import Artifact, KernelSpec, Resources
+from tritonscope.outputs.render import views
+from tritonscope.outputs.render.terminal import stage_panel
 
 
 def analysis_of(case: str):
@@ -86,7 +86,7 @@ def test_line_view_chains():
 
 
 def test_line_out_of_range():
-    from tritonscope.errors import UsageError
+    from tritonscope.core.errors import UsageError
 
     with pytest.raises(UsageError):
         views.line_view(analysis_of("matmul_b16_sm80"), 500)
@@ -95,7 +95,7 @@ def test_line_out_of_range():
 def test_lexers():
     from pygments.token import Error
 
-    from tritonscope.render.lexers import get_lexer
+    from tritonscope.outputs.render.lexers import get_lexer
 
     _, stages = load_case("matmul_grouped_sm90a")
     for name, key in (("mlir", "ttgir"), ("sass", "sass")):
@@ -167,9 +167,9 @@ def _ptx_compile(*extra: str):
 def test_ptx_view_folds_debug_sections(compiled):
     """Seed 001 on sm_90a: the PTX view shows its instructions, the DWARF sections folded, one line
     saying so; every shown line keeps its number in the real PTX."""
-    from tritonscope.model import Line
-    from tritonscope.render import noise
-    from tritonscope.render.noise import classify
+    from tritonscope.core.model import Line
+    from tritonscope.outputs.render import noise
+    from tritonscope.outputs.render.noise import classify
 
     ptx = compiled("matmul", block=16).stages["ptx"].splitlines()
     kinds = classify("ptx", [Line(i, t, t) for i, t in enumerate(ptx, 1)])
@@ -230,8 +230,8 @@ def test_keep_one_kind_and_bad_kinds():
 
 @pytest.mark.parametrize("case", ("matmul_b16_sm90a",))
 def test_markdown_and_side_by_side_fold_too(case):
-    from tritonscope.render import noise
-    from tritonscope.render.markdown import render_markdown
+    from tritonscope.outputs.render import noise
+    from tritonscope.outputs.render.markdown import render_markdown
 
     a = analysis_of(case)
     folded, raw = render_markdown(a), render_markdown(a, hide=noise.RAW)

@@ -2,7 +2,7 @@
 
 For notebooks, scripts and tools built on tritonscope.  Everything the CLI
 shows is here as plain Python values; the same options, the same typed
-errors (tritonscope.errors), the same reports.
+errors (tritonscope.core.errors), the same reports.
 
     import tritonscope
 
@@ -19,7 +19,7 @@ errors (tritonscope.errors), the same reports.
     result.line(19)["ptx"]          # the PTX lines Python line 19 became
     result.line("tl.dot")["sass"]   # the same, naming the line by its text
     result.layouts()                # every layout the TTGIR uses (layouts.LayoutUse)
-    result.diff(other)              # a config diff as a dict (tritonscope.diff)
+    result.diff(other)              # a config diff as a dict (tritonscope.analyses.diff)
     result.save("report.html")      # .html, .md, .json or .txt, through the CLI's writer
     tritonscope.show("report.json") # a saved JSON report, as the same Result
 
@@ -73,12 +73,12 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     keywords ({"maxnreg": 128}, {"waves_per_eu": 2}).  config: for an @triton.autotune kernel,
     which of its configs (1-based, after its prune_configs_by; default the first).
     """
-    from tritonscope.analysis import analyze
-    from tritonscope.compile import compile_artifact
-    from tritonscope.errors import OutOfResourcesError, UsageError
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
-    from tritonscope.model import DEFAULT_ARCH
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.core.errors import OutOfResourcesError, UsageError
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.core.model import DEFAULT_ARCH
 
     _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
     kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
@@ -140,7 +140,7 @@ def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = N
 
 def show(path: str | Path) -> Result:
     """A report saved as JSON (`--save r.json`, `Result.save`), as a Result.  Needs no Triton."""
-    from tritonscope.report import load_analysis
+    from tritonscope.outputs.report import load_analysis
 
     return Result(load_analysis(path))
 
@@ -178,7 +178,7 @@ class Result:
         written, `loc` the Python line it came from (None when unknown).
         Lines the parser keeps no record of (PTX `.loc`) come as written.
         """
-        from tritonscope.render.noise import view_lines
+        from tritonscope.outputs.render.noise import view_lines
 
         self._parsed(stage)
         return list(view_lines(self.analysis, stage))
@@ -212,7 +212,7 @@ class Result:
 
     @property
     def summary(self) -> Any:
-        """The compile summary as data (tritonscope.summary): fit, occupancy, spills, mix and the rest."""
+        """The compile summary as data (tritonscope.analyses.summary): fit, occupancy, spills, mix and the rest."""
         return self.analysis.summary
 
     # -- following one Python line --------------------------------------------
@@ -224,8 +224,8 @@ class Result:
         ("tl.dot"): the first kernel line that contains it.  Stages with no
         line from `n` map to an empty list.  An unknown line raises UsageError.
         """
-        from tritonscope.errors import UsageError
-        from tritonscope.render import views
+        from tritonscope.core.errors import UsageError
+        from tritonscope.outputs.render import views
 
         source = views.python_lines(self.analysis)
         number = self._line_number(n, source)
@@ -240,7 +240,7 @@ class Result:
         return out
 
     def _line_number(self, n: int | str, source: dict[int, str]) -> int:
-        from tritonscope.errors import UsageError
+        from tritonscope.core.errors import UsageError
 
         if isinstance(n, int) and not isinstance(n, bool):
             return n
@@ -258,7 +258,7 @@ class Result:
     def layouts(self) -> list:
         """Every layout the TTGIR uses, at the shapes it is used with (computed once, then kept)."""
         if not self.analysis.layouts:
-            from tritonscope.layouts import layouts_of
+            from tritonscope.language.layouts import layouts_of
 
             self.analysis.layouts = layouts_of(self.analysis)
         return list(self.analysis.layouts)
@@ -271,9 +271,9 @@ class Result:
         stages (each with its unified diff rows [tag, text, a_line, b_line, notes]).
         Stage texts are compared in full (no display filter applies).
         """
-        from tritonscope.analysis import Analysis
-        from tritonscope.diff import diff_analyses
-        from tritonscope.errors import UsageError
+        from tritonscope.analyses.analysis import Analysis
+        from tritonscope.analyses.diff import diff_analyses
+        from tritonscope.core.errors import UsageError
 
         if not isinstance(other, (Result, Analysis)):
             hint = (f"Load a saved report first: result.diff(tritonscope.show({str(other)!r}))."
@@ -295,15 +295,15 @@ class Result:
         report holds every stage's full text and loads back with
         tritonscope.show(path); the others fold noise lines unless `raw`.
         """
-        from tritonscope.render.noise import RAW
-        from tritonscope.report import save_report
+        from tritonscope.outputs.render.noise import RAW
+        from tritonscope.outputs.report import save_report
 
         return save_report(self.analysis, path, force=force, keep_paths=keep_paths, hide=RAW if raw else None)
 
     def html(self, *, raw: bool = False) -> str:
         """The HTML report as one self-contained page (what `--save r.html` writes)."""
-        from tritonscope.render.noise import RAW
-        from tritonscope.report import render_report
+        from tritonscope.outputs.render.noise import RAW
+        from tritonscope.outputs.report import render_report
 
         return render_report(self.analysis, "html", hide=RAW if raw else None)
 
@@ -318,7 +318,7 @@ class Result:
 
     def __rich_console__(self, console, options):
         """rich / IPython: the terminal view (summary, then each stage, as `tritonscope compile` prints it)."""
-        from tritonscope.render.terminal import stage_panel, summary_panel
+        from tritonscope.outputs.render.terminal import stage_panel, summary_panel
 
         yield summary_panel(self.analysis)
         for key in self.analysis.parsed:
@@ -330,7 +330,7 @@ class Result:
                 f"{len(self.analysis.notes)} notes, {'?' if regs is None else regs} registers>")
 
     def _parsed(self, stage: str):
-        from tritonscope.errors import UsageError, close_matches
+        from tritonscope.core.errors import UsageError, close_matches
 
         if stage not in self.analysis.parsed:
             known = list(self.analysis.parsed)
@@ -347,7 +347,7 @@ class Result:
 def _check_types(**values: Any) -> None:
     """Whole-number options must be ints and names strs: `num_warps="4"` is refused, in this API's terms
     (never converted: a value from a config file or a form should be parsed where it is read)."""
-    from tritonscope.errors import UsageError
+    from tritonscope.core.errors import UsageError
 
     for name, value in values.items():
         if value is None:
@@ -391,7 +391,7 @@ def _in_api_terms(err):
 
 def _target_of(obj: Any) -> str:
     """'path/to/file.py:kernel' for a kernel object: what the CLI would take for it."""
-    from tritonscope.kernels import held_kernel
+    from tritonscope.inputs.kernels import held_kernel
 
     path, _, name, _, _ = held_kernel(obj)
     return f"{path}:{name}"
@@ -409,7 +409,7 @@ def _describe_arg(value: Any) -> Any:
     dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
     if dtype is None or shape is None or isinstance(value, (str, bytes)):
         return value
-    from tritonscope.kernels import canonical_dtype
+    from tritonscope.inputs.kernels import canonical_dtype
 
     name = canonical_dtype(str(dtype).rsplit(".", 1)[-1])
     dims = [int(d) for d in shape]
@@ -429,7 +429,7 @@ def _shape_text(shape: str | Iterable[int] | None) -> str | None:
 def _default_arch() -> str:
     """The local GPU's arch when tritonscope knows it, else sm_90a (as the CLI does)."""
     from tritonscope import triton_api
-    from tritonscope.model import DEFAULT_ARCH, arch_for_capability
+    from tritonscope.core.model import DEFAULT_ARCH, arch_for_capability
 
     cap = triton_api.local_gpu_capability()
     found = arch_for_capability(cap) if cap else None

@@ -32,8 +32,8 @@ from tritonscope.commands import run as run_cmd
 from tritonscope.commands import samples as samples_cmd
 from tritonscope.commands import show as show_cmd
 from tritonscope.commands import sweep as sweep_cmd
-from tritonscope.env import Env, env_of
-from tritonscope.errors import ExitCode, TritonscopeError
+from tritonscope.core.env import Env, env_of
+from tritonscope.core.errors import ExitCode, TritonscopeError
 
 # "\b" alone on a paragraph's first line keeps click from rewrapping it: one code, one example per line.
 EXIT_CODES_HELP = "\b\n" + "\n".join(f"{c.value:>3}  {c.name.lower().replace('_', ' ')}"
@@ -74,7 +74,7 @@ def _root(
                                            help="Print the version and exit."),
 ):
     ctx.obj = Env.from_environ(debug=debug)
-    from tritonscope.cache_prune import problem
+    from tritonscope.core.cache_prune import problem
 
     if problem() is not None:  # a typo in TRITONSCOPE_CACHE_MAX_MB turns pruning off: say so
         _warn(problem())
@@ -96,8 +96,8 @@ def _stderr_lines(style: str, label: str, message: str, *, context=None, hint=No
     """
     from rich.markup import escape
 
-    from tritonscope.render.console import make_console
-    from tritonscope.sanitize import visible
+    from tritonscope.core.console import make_console
+    from tritonscope.core.sanitize import visible
 
     console = make_console(stderr=True)
     console.print(f"[{style}]{label}:[/] {escape(visible(message))}")
@@ -119,7 +119,7 @@ def handle_errors(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         debug = env_of(kwargs.get("ctx")).debug
-        from tritonscope.interrupt import prompt_interrupt
+        from tritonscope.pipeline.interrupt import prompt_interrupt
 
         try:
             _refuse_empty_paths(path_options, kwargs)
@@ -175,7 +175,7 @@ def _path_options(fn) -> dict[str, str]:
 
 
 def _refuse_empty_paths(options: dict[str, str], kwargs) -> None:
-    from tritonscope.errors import UsageError
+    from tritonscope.core.errors import UsageError
 
     for name, option in options.items():
         value = kwargs.get(name)

@@ -15,7 +15,7 @@ def compiles_here(argv: list[str]) -> bool:
 
 
 def main() -> None:
-    from tritonscope import replay
+    from tritonscope.pipeline import replay
 
     parts = replay.plan(sys.argv[1:])
     if parts is not None and replay.try_replay(parts):

@@ -30,7 +30,7 @@ if not torch.cuda.is_available():  # pragma: no cover - collected only with -m g
 
 from typer.testing import CliRunner  # noqa: E402
 
-from tritonscope import sources  # noqa: E402
+from tritonscope.inputs import sources  # noqa: E402
 from tritonscope.cli import app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def cache_hashes(folder: Path) -> set[str]:
 
 
 def _norm(key: str, text: str) -> list[str]:
-    from tritonscope.diff import normalize_stage
+    from tritonscope.analyses.diff import normalize_stage
 
     lines = [t for _, t in normalize_stage(key, text)]
     if key == "ttir":  # re-parsing TTIR renames loop block arguments (%k -> %arg6): compare structure

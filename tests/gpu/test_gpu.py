@@ -20,9 +20,9 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():  # pragma: no cover - collected only with -m gpu
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-from tritonscope import runner  # noqa: E402
-from tritonscope.binding import build_spec  # noqa: E402
-from tritonscope.kernels import Request, list_samples, spec_options  # noqa: E402
+from tritonscope.measure import runner  # noqa: E402
+from tritonscope.pipeline.binding import build_spec  # noqa: E402
+from tritonscope.inputs.kernels import Request, list_samples, spec_options  # noqa: E402
 
 ARCH = "sm_90a"
 # Every sample at its default config; a few more configs that change the
@@ -99,7 +99,7 @@ def _first_difference(a: str, b: str) -> str:
 
 @pytest.mark.parametrize("target,kw", CASES, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CASES)])
 def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
-    from tritonscope.compile import compile_artifact
+    from tritonscope.pipeline.compile import compile_artifact
 
     # Fresh caches and always compile: neither side may reuse the other's output.
     monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")
@@ -136,9 +136,9 @@ def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
 _LAUNCH = """
 import json, sys
 from triton import knobs
-from tritonscope import runner
-from tritonscope.kernels import Request
-from tritonscope.binding import build_spec
+from tritonscope.measure import runner
+from tritonscope.inputs.kernels import Request
+from tritonscope.pipeline.binding import build_spec
 hits = []
 knobs.compilation.listener = lambda **kw: hits.append(bool(kw.get("cache_hit")))
 loaded = build_spec(Request("matmul", block=16, arch="sm_90a"), "sm_90a")
@@ -171,7 +171,7 @@ def test_early_key_names_the_launchs_cache_entry(tmp_path):
 
 
 def test_bench_matmul_correct():
-    from tritonscope.bench import bench_configs
+    from tritonscope.measure.bench import bench_configs
 
     loaded = build_spec(Request("matmul_grouped", arch=ARCH, shape="2048x2048x2048"), ARCH)
     report = bench_configs([loaded], warmup=10, rep=50)
@@ -192,7 +192,7 @@ def test_bench_matmul_correct():
 
 
 def test_bench_sweep_reports_out_of_resources():
-    from tritonscope.bench import bench_configs
+    from tritonscope.measure.bench import bench_configs
 
     loadeds = [build_spec(Request("matmul_masked", arch=ARCH, shape="1024x1024x1024", block=b), ARCH)
                for b in (32, 64, 128)]

@@ -27,8 +27,8 @@ if not torch.cuda.is_available():  # pragma: no cover
 
 from test_gpu import _first_difference, normalize  # noqa: E402
 
-from tritonscope.binding import build_spec  # noqa: E402
-from tritonscope.kernels import Request, parse_assignments  # noqa: E402
+from tritonscope.pipeline.binding import build_spec  # noqa: E402
+from tritonscope.inputs.kernels import Request, parse_assignments  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "zoo"))
@@ -90,8 +90,8 @@ else:
 obj = getattr(module, name)
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
-from tritonscope.kernels import parse_arg_value, TensorArg, DescArg, kernel_value
-from tritonscope import runner
+from tritonscope.inputs.kernels import parse_arg_value, TensorArg, DescArg, kernel_value
+from tritonscope.measure import runner
 kw = {}
 for arg, text in payload["args"].items():
     v = parse_arg_value(text)
@@ -123,7 +123,7 @@ print(json.dumps({k: kernel.asm[k] for k in ("ttir", "ttgir", "llir", "ptx")}))
 
 @pytest.mark.parametrize("name,extra", CASES)
 def test_zoo_kernel_equals_a_real_launch(name, extra, tmp_path, monkeypatch):
-    from tritonscope.compile import compile_artifact
+    from tritonscope.pipeline.compile import compile_artifact
 
     entry = next(e for e in manifest.ZOO if e["name"] == name)
     monkeypatch.chdir(ROOT)

@@ -1,7 +1,7 @@
 """Loaded by every Python process `tritonscope capture` starts (this folder leads PYTHONPATH).
 
 It installs tritonscope's recording hooks once the program imports triton
-(see tritonscope/capture.py) and then runs the sitecustomize this one
+(see tritonscope/inputs/capture.py) and then runs the sitecustomize this one
 shadows, if the environment has one.
 """
 
@@ -12,7 +12,7 @@ import sys
 
 def _start():
     try:
-        from tritonscope.capture import install_when_imported
+        from tritonscope.inputs.capture import install_when_imported
 
         install_when_imported()
     except Exception as e:  # never break the program being captured

@@ -6,8 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.env import Env
-from tritonscope.errors import UsageError
+from tritonscope.core.env import Env
+from tritonscope.core.errors import UsageError
 
 TARGET_HELP = ("A built-in sample (see `tritonscope samples`), path/to/file.py:kernel_name, or an installed "
                "module's kernel: package.module:kernel_name.")
@@ -47,7 +47,7 @@ ArgOpt = typer.Option(None, "--arg", metavar="NAME=VALUE",
 WarpsOpt = typer.Option(None, "--num-warps", "-w", help="Warps per program (default: the sample's, else 4).")
 StagesOpt = typer.Option(None, "--num-stages", "-s", help="Software-pipelining stages (default: the sample's, else 3).")
 def _arch_help() -> str:
-    from tritonscope.model import arches_of
+    from tritonscope.core.model import arches_of
 
     return (f"Target GPU: NVIDIA {', '.join(arches_of('cuda'))}; AMD {', '.join(arches_of('hip'))} (through "
             f"Triton's HIP backend; `tritonscope samples` says which this Triton has). Default: the local GPU's, "
@@ -62,7 +62,7 @@ DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype for 
 def arch_default(arch_given) -> str:
     """The default arch for a request: unused when the request names its own (then no local GPU is looked
     for), else the local GPU's, else model.DEFAULT_ARCH."""
-    from tritonscope.model import DEFAULT_ARCH
+    from tritonscope.core.model import DEFAULT_ARCH
 
     return DEFAULT_ARCH if arch_given else default_arch()
 
@@ -70,7 +70,7 @@ def arch_default(arch_given) -> str:
 def default_arch() -> str:
     """The local GPU's arch when there is one we know, else sm_90a."""
     from tritonscope import triton_api
-    from tritonscope.model import DEFAULT_ARCH, arch_for_capability
+    from tritonscope.core.model import DEFAULT_ARCH, arch_for_capability
 
     cap = triton_api.local_gpu_capability()
     arch = arch_for_capability(cap) if cap else None
@@ -96,7 +96,7 @@ def make_request(target: str, constexpr: Optional[List[str]], block: Optional[in
                  shape: Optional[str], dtype: Optional[str], *, maxnreg: Optional[int] = None,
                  num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None, config: Optional[int] = None,
                  gpu: Optional[str] = None):
-    from tritonscope.kernels import Request, check_request, parse_assignments
+    from tritonscope.inputs.kernels import Request, check_request, parse_assignments
 
     options = launch_options(maxnreg, num_ctas, fp_fusion)
     # every value checked here, before any file is loaded or Triton is entered
@@ -114,8 +114,8 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
     is checked before Triton is imported; `cache=False` (--no-cache) skips
     that look-up and compiles, and the fresh result replaces the kept one.
     """
-    from tritonscope import result_cache
-    from tritonscope.kernels import canonical_arch
+    from tritonscope.pipeline import result_cache
+    from tritonscope.inputs.kernels import canonical_arch
 
     # only look for a local GPU when the user named no arch (build_spec validates theirs)
     default = arch_default(request.arch)
@@ -129,15 +129,15 @@ def compile_request(request, env: Env, *, progress: bool = True, cache: bool = T
             triton_api.stop_key_digest()
             return kept
 
-    from tritonscope.compile import compile_artifact
-    from tritonscope.binding import build_spec
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.binding import build_spec
 
     err = env.console(stderr=True)
     if timeout is not None:
         # --timeout: the kernel file is imported and compiled in a child process that is stopped when time is
         # up (an import that hangs at module level included), so it is never imported here; the result is
         # therefore not stored in the result cache (its entry lists the files the import loaded)
-        from tritonscope.compile import compile_with_timeout
+        from tritonscope.pipeline.compile import compile_with_timeout
 
         with _spinner(err, progress, f"compiling {request.target} (at most {timeout:g} s)..."):
             return compile_with_timeout(request, default, timeout, label=request.target)
@@ -159,8 +159,8 @@ def _spinner(err, progress: bool, text: str):
 def _load_views() -> None:
     """Import the analysis and the views, and build the lexers: work that waits for no result, done while
     nvdisasm runs (compile_artifact's `meanwhile`)."""
-    import tritonscope.analysis  # noqa: F401
-    from tritonscope.render.terminal import warm_up
+    import tritonscope.analyses.analysis  # noqa: F401
+    from tritonscope.outputs.render.terminal import warm_up
 
     warm_up()
 
@@ -171,9 +171,9 @@ def analysis_of(artifact):
     An analysis made here goes into the artifact's entry (when it has one),
     so the next repeat skips parsing and annotating too.
     """
-    from tritonscope import result_cache
-    from tritonscope.analysis import analyze
-    from tritonscope.report import analysis_from_dict, analysis_to_dict
+    from tritonscope.pipeline import result_cache
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict
 
     kept = result_cache.kept_analysis(artifact)
     if kept is not None:
@@ -188,8 +188,8 @@ def analysis_of(artifact):
 
 
 def parse_stage_list(text: Optional[str], default: tuple[str, ...]) -> tuple[str, ...]:
-    from tritonscope.dialects import every_stage_key
-    from tritonscope.errors import close_matches
+    from tritonscope.language.dialects import every_stage_key
+    from tritonscope.core.errors import close_matches
 
     if text is None or text.strip().lower() == "all":
         return default
@@ -260,8 +260,8 @@ def check_timeout(timeout: Optional[float]) -> None:
 
 def check_report_path(path: str, force: bool) -> str:
     """A report's format ('html', 'markdown', 'json', 'text') from --save, checked before any work."""
-    from tritonscope.output import check_path
-    from tritonscope.report import FORMATS
+    from tritonscope.core.output import check_path
+    from tritonscope.outputs.report import FORMATS
 
     return check_path(path, force=force, formats=FORMATS, what="report")
 
@@ -275,13 +275,13 @@ KeepOpt = typer.Option(None, "--keep", metavar="KINDS",
 
 def noise_filter(raw: bool, keep: Optional[str]) -> frozenset:
     """The noise kinds the views fold, from --raw / --keep (checked before any work)."""
-    from tritonscope.render.noise import hide_set
+    from tritonscope.outputs.render.noise import hide_set
 
     return hide_set(raw, keep)
 
 
 def check_view(view: str) -> str:
-    from tritonscope.errors import close_matches
+    from tritonscope.core.errors import close_matches
 
     view = view.strip().lower().replace("_", "-")
     if view not in VIEWS:
@@ -296,14 +296,14 @@ def output_analysis(analysis, env: Env, *, as_json: bool, save: Optional[str], f
     if as_json:
         import json
 
-        from tritonscope.report import analysis_to_dict
+        from tritonscope.outputs.report import analysis_to_dict
 
         typer.echo(json.dumps(analysis_to_dict(analysis), indent=1))
     else:
         print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
                        hide=hide)
     if save:
-        from tritonscope.report import save_report
+        from tritonscope.outputs.report import save_report
 
         save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
 
@@ -314,9 +314,9 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
 
     `hide`: the noise kinds the stage views fold (see noise_filter; None = all of them).
     """
-    from tritonscope.dialects import machine_stage
-    from tritonscope.render import views
-    from tritonscope.render.terminal import stage_panel, summary_panel
+    from tritonscope.language.dialects import machine_stage
+    from tritonscope.outputs.render import views
+    from tritonscope.outputs.render.terminal import stage_panel, summary_panel
 
     view = check_view(view)
     # By default, every stage this compile has (its backend's pipeline: PTX and SASS, or AMDGCN).
@@ -325,14 +325,14 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
     with env.paged(console):
         console.print(summary_panel(analysis))
         if analysis.passes and line is None:  # the pass table a --passes compile or a report carries
-            from tritonscope.render.passes_view import saved_table
+            from tritonscope.outputs.render.passes_view import saved_table
 
             console.print(saved_table(analysis.passes))
-        from tritonscope.explain import explanation_of
+        from tritonscope.analyses.explain import explanation_of
 
         if explanation_of(analysis) is not None and line is None:  # `compile --explain`, or a report saved with it
-            from tritonscope.explain import Explanation
-            from tritonscope.render.explain_view import explain_renderable
+            from tritonscope.analyses.explain import Explanation
+            from tritonscope.outputs.render.explain_view import explain_renderable
 
             console.print(explain_renderable(Explanation.from_dict(explanation_of(analysis)), console.width,
                                              title="Explain"))
@@ -353,7 +353,7 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
                 if key in analysis.parsed:
                     console.print(stage_panel(analysis, key, width=console.width, max_lines=limit, hide=hide))
         if layouts:
-            from tritonscope.render.layout_view import layout_panels
+            from tritonscope.outputs.render.layout_view import layout_panels
 
             for panel in layout_panels(analysis):
                 console.print(panel)
@@ -365,7 +365,7 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
 
 def launch_options(maxnreg: Optional[int], num_ctas: Optional[int], fp_fusion: Optional[bool]) -> dict:
     """--maxnreg / --num-ctas / --fp-fusion as Triton's option names, checked (exit 2) before any work."""
-    from tritonscope.kernels import check_launch_options
+    from tritonscope.inputs.kernels import check_launch_options
 
     return check_launch_options({"maxnreg": maxnreg, "num_ctas": num_ctas, "enable_fp_fusion": fp_fusion})
 
@@ -379,8 +379,8 @@ def check_options_for_arches(options: Optional[dict], arches) -> None:
     sm_90.  (Whether an AMD target takes num_ctas > 1 is the HIP backend's
     own check, made when it compiles.)
     """
-    from tritonscope.kernels import canonical_arch
-    from tritonscope.model import ARCHES
+    from tritonscope.inputs.kernels import canonical_arch
+    from tritonscope.core.model import ARCHES
 
     options = options or {}
     for name in arches or ():

@@ -70,11 +70,11 @@ def bench_cmd(
 
       tritonscope bench matmul_grouped --shape 4096x4096x4096 --maxnreg 128
     """
-    from tritonscope import runner
-    from tritonscope.bench import bench_configs
-    from tritonscope.env import env_of
-    from tritonscope.kernels import option_words, parse_assignments
-    from tritonscope.binding import build_spec
+    from tritonscope.measure import runner
+    from tritonscope.measure.bench import bench_configs
+    from tritonscope.core.env import env_of
+    from tritonscope.inputs.kernels import option_words, parse_assignments
+    from tritonscope.pipeline.binding import build_spec
 
     env = env_of(ctx).with_display(width=width, color=color)
     options = c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else
@@ -117,7 +117,7 @@ def bench_cmd(
     else:
         from rich.markup import escape
 
-        from tritonscope.render.bench_view import bench_view
+        from tritonscope.outputs.render.bench_view import bench_view
 
         console = env.console()
         console.print(bench_view(report))
@@ -135,7 +135,7 @@ def _int(text, option):
     try:
         return int(text)
     except ValueError:
-        from tritonscope.errors import UsageError
+        from tritonscope.core.errors import UsageError
 
         raise UsageError(f"{option} {text!r} is not a whole number.", hint=f"For example: {option} 4,8") from None
 
@@ -144,8 +144,8 @@ SAVE_FORMATS = {".png": "png", ".svg": "svg", ".json": "json"}
 
 
 def _check_save(path: str, force: bool) -> str:
-    from tritonscope.errors import UsageError
-    from tritonscope.output import check_path
+    from tritonscope.core.errors import UsageError
+    from tritonscope.core.output import check_path
 
     fmt = check_path(path, force=force, formats=SAVE_FORMATS, what="bench output")
     if fmt != "json":
@@ -159,13 +159,13 @@ def _check_save(path: str, force: bool) -> str:
 
 def _save(report, path: str, force: bool) -> None:
     """Write the figures (.json) or their plot (.png/.svg), rendered to bytes first, through the one writer."""
-    from tritonscope.output import write_atomic
+    from tritonscope.core.output import write_atomic
 
     fmt = _check_save(path, force)
     if fmt == "json":
         data: str | bytes = json.dumps(report.to_dict(), indent=1)
     else:
-        from tritonscope.render.bench_plot import plot_bytes
+        from tritonscope.outputs.render.bench_plot import plot_bytes
 
         data = plot_bytes(report, fmt)
     write_atomic(path, data, force=force)

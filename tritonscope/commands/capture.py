@@ -33,14 +33,14 @@ def capture_cmd(
 
       tritonscope open cap --kernel triton_poi_fused_add_0 --recompile --arch sm_100a --diff
     """
-    from tritonscope import capture
-    from tritonscope.env import env_of
+    from tritonscope.inputs import capture
+    from tritonscope.core.env import env_of
 
     env = env_of(ctx)
     result = capture.run(out, list(command or []), force=force)
     err = env.console(stderr=True)
     try:
-        from tritonscope.sources import open_source
+        from tritonscope.inputs.sources import open_source
 
         found = open_source(result.folder)
         launched = sum(1 for e in found.entries if e.launches)

@@ -61,13 +61,13 @@ def check_cmd(
       tritonscope check ~/.triton/cache --kernel matmul_kernel --expect tensor-cores --expect no-spills
     """
     from tritonscope.commands import explain as ex
-    from tritonscope.env import env_of
-    from tritonscope.errors import CheckFailedError, UsageError
-    from tritonscope.explain import evaluate, parse_expectation
+    from tritonscope.core.env import env_of
+    from tritonscope.core.errors import CheckFailedError, UsageError
+    from tritonscope.analyses.explain import evaluate, parse_expectation
 
     env = env_of(ctx).with_display(width=width, color=color)
     if junit:
-        from tritonscope.output import check_path
+        from tritonscope.core.output import check_path
 
         check_path(junit, force=force, formats={".xml": "junit"}, what="JUnit")
     parsed = [parse_expectation(e) for e in (expect or [])]
@@ -88,7 +88,7 @@ def check_cmd(
                               maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
         c.check_options_for_arches(base.options, archs)  # e.g. --maxnreg for an AMD arch: exit 2, no compile
         if not parsed:
-            from tritonscope.binding import build_spec
+            from tritonscope.pipeline.binding import build_spec
 
             loaded = build_spec(base, c.arch_default(base.arch))
             declared = (loaded.example or {}).get("expect") or []
@@ -116,14 +116,14 @@ def check_cmd(
         typer.echo(json.dumps({"kernel": checked, "results": [r.to_dict() for r in results],
                                "passed": all(r.held for r in results)}, indent=1))
     else:
-        from tritonscope.render.explain_view import check_summary, check_table
+        from tritonscope.outputs.render.explain_view import check_summary, check_table
 
         console = env.console()
         console.print(check_table(results))
         console.print(check_summary(results))
     if junit:
-        from tritonscope.output import write_atomic
-        from tritonscope.render.explain_view import junit_xml
+        from tritonscope.core.output import write_atomic
+        from tritonscope.outputs.render.explain_view import junit_xml
 
         write_atomic(junit, junit_xml(results, checked), force=force)
     failed = [r for r in results if not r.held]

@@ -92,9 +92,9 @@ def compile_cmd(
 
       tritonscope compile matmul_grouped --shape 4096x4096x4096 --predict --gpu H100 --stage none
     """
-    from tritonscope.env import env_of
-    from tritonscope.errors import OutOfResourcesError
-    from tritonscope.dialects import stage_keys
+    from tritonscope.core.env import env_of
+    from tritonscope.core.errors import OutOfResourcesError
+    from tritonscope.language.dialects import stage_keys
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     view = c.check_view(view)
@@ -112,7 +112,7 @@ def compile_cmd(
     if save:  # fail before compiling when the report cannot be written
         c.check_report_path(save, force)
     if emit:
-        from tritonscope.sources import check_emit_dir
+        from tritonscope.inputs.sources import check_emit_dir
 
         check_emit_dir(emit)
     trace = None
@@ -124,10 +124,10 @@ def compile_cmd(
     else:
         artifact = c.compile_request(request, env, progress=not as_json, cache=not no_cache, timeout=timeout)
     if emit:
-        from tritonscope.sources import binaries_of_artifact, binary_ext, emit_files
-        from tritonscope.model import ARCHES
+        from tritonscope.inputs.sources import binaries_of_artifact, binary_ext, emit_files
+        from tritonscope.core.model import ARCHES
 
-        from tritonscope.output import write_folder
+        from tritonscope.core.output import write_folder
 
         binaries = binaries_of_artifact(artifact)  # the .cubin / .hsaco Triton's cache keeps for this compile
         # every file or none: a full disk part way leaves no folder of 3 of 8 files
@@ -143,7 +143,7 @@ def compile_cmd(
         analysis.passes = trace.to_dict()
 
     if layouts:
-        from tritonscope.layouts import layouts_of
+        from tritonscope.language.layouts import layouts_of
 
         analysis.layouts = layouts_of(analysis)
     if predict or gpu is not None:

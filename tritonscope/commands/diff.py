@@ -10,8 +10,8 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.errors import UsageError
-from tritonscope.output import check_path, write_atomic
+from tritonscope.core.errors import UsageError
+from tritonscope.core.output import check_path, write_atomic
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape", "triton")
 # Launch options a side may set (as a launch's keyword arguments): side keyword -> Triton's option name.
@@ -33,7 +33,7 @@ def _side_option(which: str, key: str, value: str):
     except ValueError:
         raise UsageError(f"--{which} {key}={value}: not an integer.",
                          hint=f"For example: --{which} {key}={'64' if key == 'maxnreg' else '2'}") from None
-    from tritonscope.kernels import check_launch_options
+    from tritonscope.inputs.kernels import check_launch_options
 
     try:
         check_launch_options({SIDE_OPTIONS[key]: number})
@@ -166,9 +166,9 @@ def diff_cmd(
 
       tritonscope diff matmul_grouped --shape 4096x4096x4096 --a BLOCK_M=64 --b BLOCK_M=128 --gpu H100 --stage none
     """
-    from tritonscope.diff import diff_analyses, spec_key
-    from tritonscope.env import env_of
-    from tritonscope.dialects import every_stage_key
+    from tritonscope.analyses.diff import diff_analyses, spec_key
+    from tritonscope.core.env import env_of
+    from tritonscope.language.dialects import every_stage_key
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     if len(targets) > 2:
@@ -218,13 +218,13 @@ def diff_cmd(
     specs = []
     for kind, what in loaded:
         if kind == "report":
-            from tritonscope.report import load_analysis
+            from tritonscope.outputs.report import load_analysis
 
             an = load_analysis(what)
             analyses.append(an)
             specs.append(an.artifact.spec)
         else:
-            from tritonscope.binding import build_spec
+            from tritonscope.pipeline.binding import build_spec
 
             ld = build_spec(what, c.arch_default(what.arch))
             analyses.append(ld)
@@ -243,18 +243,18 @@ def diff_cmd(
         if as_json:
             typer.echo(json.dumps({"identical_configs": True, "config": specs[0].label()}))
         else:
-            from tritonscope.sanitize import visible
+            from tritonscope.core.sanitize import visible
 
             typer.echo(visible(msg))
             typer.echo("hint: give the sides different values, e.g. --a BLOCK=16 --b BLOCK=32", err=True)
         return
 
-    from tritonscope.analysis import analyze
+    from tritonscope.analyses.analysis import analyze
 
     err = env.console(stderr=True)
     divergence = None
     if passes:  # one compile per side, with dumps; its artifact is the side's analysis too
-        from tritonscope.passes import first_divergence, trace_both
+        from tritonscope.analyses.passes import first_divergence, trace_both
 
         requests = [what for _, what in loaded]
         default = c.arch_default(all(r.arch for r in requests))
@@ -269,7 +269,7 @@ def diff_cmd(
         loaded = [("done", None), ("done", None)]
     for i, (kind, _) in enumerate(loaded):
         if kind == "kernel":
-            from tritonscope.compile import compile_artifact
+            from tritonscope.pipeline.compile import compile_artifact
 
             ld = analyses[i]
             work = (lambda ld=ld, i=i: compile_artifact(ld)) if not tritons[i] else \
@@ -311,18 +311,18 @@ def _compile_with_triton(request, triton_env, which: str):
     """A side with triton=: compiled in a child of that environment (tritonscope/versions), as an Artifact."""
     from dataclasses import asdict
 
-    from tritonscope.child import run_in_child
-    from tritonscope.result_cache import decode_artifact
+    from tritonscope.core.child import run_in_child
+    from tritonscope.pipeline.result_cache import decode_artifact
     from tritonscope.versions.run import Side
 
     default = c.arch_default(request.arch)
     arch = request.arch or default
-    from tritonscope.kernels import canonical_arch
-    from tritonscope.model import ARCHES
+    from tritonscope.inputs.kernels import canonical_arch
+    from tritonscope.core.model import ARCHES
 
     backend = ARCHES[canonical_arch(arch)].backend
     side = Side(which.upper(), triton_env)
-    data = run_in_child("tritonscope.compile:compile_in_child", {"request": asdict(request), "default_arch": default},
+    data = run_in_child("tritonscope.pipeline.compile:compile_in_child", {"request": asdict(request), "default_arch": default},
                         what=f"The compile of side {which} with {side.label()}", env=side.child_env({backend}),
                         python=triton_env.python)
     return decode_artifact(data)
@@ -337,11 +337,11 @@ def _diff_dict(d, divergence) -> dict:
 
 
 def _print_diff(console, d, stages, max_lines, divergence=None) -> None:
-    from tritonscope.render.diff_view import diff_summary, stage_diff_panel
+    from tritonscope.outputs.render.diff_view import diff_summary, stage_diff_panel
 
     console.print(diff_summary(d))
     if divergence is not None:
-        from tritonscope.render.passes_view import divergence_view
+        from tritonscope.outputs.render.passes_view import divergence_view
 
         console.print(divergence_view(*divergence, d.a_label, d.b_label))
     for s in d.stages:
@@ -353,13 +353,13 @@ def _save_diff(d, stages, max_lines, path: str, *, force: bool, divergence=None)
     """Write .json / .txt / .html (stages side by side) through the one writer."""
     import io
 
-    from tritonscope.sanitize import SafeConsole
+    from tritonscope.core.sanitize import SafeConsole
 
     fmt = check_path(path, force=force, formats=SAVE_FORMATS, what="diff")
     if fmt == "json":
         text = json.dumps(_diff_dict(d, divergence), indent=1) + "\n"
     elif fmt == "html":
-        from tritonscope.render.html import render_html_diff
+        from tritonscope.outputs.render.html import render_html_diff
 
         text = render_html_diff(d)
     else:

@@ -57,7 +57,7 @@ def is_found_target(target: str) -> bool:
     path (`./x`, `~/x`, `a/b`) is a place to open (a missing one then says
     "no such file or folder", as `open` does).
     """
-    from tritonscope.sources import SINGLE_FILE_EXTS
+    from tritonscope.inputs.sources import SINGLE_FILE_EXTS
 
     head, sep, _ = target.rpartition(":")
     if sep and head.endswith(".py"):
@@ -70,7 +70,7 @@ def is_found_target(target: str) -> bool:
     if looks_like_path:
         return True
     if Path(target).is_dir():
-        from tritonscope.kernels import list_samples
+        from tritonscope.inputs.kernels import list_samples
 
         return target not in {s.name for s in list_samples()}
     return False
@@ -78,7 +78,7 @@ def is_found_target(target: str) -> bool:
 
 def refuse_for_found(target: str, **given: Any) -> None:
     """Options that describe a launch to compile mean nothing for a kernel that already compiled: say so."""
-    from tritonscope.errors import UsageError
+    from tritonscope.core.errors import UsageError
 
     named = [name for name, value in given.items() if value not in (None, [], ())]
     if named:
@@ -89,7 +89,7 @@ def refuse_for_found(target: str, **given: Any) -> None:
 
 
 def refuse_kernel_option(target: str, kernel: Optional[str]) -> None:
-    from tritonscope.errors import UsageError
+    from tritonscope.core.errors import UsageError
 
     if kernel is not None:
         raise UsageError(f"--kernel picks one kernel of a folder that `tritonscope open` reads; {target} is a "
@@ -106,9 +106,9 @@ def shapes_for(request, shapes: list[str], default_arch: str):
     """explain.Shape for each --shape: its grid and arguments from the kernel's example launch (no compile)."""
     from dataclasses import replace
 
-    from tritonscope.explain import Shape
-    from tritonscope.kernels import parse_shape
-    from tritonscope.binding import build_spec
+    from tritonscope.analyses.explain import Shape
+    from tritonscope.inputs.kernels import parse_shape
+    from tritonscope.pipeline.binding import build_spec
 
     out = []
     for text in shapes:
@@ -121,7 +121,7 @@ def shapes_for(request, shapes: list[str], default_arch: str):
 def run_explain(request, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
                 triton_banks: bool = True):
     """Request -> (Analysis, Explanation): one compile, the verdicts, candidate compiles for the fixes."""
-    from tritonscope.analysis import analyze
+    from tritonscope.analyses.analysis import analyze
 
     artifact = c.compile_request(request, env, progress=progress)
     analysis = analyze(artifact)
@@ -133,7 +133,7 @@ def explain_analysis(analysis, request, env, *, shapes: list[str], gpu: Optional
                      progress: bool = True, triton_banks: bool = True):
     """The Explanation of a compile of `request` (its Analysis made already: `compile --explain` shares it)."""
     from tritonscope import triton_api
-    from tritonscope.explain import apply_change
+    from tritonscope.analyses.explain import apply_change
 
     artifact = analysis.artifact
     arch = artifact.spec.arch
@@ -143,7 +143,7 @@ def explain_analysis(analysis, request, env, *, shapes: list[str], gpu: Optional
         import contextlib
         import io
 
-        from tritonscope.analysis import analyze
+        from tritonscope.analyses.analysis import analyze
 
         # a candidate Triton rejects (ptxas out of registers...) prints its own report: keep it out of ours
         with contextlib.redirect_stdout(io.StringIO()):
@@ -157,7 +157,7 @@ def explain_analysis(analysis, request, env, *, shapes: list[str], gpu: Optional
 
 def explain_into_report(analysis, request, env, *, shapes: list[str], progress: bool = True):
     """`compile --explain`: the same verdicts (fixes checked), carried by `analysis` into its views and reports."""
-    from tritonscope.explain import attach_explanation
+    from tritonscope.analyses.explain import attach_explanation
 
     expl = explain_analysis(analysis, request, env, shapes=shapes, gpu=None, check_fixes=True, progress=progress)
     attach_explanation(analysis, expl.to_dict())
@@ -165,7 +165,7 @@ def explain_into_report(analysis, request, env, *, shapes: list[str], progress: 
 
 
 def _explain_with_status(analysis, env, progress: bool, **kw):
-    from tritonscope.explain import explain
+    from tritonscope.analyses.explain import explain
 
     err = env.console(stderr=True)
     if progress and err.is_terminal and kw.get("recompile") is not None:
@@ -189,7 +189,7 @@ def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages:
                       constexpr: Optional[List[str]], maxnreg: Optional[int], num_ctas: Optional[int],
                       fp_fusion: Optional[bool]) -> dict[str, Any]:
     """The command line's changes to a found kernel, as sources.recompile's keywords (checked; {} for none)."""
-    from tritonscope.kernels import canonical_arch, parse_assignments
+    from tritonscope.inputs.kernels import canonical_arch, parse_assignments
 
     out: dict[str, Any] = {}
     if arch:
@@ -214,9 +214,9 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
     With `changes` (--arch, -w, -s, -c, launch options) the found kernel is
     recompiled first (sources.recompile) and that compile is explained.
     """
-    from tritonscope import sources
-    from tritonscope.analysis import analyze
-    from tritonscope.kernels import option_words
+    from tritonscope.inputs import sources
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.inputs.kernels import option_words
 
     source = sources.open_source(path)
     entry = sources.find_entry(source, kernel)
@@ -262,10 +262,10 @@ def found_recompiler(entry, original, pinned: dict[str, Any]):
     import contextlib
     import io
 
-    from tritonscope import sources
-    from tritonscope.analysis import analyze
-    from tritonscope.errors import InputFileError, UsageError
-    from tritonscope.explain import FixNotCheckable
+    from tritonscope.inputs import sources
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.core.errors import InputFileError, UsageError
+    from tritonscope.analyses.explain import FixNotCheckable
 
     record = entry.record or {}
     has_ir = "source" in entry.files or "ttir" in entry.files
@@ -309,11 +309,11 @@ def found_shapes(artifact, shapes: list[str], where: str):
     """explain.Shape for each --shape of a found kernel: the launch its file's EXAMPLES entry gives for that
     shape, when the file is here, has one, and the kernel's constexprs and dtypes are known to match it;
     otherwise no grid, and why (waves and roofline are then not judged, never guessed)."""
-    from tritonscope.errors import TritonscopeError
-    from tritonscope.explain import Shape
-    from tritonscope.kernels import Request, TensorArg, parse_arg_value, parse_shape
-    from tritonscope.binding import build_spec
-    from tritonscope.model import ARCHES, DEFAULT_ARCH
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.analyses.explain import Shape
+    from tritonscope.inputs.kernels import Request, TensorArg, parse_arg_value, parse_shape
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.core.model import ARCHES, DEFAULT_ARCH
 
     spec = artifact.spec
     dims = [parse_shape(t) for t in shapes]
@@ -439,23 +439,23 @@ def explain_cmd(
 
       tritonscope explain matmul --block 16 --save report.html
     """
-    from tritonscope.env import env_of
-    from tritonscope.errors import UsageError
+    from tritonscope.core.env import env_of
+    from tritonscope.core.errors import UsageError
 
     env = env_of(ctx).with_display(width=width, color=color)
     fmt = None
     if save:
-        from tritonscope.output import check_path
+        from tritonscope.core.output import check_path
 
         fmt = check_path(save, force=force, formats=SAVE_FORMATS, what="explain output")
     if gpu:
-        from tritonscope.bench import PEAKS
-        from tritonscope.errors import close_matches
+        from tritonscope.core.gpus import PEAKS
+        from tritonscope.core.errors import close_matches
 
         if not any(k.lower() == gpu.lower() for k in PEAKS):
             raise UsageError(f"Unknown GPU {gpu!r}.{close_matches(gpu, PEAKS)}", hint=f"GPUs: {', '.join(PEAKS)}.")
     if shape:
-        from tritonscope.kernels import parse_shape
+        from tritonscope.inputs.kernels import parse_shape
 
         for s in shape:
             parse_shape(s)
@@ -474,7 +474,7 @@ def explain_cmd(
                                      check_fixes=not no_check_fixes, progress=not as_json)
     if predict:
         from tritonscope.cost import predict as predicted
-        from tritonscope.gpus import find_gpu
+        from tritonscope.core.gpus import find_gpu
 
         analysis.prediction = predicted(analysis, gpu=gpu if gpu and find_gpu(gpu) else None).to_dict()
     if as_json:
@@ -483,14 +483,14 @@ def explain_cmd(
             out["prediction"] = analysis.prediction
         typer.echo(json.dumps(out, indent=1))
     else:
-        from tritonscope.render.explain_view import explain_renderable
+        from tritonscope.outputs.render.explain_view import explain_renderable
 
         console = env.console()
         console.print(explain_renderable(expl, console.width))
         if analysis.prediction is not None:
             from rich.markup import escape
 
-            from tritonscope.render.summary_text import prediction_text
+            from tritonscope.outputs.render.summary_text import prediction_text
 
             console.print(f"predicted: {escape(prediction_text(analysis.prediction))}", highlight=False)
     if save:
@@ -500,14 +500,14 @@ def explain_cmd(
 def save_explanation(analysis, expl, path: str, fmt: str, *, force: bool, keep_paths: bool,
                      width: Optional[int] = None) -> None:
     """explain --save: .html/.md/.json are the compile report with the Explain section; .txt the verdicts alone."""
-    from tritonscope.output import write_atomic
+    from tritonscope.core.output import write_atomic
 
     if fmt == "text":
-        from tritonscope.render.explain_view import explanation_text
+        from tritonscope.outputs.render.explain_view import explanation_text
 
         write_atomic(path, explanation_text(expl, width or 120), force=force)
         return
-    from tritonscope.explain import attach_explanation
-    from tritonscope.report import save_report
+    from tritonscope.analyses.explain import attach_explanation
+    from tritonscope.outputs.report import save_report
 
     save_report(attach_explanation(analysis, expl.to_dict()), path, force=force, keep_paths=keep_paths)

@@ -42,10 +42,10 @@ def layout_cmd(
     """
     import json
 
-    from tritonscope.env import env_of
-    from tritonscope.layouts import describe, parse_encoding, parse_shape
-    from tritonscope.output import check_path, write_atomic
-    from tritonscope.render.layout_view import layout_panel, layout_svg
+    from tritonscope.core.env import env_of
+    from tritonscope.language.layouts import describe, parse_encoding, parse_shape
+    from tritonscope.core.output import check_path, write_atomic
+    from tritonscope.outputs.render.layout_view import layout_panel, layout_svg
 
     env = env_of(ctx).with_display(width=width, color=color)
     if svg:  # fail before drawing when the file cannot be written

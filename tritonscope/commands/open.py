@@ -76,14 +76,14 @@ def open_cmd(
     """
     from rich.markup import escape
 
-    from tritonscope import sources
-    from tritonscope.env import env_of
-    from tritonscope.errors import UsageError
+    from tritonscope.inputs import sources
+    from tritonscope.core.env import env_of
+    from tritonscope.core.errors import UsageError
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     view = c.check_view(view)
     hide = c.noise_filter(raw, keep)
-    from tritonscope.dialects import stage_keys
+    from tritonscope.language.dialects import stage_keys
 
     c.parse_stage_list(stage, stage_keys())
     if diff and not recompile:
@@ -91,7 +91,7 @@ def open_cmd(
                          hint="e.g. --recompile --arch sm_80 --diff")
     if save and diff:  # --recompile --diff --save: the diff is what is saved (.json, .txt or .html)
         from tritonscope.commands.diff import SAVE_FORMATS
-        from tritonscope.output import check_path
+        from tritonscope.core.output import check_path
 
         check_path(save, force=force, formats=SAVE_FORMATS, what="diff")
     elif save:
@@ -116,7 +116,7 @@ def open_cmd(
     artifact = sources.load_artifact(entry, target=path)
     _check_views_apply(artifact, line=line, view=view, stage=stage, as_json=as_json)
     if recompile:
-        from tritonscope.kernels import parse_assignments
+        from tritonscope.inputs.kernels import parse_assignments
 
         original = artifact
         err = env.console(stderr=True)
@@ -135,7 +135,7 @@ def open_cmd(
             d = _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
             if save:
                 from tritonscope.commands.diff import _save_diff
-                from tritonscope.dialects import stage_keys
+                from tritonscope.language.dialects import stage_keys
 
                 saved = _save_diff(d, c.parse_stage_list(stage, stage_keys()), max_lines, save, force=force)
                 env.console(stderr=True).print(f"saved the diff to {escape(str(saved))}")
@@ -147,11 +147,11 @@ def open_cmd(
         written = sources.emit_files(artifact, emit, binaries=binaries, force=force)
         env.console(stderr=True).print(f"wrote {len(written)} files to {escape(emit)}")
 
-    from tritonscope.analysis import analyze
+    from tritonscope.analyses.analysis import analyze
 
     analysis = analyze(artifact)
     if layouts:
-        from tritonscope.layouts import layouts_of
+        from tritonscope.language.layouts import layouts_of
 
         analysis.layouts = layouts_of(analysis)
     c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
@@ -160,7 +160,7 @@ def open_cmd(
 
 def _check_views_apply(artifact, *, line, view, stage, as_json) -> None:
     """A view that needs what this kernel lacks is refused with the reason (exit 2), not drawn half."""
-    from tritonscope.errors import UsageError
+    from tritonscope.core.errors import UsageError
 
     if as_json:
         return
@@ -181,7 +181,7 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from tritonscope import sources
+    from tritonscope.inputs import sources
 
     rows = sources.sort_rows(sources.filter_rows([e.row() for e in source.entries], where), sort or "name")
     if as_json:
@@ -244,10 +244,10 @@ def _short_source(text: str) -> str:
 
 def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage):
     """Show the recompile's diff against the original; the diff, for --save."""
-    from tritonscope.analysis import analyze
-    from tritonscope.diff import diff_analyses
-    from tritonscope.dialects import stage_keys
-    from tritonscope.render.diff_view import diff_summary, stage_diff_panel
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.diff import diff_analyses
+    from tritonscope.language.dialects import stage_keys
+    from tritonscope.outputs.render.diff_view import diff_summary, stage_diff_panel
 
     d = diff_analyses(analyze(a_art), analyze(b_art), stages=stage_keys(), force_different=True)
     if as_json:

@@ -16,7 +16,7 @@ def trace_request(request, env, *, progress: bool = True):
     The trace carries the compile's Artifact too (`trace.artifact`), so
     `compile --passes` and `passes --save` need no second compile.
     """
-    from tritonscope import passes
+    from tritonscope.analyses import passes
 
     default = c.arch_default(request.arch)
     err = env.console(stderr=True)
@@ -92,9 +92,9 @@ def passes_cmd(
 
       tritonscope passes --dump my_dump.mlir --find ttg.convert_layout
     """
-    from tritonscope import passes
-    from tritonscope.env import env_of
-    from tritonscope.errors import UsageError
+    from tritonscope.analyses import passes
+    from tritonscope.core.env import env_of
+    from tritonscope.core.errors import UsageError
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     diff_style = check_diff_style(diff_style)
@@ -132,7 +132,7 @@ def passes_cmd(
                 out["line"] = {"line": line, "events": [e.to_dict() for e in history]}
             typer.echo(json.dumps(out, indent=1))
         else:
-            from tritonscope.render import passes_view as v
+            from tritonscope.outputs.render import passes_view as v
 
             console = env.console()
             with env.paged(console):
@@ -150,8 +150,8 @@ def passes_cmd(
 
 
 def check_diff_style(style: str) -> str:
-    from tritonscope.errors import UsageError, close_matches
-    from tritonscope.render.passes_view import DIFF_STYLES
+    from tritonscope.core.errors import UsageError, close_matches
+    from tritonscope.outputs.render.passes_view import DIFF_STYLES
 
     style = style.strip().lower().replace("_", "-")
     if style not in DIFF_STYLES:
@@ -162,9 +162,9 @@ def check_diff_style(style: str) -> str:
 
 def save_with_passes(trace, path: str, *, force: bool = False, keep_paths: bool = False):
     """The compile's report (every stage, its notes, Triton's remarks) with the pass table in it."""
-    from tritonscope.analysis import analyze
-    from tritonscope.errors import UsageError
-    from tritonscope.report import save_report
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.core.errors import UsageError
+    from tritonscope.outputs.report import save_report
 
     if trace.artifact is None:
         raise UsageError("This pass trace has no compile to report (it was read from a dump file).")

@@ -56,9 +56,9 @@ def run_cmd(
     from rich.markup import escape
     from rich.table import Table
 
-    from tritonscope import runner
-    from tritonscope.env import env_of
-    from tritonscope.binding import build_spec
+    from tritonscope.measure import runner
+    from tritonscope.core.env import env_of
+    from tritonscope.pipeline.binding import build_spec
 
     env = env_of(ctx).with_display(width=width, color=color)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype,

@@ -24,8 +24,8 @@ def samples_cmd(
 
     from rich.table import Table
 
-    from tritonscope.env import env_of
-    from tritonscope.kernels import list_samples
+    from tritonscope.core.env import env_of
+    from tritonscope.inputs.kernels import list_samples
 
     rows = []
     for s in list_samples():
@@ -49,7 +49,7 @@ def targets_table():
     from rich.table import Table
 
     from tritonscope import triton_api
-    from tritonscope.model import ARCHES
+    from tritonscope.core.model import ARCHES
 
     have = triton_api.installed_backends()
     version = triton_api.triton_version() if have else "not installed"

@@ -48,9 +48,9 @@ def show_cmd(
 
       tritonscope show r.json --save r.html
     """
-    from tritonscope.env import env_of
-    from tritonscope.errors import UsageError
-    from tritonscope.report import load_analysis
+    from tritonscope.core.env import env_of
+    from tritonscope.core.errors import UsageError
+    from tritonscope.outputs.report import load_analysis
 
     env = env_of(ctx).with_display(width=width, color=color, pager=pager)
     hide = c.noise_filter(raw, keep)

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.errors import ExitCode
+from tritonscope.core.errors import ExitCode
 
 
 def sweep_cmd(
@@ -78,9 +78,9 @@ def sweep_cmd(
 
       tritonscope sweep matmul_grouped -c BLOCK_K=32,64 -w 4,8 --shape 4096x4096x4096 --gpu H100 --sort predicted
     """
-    from tritonscope import sweep as sw
-    from tritonscope.env import env_of
-    from tritonscope.kernels import option_words
+    from tritonscope.measure import sweep as sw
+    from tritonscope.core.env import env_of
+    from tritonscope.inputs.kernels import option_words
 
     env = env_of(ctx).with_display(width=width, color=color)
     if save:  # fail before the sweep starts when the rows cannot be written
@@ -127,7 +127,7 @@ def sweep_cmd(
     else:
         from rich.markup import escape
 
-        from tritonscope.render.diff_view import sweep_table
+        from tritonscope.outputs.render.diff_view import sweep_table
 
         console = env.console()
         console.print(sweep_table(result, rows))
@@ -167,8 +167,8 @@ def shortlist_lines(result, shortlist) -> list[str]:
 
 def _block_bases(base, values: list[int], loaded, axes: dict) -> list:
     """One base request per --blocks value, with the constexprs --block sets written out (labels show them)."""
-    from tritonscope.errors import UsageError
-    from tritonscope.kernels import names_set_by_block
+    from tritonscope.core.errors import UsageError
+    from tritonscope.inputs.kernels import names_set_by_block
 
     names = names_set_by_block(loaded.example, list(loaded.spec.constexprs))
     clash = [n for n in names if n in axes]
@@ -188,10 +188,10 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
                    num_ctas, fp_fusion, gpu):
     """The grid of requests `sweep` and `tune` compile: (requests, loaded first config, base, autotune configs,
     arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts."""
-    from tritonscope import sweep as sw
+    from tritonscope.measure import sweep as sw
     from tritonscope import triton_api
-    from tritonscope.binding import build_spec
-    from tritonscope.kernels import canonical_arch, canonical_dtype
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
 
     axes = sw.parse_constexpr_axes(constexpr)
     warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")

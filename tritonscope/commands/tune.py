@@ -49,9 +49,9 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
 
     Returns plain data: rows (config, fits, predicted_ms, measured_ms, measure_s, on the short list), the
     pick, and with `full` the full search's best, the pick's ratio to it and both times."""
-    from tritonscope import sweep as sw
-    from tritonscope.bench import bench_loaded
-    from tritonscope.binding import build_spec
+    from tritonscope.measure import sweep as sw
+    from tritonscope.measure.bench import bench_loaded
+    from tritonscope.pipeline.binding import build_spec
 
     with _fresh_triton_cache():
         t0 = time.perf_counter()
@@ -166,10 +166,10 @@ def tune_cmd(
 
       tritonscope tune matmul_grouped -c BLOCK_M=64,128 -c BLOCK_N=128,256 -c BLOCK_K=32,64 -w 4,8 --shape 4096x4096x4096 --top 5 --full
     """
-    from tritonscope import runner
+    from tritonscope.measure import runner
     from tritonscope.commands.sweep import build_requests
-    from tritonscope.errors import UsageError
-    from tritonscope.env import env_of
+    from tritonscope.core.errors import UsageError
+    from tritonscope.core.env import env_of
 
     env = env_of(ctx).with_display(width=width, color=color)
     requests, loaded, _, _, _ = build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, None,

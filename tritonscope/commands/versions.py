@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.errors import RegressionError, UsageError
+from tritonscope.core.errors import RegressionError, UsageError
 
 SAVE_FORMATS = {".html": "html", ".md": "markdown", ".json": "json", ".txt": "text"}
 
@@ -101,8 +101,8 @@ def versions_cmd(
       tritonscope versions --envs          tritonscope versions --remove 3.4.0
     """
     from tritonscope import versions as V
-    from tritonscope.env import env_of
-    from tritonscope.output import check_path, write_atomic
+    from tritonscope.core.env import env_of
+    from tritonscope.core.output import check_path, write_atomic
     from tritonscope.versions import envs as E
     from tritonscope.versions.compare import parse_rule
     from tritonscope.versions.report import dumps, html_page, junit as junit_text, markdown, print_report, text
@@ -137,12 +137,12 @@ def versions_cmd(
                              hint="tritonscope versions matmul --a 3.6.0 (B is then this environment's Triton)")
         knobs_a, knobs_b = _knobs(a_env, "--a-env"), _knobs(b_env, "--b-env")
         arches = [x.strip() for item in arch or [] for x in item.split(",") if x.strip()]
-        from tritonscope.kernels import canonical_arch
+        from tritonscope.inputs.kernels import canonical_arch
 
         for x in arches:
             canonical_arch(x)  # an unknown arch: exit 3 before any environment is made
         base = c.make_request("_", constexpr, None, None, num_warps, num_stages, None, None, None, config=config)
-        from tritonscope.model import DEFAULT_ARCH
+        from tritonscope.core.model import DEFAULT_ARCH
         from tritonscope.versions.targets import jobs_for
 
         job_list, notes = jobs_for(list(targets), arches, base, DEFAULT_ARCH)

@@ -20,7 +20,7 @@ from tritonscope.cost.model import (Gpu, Prediction, calibration, constants_for,
 
 def resolve_gpu(name: str | None, arch: str | None) -> Gpu | None:
     """--gpu NAME (None: the arch's reference GPU).  Unknown names raise UsageError (exit 2)."""
-    from tritonscope.errors import UsageError
+    from tritonscope.core.errors import UsageError
 
     if name:
         g = find_gpu(name)

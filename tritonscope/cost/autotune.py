@@ -17,7 +17,7 @@ class PredictedPrune:
                  kernel: Any = None, arch: str | None = None):
         """`compile_fn` and `describe_arg` are the Python API's compile and argument description (api.py
         hands them over, so this module, which the API imports, does not import the API)."""
-        from tritonscope.errors import UsageError
+        from tritonscope.core.errors import UsageError
 
         if top_k < 1:
             raise UsageError(f"top_k must be at least 1, got {top_k}.")
@@ -42,7 +42,7 @@ class PredictedPrune:
 
     def __call__(self, configs, named_args, **kwargs):
         from tritonscope.cost import predict
-        from tritonscope.errors import OutOfResourcesError, TritonscopeError
+        from tritonscope.core.errors import OutOfResourcesError, TritonscopeError
 
         kernel = self._find_kernel()
         configs = list(configs)

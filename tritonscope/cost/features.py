@@ -29,7 +29,7 @@ class NoFeatures(Exception):
 
 def _dot_unit(ops, aliases) -> tuple[str | None, str | None]:
     """(unit, peak kind) of the kernel's dots: ('wgmma', 'fp16'), ('fma', 'fp32'), or (None, None) without dots."""
-    from tritonscope.explain import DOTS, _dot_unit as unit_of
+    from tritonscope.analyses.explain import DOTS, _dot_unit as unit_of
 
     dots = [op for op in ops if op.name in DOTS]
     if not dots:
@@ -67,7 +67,7 @@ def _bank_ways(ops, aliases, loop_ops: set[int]) -> tuple[int, int]:
 
     With a main loop, only its accesses are drawn: they run every iteration, the others once per tile, and
     drawing a layout costs a sweep row up to a second (the "anywhere" figure is then the loop's)."""
-    from tritonscope.explain import _ldmatrix, bank_conflicts, shared_accesses
+    from tritonscope.analyses.explain import _ldmatrix, bank_conflicts, shared_accesses
 
     in_loop, anywhere = 1, 1
     seen = _WAYS
@@ -98,8 +98,8 @@ def features_of(analysis, grid: tuple[int, ...] | None = None, args: dict[str, A
 
 def features_of_artifact(artifact, summary=None, grid=None, args=None) -> dict[str, Any]:
     """features_of for a bare Artifact (a sweep worker): parses the TTGIR alone, not every stage."""
-    from tritonscope.dialects import dialect
-    from tritonscope.summary import summarize
+    from tritonscope.language.dialects import dialect
+    from tritonscope.analyses.summary import summarize
 
     text = artifact.stages.get("ttgir")
     stage = dialect("ttgir").parse(text, file=artifact.spec.file, first_line=artifact.python_first_line) \
@@ -110,7 +110,7 @@ def features_of_artifact(artifact, summary=None, grid=None, args=None) -> dict[s
 def _thread_bytes(ops, loop: int, threads: int) -> int:
     """Bytes one thread loads per iteration of `loop` by the TTGIR: each global load's tensor spread over the
     threads, at least one element each (a tensor smaller than the block is replicated, not split)."""
-    from tritonscope.explain import GLOBAL_LOADS, _prod, access_bytes
+    from tritonscope.analyses.explain import GLOBAL_LOADS, _prod, access_bytes
 
     total = 0.0
     for op in ops:
@@ -133,15 +133,15 @@ def _unroll(sass_bytes: int, ttgir_bytes: int) -> int:
 
 def _tma_bytes(op) -> int:
     """Bytes one TMA copy moves: its largest static tensor/memdesc (the tile, not the barrier)."""
-    from tritonscope.explain import _tensor_bytes
+    from tritonscope.analyses.explain import _tensor_bytes
 
     return max([_tensor_bytes(t) for t in op.types if t.static] or [0])
 
 
 def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
-    from tritonscope.explain import (DOTS, GLOBAL_LOADS, GLOBAL_STORES, Scalars, _compulsory_bytes, access_bytes,
+    from tritonscope.analyses.explain import (DOTS, GLOBAL_LOADS, GLOBAL_STORES, Scalars, _compulsory_bytes, access_bytes,
                                      dot_flops, trip_counts, ttgir_ops)
-    from tritonscope.mlir_syntax import alias_table
+    from tritonscope.language.mlir_syntax import alias_table
 
     spec = art.spec
     grid = tuple(grid if grid is not None else (spec.grid or ()))

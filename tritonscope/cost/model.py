@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from tritonscope.gpus import Gpu, find_gpu, gpu_names, gpu_table, reference_gpu  # noqa: F401
+from tritonscope.core.gpus import Gpu, find_gpu, gpu_names, gpu_table, reference_gpu  # noqa: F401
 
 HERE = Path(__file__).parent
 TERMS = ("tensor", "issue", "shared", "L2", "DRAM", "latency")

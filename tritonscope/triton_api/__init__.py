@@ -26,6 +26,7 @@ The package, one module a job; each imports only those above it:
     gluon.py      layouts and bank conflicts from Triton's own gluon (in a child)
     recompile.py  recompiling from TTIR or a captured function
     knobs.py      the recorded environment a recompile replays; ptxas versions
+    remarks.py    Triton's remarks and warnings as data, captured around a compile
 """
 
 

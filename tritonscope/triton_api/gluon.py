@@ -33,7 +33,7 @@ def linear_layouts_from_triton(items: list[dict[str, Any]], *, timeout: float = 
 
 
 def _linear_layouts_batches(items: list[dict[str, Any]], timeout: float) -> list[dict[str, Any]]:
-    from tritonscope.child import ChildDiedError, run_in_child
+    from tritonscope.core.child import ChildDiedError, run_in_child
 
     def run(batch):
         return run_in_child("tritonscope.triton_api:_linear_layouts_child", batch,
@@ -173,7 +173,7 @@ def _layout_from_text(builder, ctx, spec: dict[str, Any], shape: list[int], shar
 def bank_conflicts_from_triton(items: list[dict[str, Any]], *, timeout: float = 120) -> list[int | None] | None:
     """Triton's count for [{"register", "shared", "shape", "elem", "num_warps", "capability"}]; None when this
     Triton has no gluon bank_conflicts or its process died."""
-    from tritonscope.child import ChildDiedError, run_in_child
+    from tritonscope.core.child import ChildDiedError, run_in_child
 
     if (triton_series() or (0, 0)) < (3, 9):  # 3.6's gluon cannot read shared layouts back (it aborts)
         return None

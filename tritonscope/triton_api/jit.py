@@ -233,7 +233,7 @@ def check_interpreter_numpy() -> None:
     """Triton 3.6's interpreter breaks on numpy >= 2.4 (a TypeError deep inside)."""
     import numpy
 
-    from tritonscope.errors import TritonscopeError
+    from tritonscope.core.errors import TritonscopeError
 
     np_version = tuple(int(p) for p in numpy.__version__.split(".")[:2])
     series = triton_series()

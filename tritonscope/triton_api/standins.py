@@ -117,7 +117,7 @@ def stand_in_descriptor(name: str, dtype_name: str, block: tuple[int, ...], shap
     """
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    from tritonscope.errors import KernelSpecError
+    from tritonscope.core.errors import KernelSpecError
 
     dims = tuple(shape) if shape is not None else tuple(block)
     numel = 1
@@ -448,7 +448,7 @@ def _diagnosed(out: dict):
     """
     from triton import knobs
 
-    from tritonscope.remarks import collect_remarks
+    from tritonscope.triton_api.remarks import collect_remarks
 
     previous = getattr(knobs.compilation, "listener", None)
     hits: list[bool] = []

@@ -40,8 +40,8 @@ def compare_versions(jobs: list[Job], a: Side, b: Side, *, workers: int = 2, tim
 
 def build_report(jobs: list[Job], labels: list[str], results: dict, *, rules: list[Rule] | None = None,
                  predict: bool = True, sides: list[Side] | None = None) -> VersionsReport:
-    from tritonscope.analysis import analyze
-    from tritonscope.result_cache import decode_artifact
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.result_cache import decode_artifact
     from tritonscope.versions.metrics import speed_facts
 
     rows: list[KernelRow] = []
@@ -69,7 +69,7 @@ def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results
 
     Paths under the current folder are written relative to it (a record is meant to be moved: checked in,
     attached to a CI run)."""
-    from tritonscope.output import write_atomic
+    from tritonscope.core.output import write_atomic
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,7 +96,7 @@ def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results
 
 def from_record(folder: str | Path, *, rules: list[Rule] | None = None, predict: bool = True) -> VersionsReport:
     """The report of a recorded run, rebuilt from its files (no Triton, no compile)."""
-    from tritonscope.errors import InputFileError, NotFoundError
+    from tritonscope.core.errors import InputFileError, NotFoundError
 
     folder = Path(folder)
     path = folder / "manifest.json"

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tritonscope.errors import UsageError
+from tritonscope.core.errors import UsageError
 
 FAILS_FIRST = 1e9
 
@@ -253,7 +253,7 @@ def parse_rule(text: str) -> Rule:
     m = _RULE_RE.match(text.lower())
     if not m or m.group(1) not in METRICS:
         name = m.group(1) if m else text.split(">")[0].split("<")[0].strip()
-        from tritonscope.errors import close_matches
+        from tritonscope.core.errors import close_matches
 
         raise UsageError(f"--fail-on {text!r}: expected METRIC>VALUE (e.g. registers>+10%, spills>0, "
                          f"predicted>+5%).{close_matches(name, METRICS)}",

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from tritonscope.env import cache_dir
-from tritonscope.errors import NotFoundError, TritonscopeError, UsageError
+from tritonscope.core.env import cache_dir
+from tritonscope.core.errors import NotFoundError, TritonscopeError, UsageError
 
 # 3.4.0, 3.4, 3.5.1, 3.6.0rc1, 3.3.1.post1
 VERSION_RE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc)\d+)?(\.post\d+)?$")

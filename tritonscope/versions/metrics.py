@@ -126,7 +126,7 @@ def innermost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def main_loop(text: str, stage: str) -> LoopFacts | None:
     """The innermost loop with the most tensor-core instructions (else loads); None when there is no loop."""
-    from tritonscope.dialects import dialect
+    from tritonscope.language.dialects import dialect
 
     lines = text.splitlines()
     classify = dialect(stage).classify
@@ -192,7 +192,7 @@ def _memory_wait(ins, line: str, stage: str) -> bool | None:
 
 def speed_facts(analysis, *, predict: bool = True) -> SpeedFacts:
     """One compile's figures (see the module doc)."""
-    from tritonscope.dialects import instructions, machine_stage
+    from tritonscope.language.dialects import instructions, machine_stage
 
     art = analysis.artifact
     s = analysis.summary

@@ -137,7 +137,7 @@ def html_page(rep: VersionsReport) -> str:
 def text(rep: VersionsReport) -> str:
     import io
 
-    from tritonscope.sanitize import SafeConsole
+    from tritonscope.core.sanitize import SafeConsole
 
     console = SafeConsole(width=160, file=io.StringIO(), color_system=None, force_terminal=False)
     print_report(console, rep)

@@ -71,9 +71,9 @@ def _batches(jobs: list[Job], n: int) -> list[list[int]]:
 def compile_all(jobs: list[Job], sides: list[Side], *, workers: int, timeout: float,
                 progress: Callable[[str], None] | None = None) -> dict[tuple[int, int], dict]:
     """{(side index, job index): {"artifact": encoded} | {"error": {...}}} for every job under every side."""
-    from tritonscope.child import ChildDiedError, run_in_child
-    from tritonscope.errors import TritonscopeError
-    from tritonscope.model import ARCHES
+    from tritonscope.core.child import ChildDiedError, run_in_child
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.core.model import ARCHES
 
     backends = {ARCHES[j.arch].backend for j in jobs if j.arch in ARCHES}
     results: dict[tuple[int, int], dict] = {}

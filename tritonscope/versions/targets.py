@@ -16,7 +16,7 @@ import ast
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from tritonscope.errors import NotFoundError, UsageError
+from tritonscope.core.errors import NotFoundError, UsageError
 from tritonscope.versions.run import Job
 
 
@@ -37,7 +37,7 @@ def jit_kernels(path: Path) -> list[str]:
 
 def jobs_for(targets: list[str], arches: list[str], base_request, default_arch: str) -> tuple[list[Job], list[str]]:
     """(jobs, notes): notes say what a folder held that is not compiled (e.g. files without kernels)."""
-    from tritonscope.kernels import canonical_arch, list_samples
+    from tritonscope.inputs.kernels import canonical_arch, list_samples
 
     jobs: list[Job] = []
     notes: list[str] = []
@@ -81,7 +81,7 @@ def jobs_for(targets: list[str], arches: list[str], base_request, default_arch: 
 
 
 def _found_jobs(p: Path, arches: list[str]) -> list[Job]:
-    from tritonscope.sources import open_source
+    from tritonscope.inputs.sources import open_source
 
     try:
         source = open_source(p)

@@ -34,7 +34,7 @@ def compile_batch(payload: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def error_dict(e: BaseException) -> dict[str, Any]:
-    from tritonscope.errors import TritonscopeError
+    from tritonscope.core.errors import TritonscopeError
 
     if isinstance(e, TritonscopeError):
         return {"type": type(e).__name__, "message": e.message, "hint": e.hint, "context": e.context}
@@ -43,12 +43,12 @@ def error_dict(e: BaseException) -> dict[str, Any]:
 
 
 def compile_job(job: dict[str, Any]) -> dict[str, Any]:
-    from tritonscope.result_cache import encode_artifact
+    from tritonscope.pipeline.result_cache import encode_artifact
 
     if job["kind"] == "request":
-        from tritonscope.compile import compile_artifact
-        from tritonscope.kernels import Request
-        from tritonscope.binding import build_spec
+        from tritonscope.pipeline.compile import compile_artifact
+        from tritonscope.inputs.kernels import Request
+        from tritonscope.pipeline.binding import build_spec
 
         loaded = build_spec(Request(**job["request"]), job["default_arch"])
         return encode_artifact(compile_artifact(loaded))
@@ -72,7 +72,7 @@ def captured_constexprs(record: dict[str, Any] | None) -> dict[str, str]:
 
 
 def recompile_found(path: str, key: str, arch: str):
-    from tritonscope.sources import find_entry, load_artifact, open_source, recompile
+    from tritonscope.inputs.sources import find_entry, load_artifact, open_source, recompile
 
     source = open_source(path)
     entry = find_entry(source, key)

@@ -3,7 +3,7 @@
     python tests/data/stages/make_stages.py      (run once per Triton venv)
 
 Writes tests/data/stages/<series>/<case>/{python,ttir,ttgir,llir,ptx,sass,meta.json}
-with absolute paths made relative (tritonscope.paths.relativize).
+with absolute paths made relative (tritonscope.pipeline.paths.relativize).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ def main() -> None:
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="ts-stages-")
     os.environ["TRITONSCOPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="ts-derived-")
     from tritonscope import triton_api
-    from tritonscope.compile import compile_artifact
-    from tritonscope.kernels import Request
-    from tritonscope.binding import build_spec
-    from tritonscope.paths import relativize
+    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.paths import relativize
 
     series = ".".join(map(str, triton_api.triton_series()))
     sites = [p for p in site.getsitepackages() if os.path.isdir(p)]

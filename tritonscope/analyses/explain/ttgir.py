@@ -1,0 +1,103 @@
+"""Reading the TTGIR for explain: ops with their types, loops, allocations."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from tritonscope.language.mlir_syntax import MlirType, element_bits, find_types
+
+# ==========================================================================
+# Reading the TTGIR: ops with their types, loops, allocations
+# ==========================================================================
+
+# %x = ttg.local_alloc : () -> ...      ttg.local_store %a, %b : ...      %acc:3 = scf.for %i = ...
+_OP_RE = re.compile(r"^\s*(?:(?:%[\w$.#:-]+(?::\d+)?\s*,\s*)*%[\w$.#-]+(?::\d+)?\s*=\s*)?\"?([a-z_]+\.[\w.]+)\"?")
+# %c64_i32 = arith.constant 64 : i32
+_CONST_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")
+# %0 = arith.addi %a, %b : i32
+_SCALAR_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*(arith\.\w+|tt\.get_program_id|tt\.get_num_programs)\s+(.*?)\s*:\s*"
+                        r"(?:i(?:32|64)|index)\s*$")
+# scf.for %k = %c0_i32 to %K step %c64_i32 iter_args(...)
+_FOR_RE = re.compile(r"scf\.for\s+%[\w$.-]+\s*=\s*(%[\w$.-]+)\s+to\s+(%[\w$.-]+)\s+step\s+(%[\w$.-]+)")
+# {contiguity = 4 : i32}
+_CONTIG_RE = re.compile(r"\bcontiguity\s*=\s*(\d+)")
+# -> <64x64xf32, #shared, #smem, mutable>   (async copies print their destination without the type name)
+_BARE_MEMDESC_RE = re.compile(r"->\s*(<\d[^>]*>)\s*$")
+# !tt.ptr<f16>
+_PTR_ELEM_RE = re.compile(r"!tt\.ptr<([\w]+)")
+
+GLOBAL_LOADS = ("tt.load", "ttg.async_copy_global_to_local", "ttng.async_tma_copy_global_to_local",
+                "tt.descriptor_load", "amdgpu.buffer_load", "amdgpu.buffer_load_to_local")
+GLOBAL_STORES = ("tt.store", "ttng.async_tma_copy_local_to_global", "tt.descriptor_store", "amdgpu.buffer_store",
+                 "tt.atomic_rmw", "tt.atomic_cas")
+ASYNC_COPIES = ("ttg.async_copy_global_to_local", "ttng.async_tma_copy_global_to_local",
+                "amdgpu.buffer_load_to_local")
+DOTS = ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "tt.dot_scaled", "ttng.tc_gen5_mma_scaled")
+
+
+@dataclass
+class Op:
+    """One TTGIR op line: its name, text, types, Python line and enclosing loops (innermost last)."""
+
+    index: int                        # position in the stage's line list
+    number: int                       # line number in the TTGIR
+    name: str
+    text: str
+    py: int | None
+    loops: tuple[int, ...]            # indexes of the enclosing scf.for ops
+    types: list[MlirType]
+
+
+def _types(text: str) -> list[MlirType]:
+    types = list(find_types(text, ("tensor", "memdesc")))
+    m = _BARE_MEMDESC_RE.search(text)
+    if m:
+        types.extend(find_types("!ttg.memdesc" + m.group(1)))
+    return types
+
+
+def ttgir_ops(stage) -> list[Op]:
+    """Every op line of a parsed TTGIR/TTIR stage with the loops around it."""
+    ops: list[Op] = []
+    stack: list[int | None] = []      # open regions: the loop op's index, or None for other regions
+    for i, line in enumerate(stage.lines):
+        text = line.text.rstrip()
+        stripped = text.lstrip()
+        if not stripped or stripped.startswith(("#", "//")):
+            continue
+        if stripped.startswith("}"):
+            closed = stack.pop() if stack else None
+            # Triton puts a loop's own location on its closing line (`} loc(#loc12)`): the Python `for`
+            if closed is not None and ops[closed].py is None and line.loc is not None:
+                ops[closed].py = line.loc.line
+            if not stripped.endswith("{"):
+                continue
+        m = _OP_RE.match(text)
+        loops = tuple(x for x in stack if x is not None)
+        if m:
+            name = m.group(1)
+            ops.append(Op(len(ops), line.number, name, text, line.loc.line if line.loc else None, loops,
+                          _types(text) if name not in ("arith.constant",) else []))
+        if text.endswith("{"):
+            is_loop = bool(m) and m.group(1) == "scf.for" and not stripped.startswith("}")
+            stack.append(ops[-1].index if is_loop else None)
+    return ops
+
+
+def _prod(xs: Iterable[int]) -> int:
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def _pointee_bits(t: MlirType) -> int | None:
+    m = _PTR_ELEM_RE.search(t.elem or "")
+    return element_bits(m.group(1)) if m else t.bits
+
+
+def _tensor_bytes(t: MlirType) -> int:
+    bits = _pointee_bits(t) if "ptr" in (t.elem or "") else t.bits
+    return _prod(t.shape) * (bits or 0) // 8 if t.static else 0

@@ -1,0 +1,771 @@
+"""Find a kernel and describe one launch of it: target string -> KernelSpec.
+
+A target is a built-in sample name ("matmul") or "path/to/file.py:kernel".
+A kernel file needs nothing from tritonscope.  It may declare example
+launches in a plain module-level dict, which is how the samples work:
+
+    EXAMPLES = {
+        "matmul_kernel": {
+            "shape": (32, 32, 32),          # default problem shape
+            "dtype": "fp16",                # default input dtype
+            "constexprs": {"BLOCK": 16},
+            "constexprs_for": fn,           # optional: (shape, dtype) -> constexprs that follow the
+                                            # shape; after "constexprs", before --block and -c
+            "block": ["BLOCK"],             # what --block N sets
+            "params": {},                   # launch-only knobs, settable with -c
+            "num_warps": 4, "num_stages": 3,
+            "launch": launch_fn,            # (shape, dtype, values) -> dict
+        },
+    }
+
+`launch_fn` returns {"args": {name: value}, "grid": (x, y, z), "check":
+{out_arg: fn(**inputs)}, "flops": n}.  Argument values use the same spelling
+as the CLI's --arg: "fp16[32,32]" is a tensor, "fp16[32,32].T" a transposed
+view, "*fp16" a bare 16-byte-aligned pointer, or a Python int/float/bool/None.
+
+Loading a file executes it (it must import triton to define a kernel); this
+module itself never imports triton or torch.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from tritonscope import triton_api
+from tritonscope.core.errors import KernelSpecError, NotFoundError, UsageError, close_matches
+from tritonscope.core.model import ARCH_ALIASES, ARCHES, KernelSpec
+
+SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
+if not SAMPLES_DIR.is_dir():  # installed (non-editable): samples ship as a subpackage
+    SAMPLES_DIR = Path(__file__).resolve().parents[1] / "samples"
+
+# tritonscope dtype name -> triton.language attribute (and torch dtype) name.
+DTYPES: dict[str, str] = {
+    "fp8e4nv": "float8e4nv",
+    "fp8e5": "float8e5",
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "i1": "int1",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+}
+DTYPE_ALIASES = {
+    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
+    "float64": "fp64", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "bool": "i1", "f16": "fp16", "f32": "fp32", "f64": "fp64",
+}
+
+
+def canonical_dtype(name: str) -> str:
+    key = name.strip().lower()
+    key = DTYPE_ALIASES.get(key, key)
+    if key not in DTYPES:
+        raise UsageError(
+            f"Unknown dtype {name!r}.{close_matches(key, DTYPES)}",
+            hint=f"Use one of: {', '.join(DTYPES)}.",
+        )
+    return key
+
+
+def canonical_arch(name: str) -> str:
+    key = name.strip().lower().replace("-", "_")
+    if re.fullmatch(r"\d+", key):
+        key = f"sm_{key}"
+    key = ARCH_ALIASES.get(key, key)
+    if key not in ARCHES:
+        raise NotFoundError(
+            f"Unsupported arch {name!r}.{close_matches(key, list(ARCHES) + list(ARCH_ALIASES))}",
+            hint=f"Use one of: {', '.join(sorted(set(ARCHES) | set(ARCH_ALIASES)))}.",
+        )
+    return key
+
+
+# --------------------------------------------------------------------------
+# Argument descriptions
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A tensor argument: its dtype, logical shape, and whether it is a .T view."""
+
+    dtype: str
+    shape: tuple[int, ...] | None   # None for a bare pointer
+    transposed: bool = False
+    # A storage offset in elements ("fp16[32,32]+2"): the view starts that far into its
+    # allocation, so its address is not 16-byte aligned and Triton drops tt.divisibility.
+    offset: int = 0
+
+    def __str__(self) -> str:
+        tail = f"+{self.offset}" if self.offset else ""
+        if self.shape is None:
+            return f"*{self.dtype}{tail}"
+        return f"{self.dtype}[{','.join(map(str, self.shape))}]" + (".T" if self.transposed else "") + tail
+
+
+# fp16[32,32]   fp16[32x32].T   *fp32   fp16[32,32]+2   *fp16+8   (not fp16[32,x]: every dim a number)
+_TENSOR_RE = re.compile(r"^\s*(?:\*(?P<ptr>\w+)|(?P<dtype>\w+)\[(?P<dims>(?:\s*\d+(?:\s*[,x]\s*\d+)*)?\s*)\]"
+                        r"(?P<t>\.T)?)(?:\s*\+\s*(?P<off>\d+))?\s*$")
+
+
+@dataclass(frozen=True)
+class DescArg:
+    """A host-side tensor descriptor (triton.tools.tensor_descriptor.TensorDescriptor): what TMA loads through.
+
+    Triton specializes it by dtype and block shape alone (`tensordesc<fp16[128, 64]>`); the tensor's
+    shape and strides are runtime values.  `shape` is None when the user gave Triton's own spelling,
+    which names no tensor shape: the stand-in then describes a tensor of one block.
+    """
+
+    dtype: str
+    block: tuple[int, ...]
+    shape: tuple[int, ...] | None = None
+
+    def __str__(self) -> str:
+        block = ",".join(map(str, self.block))
+        if self.shape is None:
+            return f"tensordesc<{self.dtype}[{block}]>"
+        return f"desc({self.dtype}[{','.join(map(str, self.shape))}],[{block}])"
+
+
+# tensordesc<fp16[128,64]>   tensordesc<fp16[128, 64]>   (Triton's own spelling of the type)
+_TENSORDESC_RE = re.compile(r"^\s*tensordesc\s*<\s*(?P<dtype>\w+)\s*\[(?P<block>[\d,\sx]+)\]\s*>\s*$")
+# desc(fp16[4096,4096],[128,64])   (the tensor's shape, then the block shape, as TensorDescriptor.from_tensor)
+_DESC_RE = re.compile(r"^\s*desc\s*\(\s*(?P<dtype>\w+)\s*\[(?P<shape>[\d,\sx]+)\]\s*,\s*\[(?P<block>[\d,\sx]+)\]\s*\)\s*$")
+
+
+def _dims(text: str) -> tuple[int, ...]:
+    return tuple(int(d) for d in re.split(r"[,x\s]+", text.strip()) if d)
+
+
+def parse_arg_value(text: Any) -> Any:
+    """'fp16[32,32]' -> TensorArg; 'tensordesc<fp16[64,64]>' -> DescArg; '32' -> 32; 'none' -> None."""
+    if not isinstance(text, str):
+        return text
+    m = _TENSORDESC_RE.match(text) or _DESC_RE.match(text)
+    if m:
+        shape = _dims(m["shape"]) if "shape" in m.re.groupindex else None
+        return DescArg(canonical_dtype(m["dtype"]), _dims(m["block"]), shape)
+    m = _TENSOR_RE.match(text)
+    if m:
+        offset = int(m["off"] or 0)
+        if m["ptr"]:
+            return TensorArg(canonical_dtype(m["ptr"]), None, offset=offset)
+        dims = tuple(int(d) for d in re.split(r"[,x\s]+", m["dims"].strip()) if d)
+        return TensorArg(canonical_dtype(m["dtype"]), dims, bool(m["t"]), offset)
+    return parse_scalar(text)
+
+
+def parse_constexpr(text: Any) -> Any:
+    """A -c value as a launch passes it: 16, 0.5, True, None, a dtype ('tl.bfloat16') or a string.
+
+    Dtypes are written `bf16`, `tl.bfloat16` or `torch.bfloat16` and kept as 'tl.bfloat16' (what the
+    kernel receives: a triton.language dtype).  Any other word is a string constexpr
+    (`reduction=mean`); a quoted value is always a string (`'ACTIVATION=""'`, `'X="fp16"'`).
+    """
+    if not isinstance(text, str):
+        return constexpr_value(text)
+    stripped = text.strip()
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "'\"":
+        try:
+            value = ast.literal_eval(stripped)
+        except (ValueError, SyntaxError):
+            value = stripped[1:-1]
+        return value
+    dtype = dtype_constexpr(stripped)
+    if dtype is not None:
+        return dtype
+    return parse_scalar(stripped)
+
+
+def dtype_constexpr(text: str) -> str | None:
+    """'bf16', 'tl.bfloat16', 'triton.language.bfloat16', 'torch.bfloat16' -> 'tl.bfloat16'; else None."""
+    key = re.sub(r"^(?:tl|triton\.language|torch)\.", "", text.strip())
+    if key != text.strip() or key.lower() in DTYPES or key.lower() in DTYPE_ALIASES:
+        try:
+            return "tl." + DTYPES[canonical_dtype(key)]
+        except UsageError:
+            if key in TL_DTYPES:
+                return "tl." + key
+            return None
+    return None
+
+
+# triton.language's dtype names a constexpr may hold beyond DTYPES (fp8 variants, unsigned ints)
+TL_DTYPES = ("float8e4b15", "float8e4b8", "float8e5b16", "float8e4nv", "float8e5", "uint16", "uint32", "uint64",
+             "int1", "float64")
+
+
+def constexpr_value(value: Any) -> Any:
+    """A Python value a kernel file gives a constexpr (a default, an EXAMPLES entry, a Config, a heuristic),
+    as the spec keeps it: tl.constexpr(0) -> 0, tl.bfloat16 or torch.bfloat16 -> 'tl.bfloat16'."""
+    kind = type(value).__name__
+    if kind == "constexpr" and hasattr(value, "value"):
+        return constexpr_value(value.value)
+    if kind == "dtype" and type(value).__module__.startswith(("triton", "torch")):
+        name = getattr(value, "name", None) or str(value).rpartition(".")[2]
+        text = dtype_constexpr(("torch." if type(value).__module__.startswith("torch") else "tl.") + name)
+        return text if text is not None else f"tl.{name}"
+    return value
+
+
+def parse_scalar(text: str) -> Any:
+    """'16' -> 16, '0.5' -> 0.5, 'true' -> True, 'none' -> None, 'fp16' -> 'fp16'."""
+    if not isinstance(text, str):  # already a value (from Python callers)
+        return text
+    low = text.strip().lower()
+    if low in ("none", "null"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return text.strip()
+
+
+def parse_assignments(items: list[str] | None, what: str) -> dict[str, str]:
+    """['BLOCK=16', 'X=1'] -> {'BLOCK': '16', 'X': '1'} (values still text).
+
+    A name given twice is refused (both values named), not silently the last.
+    """
+    out: dict[str, str] = {}
+    option = "-c" if what == "constexpr" else "--arg"
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier() or not value.strip():
+            raise UsageError(
+                f"Bad {what} {item!r}: expected NAME=VALUE.",
+                hint="For example: -c BLOCK=16" if what == "constexpr" else "For example: --arg a_ptr=fp16[32,32]",
+            )
+        name = name.strip()
+        if name in out:
+            raise UsageError(
+                f"{option} {name} is given twice: {name}={out[name]} and {name}={value.strip()}.",
+                hint=f"Give each {what} once; to compare values, use `tritonscope diff --a {name}={out[name]} "
+                     f"--b {name}={value.strip()}` or `tritonscope sweep -c {name}={out[name]},{value.strip()}`.",
+            )
+        out[name] = value.strip()
+    return out
+
+
+def check_arg_text(name: str, text: Any) -> Any:
+    """An --arg value parsed: a tensor (DTYPE[dims], *DTYPE) or a scalar (number, bool, none); else UsageError.
+
+    'fp16[32,x]' and 'banana' are refused here, before Triton would end in a TypeError.
+    """
+    value = parse_arg_value(text)
+    if isinstance(value, DescArg):
+        if value.shape is not None and len(value.shape) != len(value.block):
+            raise UsageError(f"--arg {name}={text}: the tensor has {len(value.shape)} dims and the block "
+                             f"{len(value.block)}.", hint="Give one block size per dim: desc(fp16[4096,4096],[128,64]).")
+        if not value.block or any(d <= 0 for d in value.block + (value.shape or ())):
+            raise UsageError(f"--arg {name}={text}: every dim must be a positive whole number.",
+                             hint="e.g. tensordesc<fp16[128,64]> or desc(fp16[4096,4096],[128,64]).")
+        return value
+    if isinstance(value, TensorArg) or value is None or isinstance(value, (bool, int, float)):
+        return value
+    looks_tensor = isinstance(text, str) and ("[" in text or text.strip().startswith(("*", "tensordesc", "desc")))
+    raise UsageError(
+        f"--arg {name}={text}: " + ("not a tensor: every dim must be a whole number."
+                                    if looks_tensor else "not a tensor or a number."),
+        hint="A tensor is DTYPE[dims] (fp16[32,32], fp16[32,32].T, fp16[32,32]+2) or *DTYPE (*fp32); "
+             "a tensor descriptor is tensordesc<fp16[128,64]> or desc(fp16[4096,4096],[128,64]); "
+             "a scalar is a number, true/false or none.",
+    )
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(d) for d in re.split(r"[x,]", text.lower()) if d)
+    except ValueError:
+        dims = ()
+    if not dims or any(d <= 0 for d in dims):
+        raise UsageError(f"Bad shape {text!r}.", hint="Write it like 32x32x32 (M x N x K for matmuls).")
+    return dims
+
+
+# --------------------------------------------------------------------------
+# Finding the kernel
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    file: Path
+    kernel: str
+    description: str
+
+
+def list_samples() -> list[Sample]:
+    """Samples are the files in samples/; each declares one kernel in EXAMPLES."""
+    out = []
+    for path in sorted(SAMPLES_DIR.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        tree = ast.parse(path.read_text())
+        doc = ast.get_docstring(tree) or ""
+        kernel = _declared_kernel(tree)
+        if kernel:
+            out.append(Sample(path.stem, path, kernel, doc.strip().splitlines()[0] if doc else ""))
+    return out
+
+
+def _declared_kernel(tree: ast.Module) -> str | None:
+    """The first key of a module-level EXAMPLES dict, read without executing."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "EXAMPLES" for t in node.targets):
+            if isinstance(node.value, ast.Dict) and node.value.keys:
+                key = node.value.keys[0]
+                if isinstance(key, ast.Constant):
+                    return key.value
+    return None
+
+
+# liger_kernel.ops.rms_norm   (a module path, as `import` names it)
+_MODULE_PATH_RE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+
+
+def resolve_target(target: str) -> tuple[Path, str | None]:
+    """'matmul' -> (samples/matmul.py, 'matmul_kernel'); 'f.py:k' -> (f.py, 'k');
+    'liger_kernel.ops.rms_norm:k' -> (that module's file, 'k')."""
+    if ":" in target and not re.match(r"^[A-Za-z]:[\\/]", target):
+        path_text, _, kernel = target.rpartition(":")
+    elif target.endswith(".py"):
+        path_text, kernel = target, ""
+    else:
+        samples = {s.name: s for s in list_samples()}
+        if target in samples:
+            return samples[target].file, samples[target].kernel
+        raise NotFoundError(
+            f"Unknown sample {target!r}.{close_matches(target, samples)}",
+            hint="List the samples with `tritonscope samples`, or name a kernel as path/to/file.py:kernel_name "
+                 "or package.module:kernel_name.",
+        )
+    path = Path(path_text).expanduser()
+    if not path.is_file() and not path_text.endswith(".py") and _MODULE_PATH_RE.match(path_text):
+        found = module_file(path_text)
+        if found is None:
+            raise NotFoundError(
+                f"No module or file named {path_text!r}.",
+                hint="Name an installed module (package.module:kernel_name, as `import` spells it) "
+                     "or a file (path/to/file.py:kernel_name).")
+        return found, kernel or None
+    if not path.is_file():
+        raise NotFoundError(
+            f"No such file: {path_text}",
+            hint="Check the path; a user kernel is written as path/to/file.py:kernel_name "
+                 "(or package.module:kernel_name for an installed one).",
+        )
+    return path.resolve(), kernel or None
+
+
+def module_file(dotted: str) -> Path | None:
+    """The file of module `dotted` (a/b/c.py or a/b/c/__init__.py on sys.path), found without importing
+    anything: no package's __init__ runs before the stand-in driver is active (load_module)."""
+    parts = dotted.split(".")
+    for root in ["", *sys.path]:
+        base = Path(root or ".").joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            try:
+                if candidate.is_file():
+                    return candidate.resolve()
+            except OSError:
+                continue
+    return None
+
+
+def module_name_of(path: Path) -> tuple[str | None, Path]:
+    """(dotted name, import root) of a file inside packages (folders with __init__.py), as Python imports
+    it from the folder above its top package; (None, its folder) for a lone file."""
+    parts = [path.stem] if path.name != "__init__.py" else []
+    folder = path.parent
+    while (folder / "__init__.py").is_file() and _MODULE_PATH_RE.match(folder.name):
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if path.name != "__init__.py" and len(parts) == 1:
+        return None, path.parent
+    return ".".join(parts), folder
+
+
+# module name -> (arch, the questions its import asked): a module whose import asked for the GPU is
+# imported again when another arch is compiled, so its module-level answers are that arch's.
+_ASKED: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+
+def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
+    """Import a kernel file as Python would run it (Triton needs it importable for getsource).
+
+    Its folder, and the folder above its top package when it lives in one, go on sys.path, so
+    `from helper import f` and `from mypkg.utils import g` work; a file inside a package is imported
+    under its dotted name (relative imports work, and an installed library's kernel is the very
+    module its users import).  While it imports, a stand-in driver answers for `arch`
+    (triton_api.device_answers): module code that asks for the target, the backend, the SM count or
+    the device properties gets the answers of the arch's reference GPU; the questions asked are
+    kept (imported_asked) for the summary.
+    """
+    try:
+        source = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise KernelSpecError(
+            f"{path.name} is not UTF-8 text (byte {e.start}), so Python cannot import it.",
+            hint="Save the kernel file as UTF-8.") from e
+    except OSError as e:
+        raise NotFoundError(f"Cannot read {path.name}: {e.strerror or e}.", hint="Check the path and its permissions.") from e
+    try:
+        compile(source, str(path), "exec")
+    except (SyntaxError, ValueError) as e:
+        lineno = getattr(e, "lineno", None)
+        raise KernelSpecError(
+            f"Syntax error in {path.name}" + (f", line {lineno}" if lineno else "") + f": {getattr(e, 'msg', e)}",
+            context=(getattr(e, "text", None) or "").rstrip() or None,
+            hint="Fix the Python file and run again.",
+        ) from e
+    dotted, root = module_name_of(path)
+    folders = list(dict.fromkeys([str(path.parent.resolve()), str(root.resolve())]))
+    for folder in folders:
+        if folder not in sys.path:
+            # after what is installed: a kernel folder's `json.py` or `rich.py` must not shadow the
+            # modules tritonscope itself imports later in this process
+            sys.path.append(folder)
+        _KERNEL_FOLDERS.add(folder)
+    name = dotted or f"_tritonscope_user_{abs(hash(str(path)))}"
+    kept = sys.modules.get(name)
+    asked = _ASKED.get(name)
+    answered_for = f"{arch or ''}:{gpu or ''}"
+    if kept is not None and (asked is None or not asked[1] or arch is None or asked[0] == answered_for):
+        return kept
+    if kept is not None:  # imported for another arch, and its import asked for the GPU: again, for this one
+        del sys.modules[name]
+    asking, answers = answering(arch, gpu)
+    try:
+        with _own_folder_first(folders), asking:
+            if dotted:
+                module = importlib.import_module(dotted)
+                if Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
+                    raise ImportError(f"`import {dotted}` finds {getattr(module, '__file__', None)}, not {path}")
+            else:
+                spec = importlib.util.spec_from_file_location(name, path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module
+                spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        sys.modules.pop(name, None)
+        raise
+    except BaseException as e:  # the user's module raised (or exited) while importing
+        sys.modules.pop(name, None)
+        if isinstance(e, SystemExit):
+            e = RuntimeError(f"it called exit({e.code})")
+        raise KernelSpecError(
+            f"Importing {path.name} failed: {type(e).__name__}: {_one_line(e)}",
+            hint="The file must import cleanly; run `python " + str(path) + "` to see the error.",
+        ) from e
+    _ASKED[name] = (answered_for, tuple(answers.asked) if answers is not None else ())
+    return module
+
+
+# The folders kernel files were imported from: their sibling modules (`helper.py`) are the user's.
+_KERNEL_FOLDERS: set[str] = set()
+
+
+@contextlib.contextmanager
+def _own_folder_first(folders: list[str]):
+    """While a kernel file imports, its own folder comes first and a sibling module of the same name that
+    another kernel folder loaded earlier (`from helper import f`, two folders with a helper.py) is set
+    aside, so each file gets its own siblings, as `python file.py` would; both are put back afterwards."""
+    saved_path = list(sys.path)
+    sys.path[:0] = folders
+    here = set(folders)
+    aside = {}
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if "." in name or not origin:
+            continue
+        folder = str(Path(origin).resolve().parent)
+        if folder in _KERNEL_FOLDERS and folder not in here and any((Path(f) / f"{name}.py").is_file()
+                                                                      for f in folders):
+            aside[name] = sys.modules.pop(name)
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        for name, module in aside.items():
+            sys.modules[name] = module
+
+
+def imported_asked(module) -> tuple[str, ...]:
+    """The GPU questions `module`'s import asked (answered for the arch it was loaded for)."""
+    return _ASKED.get(getattr(module, "__name__", ""), ("", ()))[1]
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def answering(arch: str | None, gpu: str | None = None):
+    """The context in which a kernel file's code (its import, heuristics, autotune pruning) asks for the GPU:
+    the stand-in answers for `arch` (and --gpu), or nothing when no arch's answers can be given."""
+    answers = _answers(arch, gpu)
+    return (triton_api.device_answers(answers) if answers is not None else contextlib.nullcontext()), answers
+
+
+def _answers(arch: str | None, gpu: str | None = None):
+    """The stand-in answers for `arch`, as its reference GPU or the `gpu` named (--gpu) gives them (None when
+    no arch is known, or the installed Triton lacks its backend)."""
+    if arch is None or arch not in ARCHES:
+        return None
+    from tritonscope.core.model import reference_device
+
+    device = reference_device(arch)
+    if gpu:
+        from tritonscope.core.gpus import find_gpu, gpu_names
+
+        part = find_gpu(gpu)
+        if part is None:
+            raise UsageError(f"Unknown GPU {gpu!r}.", hint=f"GPUs: {', '.join(gpu_names())}.")
+        if arch not in part.arches:
+            raise UsageError(f"--gpu {gpu}: the {part.name} is no {arch} GPU (it is {', '.join(part.arches)}).",
+                             hint="Name a GPU of the target arch, or leave --gpu out for the arch's reference GPU.")
+        device.update(name=part.name, sms=part.sms)
+    a = ARCHES[arch]
+    if a.backend == "hip" and not triton_api.has_backend("amd"):
+        return None
+    target = triton_api.gpu_target(a.capability, None if a.backend == "cuda" else (a.backend, a.target_arch,
+                                                                                 a.warp_size))
+    return triton_api.DeviceAnswers(target, device)
+
+
+def find_kernel(module, path: Path, kernel: str | None):
+    """The JITFunction object named `kernel` (unwrapping autotune/heuristics)."""
+    jit_names = [n for n, v in vars(module).items() if triton_api.jit_function(v) is not None]
+    if kernel is None:
+        if len(jit_names) == 1:
+            kernel = jit_names[0]
+        else:
+            raise NotFoundError(
+                f"{path.name} defines {len(jit_names)} @triton.jit kernels; name one.",
+                hint=f"Write {path.name}:KERNEL with KERNEL one of: {', '.join(jit_names) or '(none)'}.",
+            )
+    if not hasattr(module, kernel):
+        raise NotFoundError(
+            f"No kernel named {kernel!r} in {path.name}.{close_matches(kernel, jit_names)}",
+            hint=f"Kernels in this file: {', '.join(jit_names) or '(none)'}.",
+        )
+    obj = getattr(module, kernel)
+    fn = triton_api.jit_function(obj)
+    if fn is None:
+        raise KernelSpecError(
+            f"{kernel!r} in {path.name} is not a @triton.jit function (it is a {type(obj).__name__}).",
+            hint="Decorate it with @triton.jit, or name a kernel that is.",
+        )
+    return kernel, obj, fn
+
+
+# --------------------------------------------------------------------------
+# Building the spec
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for on the command line (all optional)."""
+
+    target: str
+    constexprs: dict[str, str] = None  # type: ignore[assignment]
+    args: dict[str, str] = None        # type: ignore[assignment]
+    block: int | None = None
+    num_warps: int | None = None
+    num_stages: int | None = None
+    arch: str | None = None
+    shape: str | None = None
+    dtype: str | None = None
+    # Triton launch options a real launch can pass: maxnreg, num_ctas, enable_fp_fusion.
+    options: dict[str, Any] = None     # type: ignore[assignment]
+    # For an @triton.autotune kernel: which of its configs (1-based, after its prune_configs_by) to compile.
+    config: int | None = None
+    # The GPU a kernel file's import-time questions are answered for (--gpu; None: the arch's reference GPU).
+    gpu: str | None = None
+
+
+# The launch options (beyond num_warps/num_stages) that go to Triton's compile: KernelSpec.options
+# also holds an example's launch-only params, which do not.  The first three have flags of their own;
+# the rest are the backends' other options a launch may pass as keywords (`-c waves_per_eu=2`), checked
+# against the target's own backend (its CUDAOptions / HIPOptions fields) when the spec is built.
+TRITON_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion",
+                  # NVIDIA
+                  "launch_cooperative_grid", "launch_pdl", "enable_reflect_ftz", "ptx_version", "min_shared_mem",
+                  "sched4reg", "clc",
+                  # AMD
+                  "waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "allow_flush_denorm",
+                  "wgp_cu_mode",
+                  # both
+                  "debug", "default_dot_input_precision", "max_num_imprecise_acc_default", "sanitize_overflow")
+LAUNCH_SHAPE = ("num_warps", "num_stages")  # launch options with flags of their own (-w, -s)
+
+
+def set_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The Triton launch options (maxnreg, num_ctas, enable_fp_fusion) among `options` that are set."""
+    return {k: v for k, v in (options or {}).items() if k in TRITON_OPTIONS and v is not None}
+
+
+def spec_options(spec) -> dict[str, Any]:
+    """The spec's Triton launch options that are set (an example's launch-only params are not among them)."""
+    return set_options(spec.options)
+
+
+def option_words(options: dict[str, Any] | None) -> str:
+    """'maxnreg=32 num_ctas=2 enable_fp_fusion=False': set launch options as a launch passes them ('' if none).
+
+    The one spelling of launch options in labels, table headers and notes.
+    """
+    return " ".join(f"{k}={v}" for k, v in set_options(options).items())
+
+
+def config_label(spec) -> str:
+    """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it compiles with."""
+    return f"{spec.label()} {option_words(spec.options)}".strip()
+
+
+def check_launch_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """{'maxnreg': 32, ...} checked: maxnreg 16..255 registers, num_ctas a power of two up to 16."""
+    out = {k: v for k, v in (options or {}).items() if v is not None}
+    maxnreg = out.get("maxnreg")
+    if maxnreg is not None and not (isinstance(maxnreg, int) and 16 <= maxnreg <= 255):
+        raise UsageError(f"--maxnreg {maxnreg}: a register limit per thread from 16 to 255.",
+                         hint="e.g. --maxnreg 128 (ptxas rounds it to what the target allows).")
+    ctas = out.get("num_ctas")
+    if ctas is not None and ctas not in (1, 2, 4, 8, 16):
+        raise UsageError(f"--num-ctas {ctas} is not a power of two from 1 to 16.",
+                         hint="num_ctas > 1 makes a thread-block cluster (sm_90 and newer).")
+    return out
+
+
+WARPS = (1, 2, 4, 8, 16, 32)
+
+
+def names_set_by_block(example: dict | None, constexpr_names: list[str]) -> list[str]:
+    """The constexprs --block N sets: the example's "block" list, else every constexpr named like BLOCK."""
+    return list((example or {}).get("block") or [n for n in constexpr_names if "BLOCK" in n.upper()])
+
+
+def check_request(req: Request) -> Request:
+    """Every value of a Request checked before any work: one message, exit 2 (UsageError), or 3 for an unknown arch.
+
+    `-w 0`, `--arch ''`, `--block 0`, `--shape 0x4` or an --arg that is no
+    tensor or number are refused here rather than replaced by a default or
+    left for Triton to trip over.
+    """
+    if req.num_warps is not None and req.num_warps not in WARPS:
+        raise UsageError(f"--num-warps {req.num_warps} is not a power of two from 1 to 32.",
+                         hint="Use 1, 2, 4, 8, 16 or 32.")
+    if req.num_stages is not None and req.num_stages < 1:
+        raise UsageError(f"--num-stages {req.num_stages} must be at least 1.", hint="Use 1 (no pipelining) or more.")
+    if req.block is not None and req.block < 1:
+        raise UsageError(f"--block {req.block}: a tile size is a positive whole number.",
+                         hint="e.g. --block 16 (a power of two: tl.arange needs one).")
+    if req.arch is not None:
+        if not req.arch.strip():
+            raise UsageError("--arch is empty.", hint=f"Name a target: {', '.join(ARCHES)}; "
+                                                      "or leave --arch out for the local GPU's (else sm_90a).")
+        canonical_arch(req.arch)
+    if req.shape is not None:
+        parse_shape(req.shape)
+    if req.dtype is not None:
+        canonical_dtype(req.dtype)
+    for name, text in (req.args or {}).items():
+        check_arg_text(name, text)
+    return req
+
+
+@dataclass(frozen=True)
+class Loaded:
+    spec: KernelSpec
+    jit_fn: Any           # the JITFunction
+    obj: Any              # what the file defines (may be an Autotuner)
+    example: dict | None  # the EXAMPLES entry, if any
+    launch: dict | None   # what the example's launch function returned
+
+
+def stand_in_args(args: dict[str, Any]) -> dict[str, Any]:
+    """The spec's runtime arguments as objects Triton's specializer (and a kernel's heuristics) accept."""
+    import math
+
+    out: dict[str, Any] = {}
+    for name, value in args.items():
+        value = parse_arg_value(value)
+        if isinstance(value, TensorArg):
+            out[name] = triton_api.StandInTensor(
+                DTYPES[value.dtype], offset=value.offset,
+                numel=math.prod(value.shape) if value.shape is not None else None,
+                shape=value.shape, transposed=value.transposed)
+        elif isinstance(value, DescArg):
+            out[name] = triton_api.stand_in_descriptor(name, DTYPES[value.dtype], value.block, value.shape)
+        else:
+            out[name] = value
+    return out
+
+
+def kernel_value(value: Any) -> Any:
+    """A constexpr as the kernel receives it: 'tl.bfloat16' -> triton.language.bfloat16; others as they are."""
+    if isinstance(value, str) and value.startswith("tl.") and dtype_constexpr(value) == value:
+        import triton.language as tl
+
+        return getattr(tl, value[3:])
+    return value
+
+
+# (file, kernel name) -> the JITFunction a Python caller handed over, so that
+# load_for_spec finds it again instead of executing the caller's file (a
+# script's __main__, a notebook cell that is no file at all).
+_HELD: dict[tuple[str, str], Any] = {}
+
+
+def held_kernel(obj) -> tuple[Path, Any, str, Any, Any]:
+    """(file, module namespace, name, obj, JITFunction) for a kernel object the caller holds.
+
+    The module namespace is the function's globals, so an EXAMPLES dict in the
+    caller's file or notebook applies as it does to a file named on the CLI.
+    """
+    fn = triton_api.jit_function(obj)
+    if fn is None:
+        raise KernelSpecError(
+            f"{getattr(obj, '__name__', type(obj).__name__)!r} is not a @triton.jit function "
+            f"(it is a {type(obj).__name__}).",
+            hint="Pass the @triton.jit function itself, a sample name, or 'path/to/file.py:kernel'.")
+    py = triton_api.python_function(fn)
+    code = getattr(py, "__code__", None)
+    path = Path(code.co_filename if code else inspect.getsourcefile(py) or "<unknown>")
+    if path.is_file():
+        path = path.resolve()
+    namespace = type(sys)("_tritonscope_held")
+    namespace.__dict__.update(getattr(py, "__globals__", {}))
+    _HELD[(str(path), py.__name__)] = fn
+    return path, namespace, py.__name__, obj, fn
+
+
+def load_for_spec(spec: KernelSpec) -> tuple[Any, Callable | None]:
+    """Re-find the JITFunction for a spec (e.g. in a worker process)."""
+    if (spec.file, spec.kernel) in _HELD:
+        return _HELD[(spec.file, spec.kernel)]
+    path = Path(spec.file)
+    if not path.is_file():
+        raise NotFoundError(f"No such file: {spec.file}", hint="The kernel file has moved; recompile from the new path.")
+    module = load_module(path, spec.arch if spec.arch in ARCHES else None, getattr(spec, "gpu", None))
+    _, _, fn = find_kernel(module, path, spec.kernel)
+    return fn

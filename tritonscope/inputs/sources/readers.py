@@ -1,0 +1,173 @@
+"""Reading found files safely: sizes bounded, JSON depth, text heads and tails, the source lines IR files name."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from tritonscope.core.errors import InputFileError
+
+def _read_json(path: Path, *, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{path} is not {what}: it is not text.") from e
+    except ValueError as e:
+        raise InputFileError(f"{path} is not {what}: not valid JSON ({e}).") from e
+    except RecursionError as e:  # [[[[...]]]] nested deeper than Python's JSON reader goes
+        raise InputFileError(f"{path} is not {what}: its JSON is nested too deep to read.") from e
+    except OSError as e:
+        raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
+
+
+# The largest report `show` reads (bytes): a big kernel's report is a few MB; reading a JSON file
+# costs about twice its size in memory, so a stray huge file is refused before it is read.
+# TRITONSCOPE_MAX_REPORT_MB raises (or lowers) it.
+MAX_REPORT_BYTES = 256 << 20
+
+
+def max_report_bytes() -> int:
+    """The size limit, from TRITONSCOPE_MAX_REPORT_MB when set; a value that is no size is refused (exit 2).
+
+    A typo must not silently stand for the default: the user who set it
+    meant a limit of their own.
+    """
+    import math
+
+    from tritonscope.core.errors import UsageError
+
+    value = os.environ.get("TRITONSCOPE_MAX_REPORT_MB", "").strip()
+    if not value:
+        return MAX_REPORT_BYTES
+    try:
+        mb = float(value)
+    except ValueError:
+        mb = math.nan
+    if not math.isfinite(mb) or mb <= 0:
+        raise UsageError(f"TRITONSCOPE_MAX_REPORT_MB={value!r} is not a size in MB.",
+                         hint="Set it to a positive number of megabytes, e.g. TRITONSCOPE_MAX_REPORT_MB=512, "
+                              "or unset it for the default (256).")
+    return int(mb * (1 << 20))
+
+
+def check_size(path: Path) -> None:
+    """Refuse a file larger than `show` reads (max_report_bytes: 256 MB unless
+    TRITONSCOPE_MAX_REPORT_MB says otherwise) before reading it: a stage file is a few MB, and
+    reading and parsing a huge one takes minutes and gigabytes."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    limit = max_report_bytes()
+    if size > limit:
+        raise InputFileError(
+            f"{path} is {_megabytes(size)}; stage files larger than {_megabytes(limit)} are not read (a kernel's "
+            "stage is a few MB).",
+            hint="Check that this is the file you meant; to read it anyway, set TRITONSCOPE_MAX_REPORT_MB "
+                 "(the limit `show` uses too) to a larger size.")
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MB" if n >= 10 << 20 else f"{n / (1 << 20):.2g} MB"
+
+
+# module attributes {"ttg.num-warps" = 4 : i32, ...}    #blocked = #ttg.blocked<{...}>    (TTGIR, not TTIR)
+
+
+def _head_and_tail(path: Path, size: int) -> str:
+    """The first and last `size` bytes of a text file (as text): its header and its trailing attributes."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(size)
+            f.seek(0, 2)
+            end = f.tell()
+            tail = b""
+            if end > size:
+                f.seek(max(size, end - size))
+                tail = f.read(size)
+    except OSError:
+        return ""
+    return (head + b"\n" + tail).decode("utf-8", errors="replace")
+
+
+def _read_head(path: Path, size: int) -> str:
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as f:
+            return f.read(size)
+    except OSError:
+        return ""
+
+
+_FIRST_LOC_RE = re.compile(r'^#loc\d* = loc\("([^"]+)":(\d+):\d+\)', re.M)
+
+
+def ir_location(path: Path) -> tuple[str, int]:
+    """(file, line) the TTIR's first `#loc` names: the kernel's def; ('', 0) when there is none."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return "", 0
+    m = _FIRST_LOC_RE.search(head)
+    return (m.group(1), int(m.group(2))) if m else ("", 0)
+
+
+# !4 = distinct !DISubprogram(name: "matmul_kernel", linkageName: "matmul_kernel", scope: !3, file: !3, line: 8, ...
+_LLIR_SUBPROGRAM_RE = re.compile(r'^!\d+\s*=\s*(?:distinct\s+)?!DISubprogram\((.*)\)\s*$', re.M)
+# !3 = !DIFile(filename: "matmul.py", directory: "/work/main/samples")
+_LLIR_DIFILE_RE = re.compile(r'^(!\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)",\s*directory:\s*"([^"]*)"',
+                             re.M)
+
+
+def llir_location(path: Path) -> tuple[str, int]:
+    """(file, line) of the kernel's def from LLVM IR debug info (its DISubprogram and DIFile); ('', 0) if none.
+
+    Triton's LLVM IR keeps its line tables (`!dbg` on each instruction, one
+    DISubprogram per function) at the end of the file.
+    """
+    text = _head_and_tail(path, 1 << 18)
+    files = {m.group(1): (m.group(2), m.group(3)) for m in _LLIR_DIFILE_RE.finditer(text)}
+    for m in _LLIR_SUBPROGRAM_RE.finditer(text):
+        body = m.group(1)
+        file_ref = re.search(r"\bfile:\s*(!\d+)", body)
+        line = re.search(r"\bline:\s*(\d+)", body)
+        if file_ref and line and file_ref.group(1) in files:
+            name, directory = files[file_ref.group(1)]
+            full = name if name.startswith("/") or not directory else f"{directory}/{name}"
+            return full, int(line.group(1))
+    return "", 0
+
+
+# 	.file	1 "/work/main/samples" "matmul.py"        (AMDGCN, DWARF 5: directory, then file)
+# 	.file	1 "/work/main/samples/matmul.py"          (PTX)
+_ASM_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', re.M)
+# 	.loc	1 8 0 prologue_end                        (file 1, line 8: the first line with a number is the def)
+_ASM_LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+([1-9]\d*)\s", re.M)
+
+
+def asm_location(path: Path) -> tuple[str, int]:
+    """(file, line) of the first `.loc` in AMDGCN or PTX (the kernel's def); ('', 0) when there is none."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "", 0
+    loc = _ASM_LOC_RE.search(text)
+    if not loc:
+        return "", 0
+    for m in _ASM_FILE_RE.finditer(text):
+        if m.group(1) == loc.group(1):
+            return (f"{m.group(2)}/{m.group(3)}" if m.group(3) else m.group(2)), int(loc.group(2))
+    return "", 0
+
+
+# --------------------------------------------------------------------------
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e

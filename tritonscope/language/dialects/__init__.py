@@ -1,0 +1,254 @@
+"""One module per dialect: everything tritonscope knows about one stage's language.
+
+A dialect module (python.py, mlir.py, llvm.py, ptx.py, sass.py, ...) holds its
+parser (text -> lines with source locations), its noise filter, its diff
+normalizer, its classifier (the one vocabulary of instruction classes) and its
+annotator, and publishes them as `Dialect` records in a module-level
+`DIALECTS` tuple.  This package finds the modules by itself (pkgutil), so a
+new dialect is one new module plus its tests; no consumer changes.
+
+Consumers never compare stage keys: they ask `dialect(key)` and call what
+it holds.  An unknown key gets a plain-text dialect (lines as written, no
+notes, no classes), never an error.
+
+Adding a dialect (AMDGCN, a per-pass dump...):
+  1. write dialects/<name>.py with parse, normalize, classify, annotate and
+     noise, and `DIALECTS = (Dialect(key=..., order=..., backends=...),)`;
+     name instructions with the words of CLASSES where they mean the same;
+  2. add its tests (tests/test_dialects.py shows one written to a temp folder
+     and picked up by analysis, diff, views, Markdown and HTML unchanged).
+Nothing else changes for analysis, diff, views and reports: the registry
+finds the module.  (Which texts a compile collects from Triton is
+compile.py's business.)
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Callable, Mapping, NamedTuple
+
+from tritonscope.core.model import Line, ParsedStage
+
+# The stage that *is* the source: every other stage maps its lines back to it.
+SOURCE = "python"
+
+# The coarse instruction classes, in the order tables list them.  A dialect's
+# classifier names each instruction it knows with one of these (or its own
+# class, listed after these), so the summary mix, diff, sweep, bench and the
+# walkthrough all use the same words.
+CLASSES = ("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
+           "wgmma sync", "barrier", "mbarrier", "global load", "global store", "shared load", "shared store",
+           # Blackwell's tcgen05 family (PTX tcgen05.*, SASS UTC*MMA/LDTM/STTM) and register spills to
+           # scratch (AMDGCN scratch_store/scratch_load)
+           "tcgen05 mma", "tmem load", "tmem store", "tmem alloc", "tcgen05 sync", "scratch store", "scratch load")
+
+
+_NO_FACTS: Mapping = MappingProxyType({})
+
+
+class Instr(NamedTuple):
+    """One classified line: the op as written, its coarse class and its fine mix name, and its numbers.
+
+    op    "cp.async.ca.shared.global", "LDGSTS.E.BYPASS.128", "tt.dot"
+    cls   a class of CLASSES ("async copy"), or None when the op is not one tables count
+    name  the fine name Analysis.mix counts ("async copy .ca 4B", "ldmatrix LDSM.16.M88.4"); set exactly
+          when cls is set, so fine and coarse counts cover the same instructions
+    facts what the op says, as JSON-safe values ({"bytes": 4, "cache": "ca"}, {"shape": "m16n8k16"});
+          read-only (copy it to change it)
+
+    A named tuple, not a dataclass: a stage classifies every line, and this is the cheapest record.
+    """
+
+    op: str
+    cls: str | None = None
+    name: str | None = None
+    facts: Mapping = _NO_FACTS
+
+
+def _no_noise(raw: str) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Dialect:
+    key: str                 # "ptx"
+    title: str               # "PTX"
+    ext: str                 # file extension for saved/emitted stages: "ptx"
+    lexer: str               # pygments alias, or ours: "mlir", "sass"
+    fence: str               # Markdown code-fence language
+    order: int               # position in the pipeline (python 0, ttir 10, ttgir 20, llir 30, ptx 40, sass 50)
+    backends: tuple[str, ...]  # ("cuda",) ; ("cuda", "hip") for shared stages
+    parse: Callable          # parse(text, *, file="", first_line=1) -> ParsedStage
+    normalize: Callable      # normalize(text) -> list[tuple[int, str]]  (noise-free lines for diffs)
+    classify: Callable       # classify(text_of_one_line) -> Instr | None   (the dialect's vocabulary)
+    annotate: Callable       # annotate(ParsedStage) -> list[Note]
+    source_mapped: bool = True
+    noise: Callable = _no_noise  # noise(raw_line) -> None | "debug" | "directive" | "comment" | "header"
+    classes: tuple[str, ...] = ()  # the classes `classify` can name (its vocabulary); () = it counts nothing
+
+
+# --------------------------------------------------------------------------
+# Helpers the dialect modules share
+# --------------------------------------------------------------------------
+
+
+class Renamer:
+    """Renumbers names by first appearance, per family (for diffs).
+
+    '%a_22' -> family '%a'; the first distinct member seen is '%a', the next
+    '%a_1' ...  so two compiles of the same code agree, and an extra value in
+    one family does not shift the names of every other family.
+    """
+
+    def __init__(self, family: Callable[[str], str], spell: Callable[[str, int], str]):
+        self.family = family      # token -> family name
+        self.spell = spell        # (family, n) -> new token
+        self.seen: dict[str, str] = {}
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, m: re.Match) -> str:
+        token = m.group(0)
+        if token not in self.seen:
+            fam = self.family(token)
+            n = self.counts.get(fam, 0)
+            self.counts[fam] = n + 1
+            self.seen[token] = self.spell(fam, n)
+        return self.seen[token]
+
+
+def ssa_spelling(fam: str, n: int) -> str:
+    """Renamer spelling for SSA values: numbered ones stay numbers (%0, %1); named ones get _N after the first."""
+    if fam == "%":
+        return f"%{n}"
+    return fam if n == 0 else f"{fam}_{n}"
+
+
+def plain_lines(text: str) -> tuple[Line, ...]:
+    return tuple(Line(i + 1, t, t) for i, t in enumerate(text.splitlines()))
+
+
+def plain_normalize(text: str) -> list[tuple[int, str]]:
+    """Every non-blank line, right-stripped: the diff of a stage nothing is known about."""
+    return [(i, raw.rstrip()) for i, raw in enumerate(text.splitlines(), 1) if raw.strip()]
+
+
+def plain_text(key: str) -> Dialect:
+    """The dialect of a stage tritonscope knows nothing about: shown as written."""
+    return Dialect(
+        key=key, title=key, ext="txt", lexer="text", fence="", order=1000, backends=(),
+        parse=lambda text, *, file="", first_line=1: ParsedStage(key, plain_lines(text)),
+        normalize=plain_normalize, classify=lambda text: None, annotate=lambda stage: [],
+        source_mapped=False)
+
+
+# --------------------------------------------------------------------------
+# The registry
+# --------------------------------------------------------------------------
+
+_REGISTRY: dict[str, Dialect] = {}
+
+
+def discover() -> dict[str, Dialect]:
+    """(Re)load the registry from every public module on this package's path, in pipeline order."""
+    found: list[Dialect] = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        found.extend(getattr(module, "DIALECTS", ()))
+    _REGISTRY.clear()
+    _REGISTRY.update({d.key: d for d in sorted(found, key=lambda d: (d.order, d.key))})
+    return dict(_REGISTRY)
+
+
+def dialect(key: str) -> Dialect:
+    """The dialect of a stage key; a plain-text one for keys no module claims."""
+    return _REGISTRY.get(key) or plain_text(key)
+
+
+def known(key: str) -> bool:
+    return key in _REGISTRY
+
+
+def stages(backend: str = "cuda") -> tuple[Dialect, ...]:
+    """The stages one backend's compile produces, in pipeline order (the source first)."""
+    return tuple(d for d in _REGISTRY.values() if backend in d.backends)
+
+
+def stage_keys(backend: str = "cuda") -> tuple[str, ...]:
+    return tuple(d.key for d in stages(backend))
+
+
+def every_stage_key() -> tuple[str, ...]:
+    """Every stage key some backend produces, in pipeline order (what --stage accepts)."""
+    return tuple(k for k, d in _REGISTRY.items() if d.backends)
+
+
+def machine_stage(keys) -> str | None:
+    """Of these stage keys, the first in pipeline order whose dialect counts instructions
+    (PTX on CUDA, AMDGCN on HIP): the stage tables compare instruction classes on."""
+    present = set(keys)
+    return next((k for k, d in _REGISTRY.items() if k in present and d.classes), None)
+
+
+# --------------------------------------------------------------------------
+# Conveniences over one stage
+# --------------------------------------------------------------------------
+
+
+def parse_stage(key: str, text: str, *, first_line: int = 1, file: str = "") -> ParsedStage:
+    return dialect(key).parse(text, file=file, first_line=first_line)
+
+
+def annotate_stage(stage: ParsedStage) -> list:
+    """The stage's notes; an annotator bug never breaks showing the stage (no notes instead)."""
+    try:
+        return dialect(stage.key).annotate(stage)
+    except Exception:
+        return []
+
+
+def instructions(key: str, lines) -> list[tuple[object, Instr]]:
+    """(line, Instr) for every line (a Line, or a raw str) the dialect counts (Instr.cls set)."""
+    classify = dialect(key).classify
+    out = []
+    for line in lines:
+        ins = classify(line if isinstance(line, str) else line.text)
+        if ins is not None and ins.cls:
+            out.append((line, ins))
+    return out
+
+
+def instruction_mix(stage: ParsedStage) -> dict[str, int]:
+    """Fine mix: Instr.name -> count, in first-seen order (what Analysis.mix holds)."""
+    counts: dict[str, int] = {}
+    if not dialect(stage.key).classes:
+        return counts
+    for _, ins in instructions(stage.key, stage.lines):
+        counts[ins.name] = counts.get(ins.name, 0) + 1
+    return counts
+
+
+def class_counts(key: str, text: str) -> dict[str, int]:
+    """Coarse mix of raw stage text: class -> count, ordered as CLASSES (others after, sorted)."""
+    counts: dict[str, int] = {}
+    if not dialect(key).classes:
+        return counts
+    for _, ins in instructions(key, text.splitlines()):
+        counts[ins.cls] = counts.get(ins.cls, 0) + 1
+    return {k: counts[k] for k in order_classes(counts)}
+
+
+def order_classes(classes) -> list[str]:
+    present = set(classes)
+    return [c for c in CLASSES if c in present] + sorted(present - set(CLASSES))
+
+
+discover()
+STAGE_KEYS: tuple[str, ...] = stage_keys()
+# The compiled stages (everything but the source), in pipeline order.
+PIPELINE: tuple[str, ...] = tuple(k for k in STAGE_KEYS if k != SOURCE)

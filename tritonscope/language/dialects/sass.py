@@ -1,0 +1,295 @@
+"""SASS from `nvdisasm -c -g`: parser (`//## File` markers), noise, diff normalizer, opcode vocabulary, notes.
+
+Opcode meanings follow NVIDIA's CUDA binary utilities instruction-set
+reference; width suffixes are bits.  The classes are the PTX ones
+(dialects.CLASSES), so "async copy" counts cp.async in PTX and LDGSTS here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tritonscope.language import refs
+from tritonscope.language.dialects import Dialect, Instr, Renamer
+from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
+
+# --------------------------------------------------------------------------
+# Parser
+# --------------------------------------------------------------------------
+
+# //## File "./matmul.py", line 17  [inlined at "./matmul.py", line 9]
+_MARKER = re.compile(r'^\s*//##\s*File\s+"([^"]*)",\s*line\s+(\d+)(?:.*inlined at\s+"([^"]*)",\s*line\s+(\d+))?')
+# /*0290*/ ...
+_ADDRESS = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/")
+
+
+def parse(text: str, *, file: str = "", first_line: int = 1) -> ParsedStage:
+    """Lines with the marker in effect.
+
+    nvdisasm -g writes a marker before each run of instructions from one line:
+
+        	//## File "./matmul.py", line 17
+        	//## File "/x/triton/language/standard.py", line 41 inlined at "./matmul.py", line 9
+                /*0290*/                   LDGSTS.E [R24], [R4.64], P1 ;
+
+    The marker applies to the instructions that follow it, and is dropped from
+    the displayed text.
+    """
+    lines = []
+    current: SourceLoc | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        if "//##" in raw:
+            m = _MARKER.match(raw)
+            if m:
+                if m.group(3):
+                    current = SourceLoc(m.group(3), int(m.group(4)))
+                else:
+                    current = SourceLoc(m.group(1), int(m.group(2)))
+                continue
+        if _ADDRESS.match(raw):
+            lines.append(Line(number, raw, raw, current))
+        else:
+            if raw.strip().startswith((".section", "//----")):
+                current = None
+            lines.append(Line(number, raw, raw, None))
+    return ParsedStage("sass", tuple(lines))
+
+
+# --------------------------------------------------------------------------
+# Noise
+# --------------------------------------------------------------------------
+
+
+def noise(raw: str) -> str | None:
+    """The ELF header (.headerflags, .elftype), section directives, `//##` markers and comment lines."""
+    s = raw.strip()
+    if not s:
+        return None
+    if s.startswith((".headerflags", ".elftype")):
+        return "header"
+    if s.startswith("//##"):
+        return "debug"
+    if s.startswith("//"):
+        return "comment"
+    if s.startswith(".") and not s.endswith(":"):  # .section, .align, .global ... (not a .L_x_3: label)
+        return "directive"
+    return None
+
+
+# --------------------------------------------------------------------------
+# Diff normalizer
+# --------------------------------------------------------------------------
+
+# SASS labels: .L_x_3
+_LABEL = re.compile(r"\.L_x_\d+")
+# /*0010*/ addresses
+_ADDR = re.compile(r"/\*[0-9a-f]{4,}\*/\s*")
+# /* 0x000fe200078e00ff */ encodings
+_ENCODING = re.compile(r"\s*/\* 0x[0-9a-f]+ \*/")
+
+
+def normalize(text: str) -> list[tuple[int, str]]:
+    """Markers, addresses and encodings dropped; labels renumbered; indentation removed."""
+    ren = Renamer(lambda t: ".L_x", lambda fam, n: f".L_x_{n}")
+    out: list[tuple[int, str]] = []
+    for i, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if s.startswith("//##") or s.startswith("/* 0x"):
+            continue        # //## File "/path/k.py", line 17
+        line = _ADDR.sub("", raw)
+        line = _ENCODING.sub("", line)
+        line = _LABEL.sub(ren, line).rstrip()
+        if line.strip():
+            out.append((i, line.strip()))
+    return out
+
+
+# --------------------------------------------------------------------------
+# The vocabulary
+# --------------------------------------------------------------------------
+
+#         /*0290*/                   LDGSTS.E.BYPASS.128 [R5+0x18000], desc[UR14][R10.64], P3 ;
+_INSTR = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Z0-9_x]+)*)")
+# width modifiers -> bits (no modifier: 32)
+_BITS = {"64": 64, "128": 128, "U8": 8, "S8": 8, "U16": 16, "S16": 16}
+# DEPBAR.LE SB0, 0x1 ;
+_DEPBAR = re.compile(r"SB\d+,\s*(0x[0-9a-f]+|\d+)")
+_MEMORY = {"LDG": ("global", "load"), "STG": ("global", "store"), "LDS": ("shared", "load"),
+           "STS": ("shared", "store")}
+
+
+def classify(text: str) -> Instr | None:
+    """The instruction on a SASS line (op = opcode with modifiers), or None for anything else.
+
+    facts of a counted instruction: opcode, mods, `variant` (how tables name
+    it: "LDGSTS", "LDSM.16.M88.4", "HMMA.16816.F32") and, for memory
+    operations, their width in bits.
+    """
+    m = _INSTR.match(text)
+    if not m:
+        return None
+    opcode = m.group(1)
+    handler = _HANDLERS.get(opcode) or (_tma if opcode.startswith("UTMA") else None)
+    op = opcode + m.group(2)
+    if handler is None:
+        return Instr(op)  # most lines (IMAD, MOV, ...): nothing to count, nothing to say
+    mods = [x for x in m.group(2).split(".") if x]
+    return handler(op, opcode, mods, text)
+
+
+def _facts(opcode: str, mods: list[str], **more) -> dict:
+    return {"opcode": opcode, "mods": mods, "variant": opcode, **more}
+
+
+def _bits(mods: list[str]) -> int:
+    return next((_BITS[x] for x in mods if x in _BITS), 32)
+
+
+def _ldgsts(op, opcode, mods, text):
+    bits = _bits(mods)
+    return Instr(op, "async copy", f"async copy LDGSTS {bits}-bit",
+                 _facts(opcode, mods, bits=bits, bypass="BYPASS" in mods))
+
+
+def _depbar(op, opcode, mods, text):
+    n = _DEPBAR.search(text)
+    return Instr(op, "async wait", "async wait DEPBAR", _facts(opcode, mods, pending=int(n.group(1), 0) if n else None))
+
+
+def _matrix(op, opcode, mods, text):
+    cls = "ldmatrix" if opcode == "LDSM" else "stmatrix"
+    count = int(mods[-1]) if mods and mods[-1].isdigit() else (mods[-1] if mods else "")
+    return Instr(op, cls, f"{cls} {op}", _facts(opcode, mods, variant=op, count=count,
+                                                 trans=any(x.startswith("MT") for x in mods)))
+
+
+def _hmma(op, opcode, mods, text):
+    variant = "HMMA." + ".".join(mods)
+    # HMMA.16816.F32: m16 n8 k16
+    shape = re.fullmatch(r"(\d{2})(\d)(\d+)", mods[0]) if mods else None
+    return Instr(op, "mma", f"mma {variant}", _facts(
+        opcode, mods, variant=variant, shape=f"m{shape.group(1)}n{shape.group(2)}k{shape.group(3)}" if shape else None))
+
+
+def _hgmma(op, opcode, mods, text):
+    variant = "HGMMA." + ".".join(mods[:1])
+    return Instr(op, "wgmma", f"wgmma {variant}", _facts(opcode, mods, variant=variant))
+
+
+def _tma(op, opcode, mods, text):
+    return Instr(op, "tma copy", f"tma {opcode}", _facts(opcode, mods))
+
+
+def _fixed(cls: str, name: str):
+    return lambda op, opcode, mods, text: Instr(op, cls, name, _facts(opcode, mods))
+
+
+def _memory(op, opcode, mods, text):
+    space, access = _MEMORY[opcode]
+    bits = _bits(mods)
+    return Instr(op, f"{space} {access}", f"{space} {access} {opcode} {bits}-bit", _facts(opcode, mods, bits=bits))
+
+
+def _utcmma(op, opcode, mods, text):
+    return Instr(op, "tcgen05 mma", f"tcgen05 mma {opcode}", _facts(opcode, mods))
+
+
+# Blackwell (sm_100): tcgen05.mma is UTC{H,Q,O,I}MMA by input kind (f16/bf16, f8f6f4, mxf4, i8);
+# tcgen05.ld / .st are LDTM / STTM, tcgen05.cp UTCCP, tcgen05.commit UTCBAR, and the TMEM
+# allocator's bookkeeping UTCATOMSWS.
+_TCGEN05 = {"UTCHMMA": _utcmma, "UTCQMMA": _utcmma, "UTCOMMA": _utcmma, "UTCIMMA": _utcmma, "UTCMMA": _utcmma,
+            "LDTM": _fixed("tmem load", "tmem load LDTM"), "STTM": _fixed("tmem store", "tmem store STTM"),
+            "UTCCP": _fixed("tmem store", "tmem copy UTCCP"), "UTCBAR": _fixed("tcgen05 sync", "tcgen05 commit UTCBAR"),
+            "UTCATOMSWS": _fixed("tmem alloc", "tmem alloc UTCATOMSWS")}
+
+_HANDLERS = {"LDGSTS": _ldgsts, "LDGDEPBAR": _fixed("async commit", "async commit LDGDEPBAR"), "DEPBAR": _depbar,
+             "LDSM": _matrix, "STSM": _matrix, "HMMA": _hmma, "HGMMA": _hgmma,
+             "SYNCS": _fixed("mbarrier", "mbarrier SYNCS"), "BAR": _fixed("barrier", "barrier BAR"),
+             **{opcode: _memory for opcode in _MEMORY}, **_TCGEN05}
+
+
+# --------------------------------------------------------------------------
+# Notes
+# --------------------------------------------------------------------------
+
+
+def annotate(stage: ParsedStage) -> list[Note]:
+    """Notes for the instructions the walkthrough names (what each is in PTX terms)."""
+    notes = []
+    for line in stage.lines:
+        ins = classify(line.text)
+        if ins is None:
+            continue
+        got = _note(ins, line.text)
+        if got:
+            facts = {"op": ins.op, "cls": ins.cls, **ins.facts}
+            notes.append(Note(stage.key, line.number, "instruction", got[0], got[1], refs.SASS, facts))
+    return notes
+
+
+def _note(ins: Instr, text: str):
+    """(label, explanation) for one instruction, or None."""
+    full, f = ins.op, ins.facts
+    if ins.cls is None:
+        if full.startswith("WARPGROUP"):  # not counted: it only brackets the HGMMAs
+            return ("WARPGROUP", f"{full}: warpgroup synchronization around wgmma (PTX wgmma.fence / wait_group).")
+        return None
+    op, mods = f["opcode"], f["mods"]
+    if op == "LDGSTS":
+        b = f["bits"] // 8
+        return (f"LDGSTS {b}B", f"{full}: global → shared asynchronous copy of {b} bytes per thread (PTX cp.async"
+                f"{'.cg' if f['bypass'] else ''}){'; BYPASS skips L1' if f['bypass'] else ''}.")
+    if op == "LDGDEPBAR":
+        return ("LDGDEPBAR", "Closes a group of LDGSTS copies (PTX cp.async.commit_group).")
+    if op == "DEPBAR":
+        k = f["pending"]
+        return ("DEPBAR", "Waits on a dependency barrier (PTX cp.async.wait_group"
+                + (f" {k}: at most {k} copy groups still pending)." if k is not None else ")."))
+    if op == "LDSM":
+        x, trans = f["count"], f["trans"]
+        return (f"LDSM x{x}{' .trans' if trans else ''}",
+                f"{full}: PTX ldmatrix .x{x}{'.trans' if trans else ''}: {x} 8x8 16-bit matrices from shared memory.")
+    if op == "STSM":
+        return ("STSM", f"{full}: PTX stmatrix: 8x8 16-bit matrices from registers to shared memory.")
+    if op == "HMMA":
+        desc = f["shape"] or (mods[0] if mods else "")
+        acc = mods[1] if len(mods) > 1 else ""
+        return (f"HMMA {desc}", f"{full}: warp-level tensor-core MMA {desc} (PTX mma.sync), {acc} accumulator.")
+    if op == "HGMMA":
+        return ("HGMMA", f"{full}: warpgroup tensor-core MMA (PTX wgmma.mma_async).")
+    if op.startswith("UTMA"):
+        what = {"UTMALDG": "TMA load global → shared", "UTMASTG": "TMA store shared → global",
+                "UTMAPF": "TMA prefetch", "UTMACCTL": "TMA descriptor cache control"}.get(op)
+        return (op, f"{full}: {what} (PTX cp.async.bulk.tensor and friends).") if what else None
+    if op == "BAR":
+        return ("BAR", f"{full}: CTA-wide barrier (PTX bar.sync).")
+    if op.startswith("UTC") and op.endswith("MMA"):
+        kind = {"UTCHMMA": "f16/bf16", "UTCQMMA": "f8f6f4", "UTCOMMA": "mxf4", "UTCIMMA": "i8"}.get(op, "")
+        return (op, f"{full}: Blackwell tensor-core MMA (PTX tcgen05.mma{f' kind {kind}' if kind else ''}): shared-"
+                    f"memory descriptors (gdesc) in, accumulator in tensor memory (tmem), shape in the idesc.")
+    if op in ("LDTM", "STTM"):
+        return (full, f"{full}: PTX tcgen05.{'ld' if op == 'LDTM' else 'st'}: tensor memory "
+                      f"{'→ registers' if op == 'LDTM' else '← registers'}.")
+    if op == "UTCCP":
+        return ("UTCCP", f"{full}: PTX tcgen05.cp: shared memory → tensor memory.")
+    if op == "UTCBAR":
+        return ("UTCBAR", f"{full}: PTX tcgen05.commit: an mbarrier arrives when the issued tcgen05 ops complete.")
+    if op == "UTCATOMSWS":
+        return ("UTCATOMSWS", f"{full}: tensor-memory allocator bookkeeping (PTX tcgen05.alloc / dealloc).")
+    if op == "SYNCS":
+        return ("SYNCS", f"{full}: an mbarrier operation in shared memory (PTX mbarrier.*).")
+    if op in _MEMORY:
+        space, kind = _MEMORY[op]
+        b = f["bits"] // 8
+        return (f"{op} {b * 8}-bit", f"{full}: {space} {kind} of {b} bytes per thread"
+                + (" (vector)." if b > 4 else "."))
+    return None
+
+
+DIALECTS = (
+    Dialect(key="sass", title="SASS", ext="sass", lexer="sass", fence="", order=50, backends=("cuda",),
+            parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
+            classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
+                     "barrier", "mbarrier", "global load", "global store", "shared load", "shared store",
+                     "tcgen05 mma", "tmem load", "tmem store", "tmem alloc", "tcgen05 sync")),
+)

@@ -1,0 +1,8 @@
+"""What is measured or swept: real launches, timings, and grids of configs.
+
+    runner.py       torch tensors from a KernelSpec, a launch, a check (needs a GPU)
+    bench.py        time a kernel against PyTorch, correctly
+    sweep.py        compile a grid of configs in parallel workers: one row per config
+
+Imports every layer below it, cost included (sweep's predicted column).
+"""

@@ -1,0 +1,482 @@
+"""Bind one launch of a kernel as Triton's launcher does: Request -> Loaded (a KernelSpec and the kernel).
+
+Every parameter is bound by name, in the kernel's own order (real kernels interleave
+constexprs and runtime arguments).  The steps, in a launch's order:
+
+1. constexprs: signature defaults < EXAMPLES < --block < -c (`_constexprs`, `_keywords`);
+2. launch options: -w/-s or `-c num_warps=`, a constexpr named like one getting the same
+   value (`_launch_shape`); backend options from -c, EXAMPLES and autotune Configs;
+3. @triton.autotune: one config, the first or --config N, after the kernel's own
+   prune_configs_by (`_pick_config`);
+4. runtime arguments: EXAMPLES launch < --arg < signature defaults (`_runtime_args`);
+5. @triton.heuristics, computed from every bound argument (`_run_heuristics`).
+
+Module code, heuristics and pruning that ask for the GPU get the target's answers
+(triton_api.device_answers).  kernels.py finds and imports the kernel; this module only binds.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from tritonscope import triton_api
+from tritonscope.core.errors import KernelSpecError, OutOfResourcesError, UsageError, close_matches
+from tritonscope.inputs.kernels import (LAUNCH_SHAPE, WARPS, DescArg, Loaded, Request, TensorArg,
+                                 _one_line, answering, canonical_arch, canonical_dtype, check_arg_text, check_launch_options,
+                                 check_request, constexpr_value, find_kernel, held_kernel, imported_asked,
+                                 kernel_value, load_module, names_set_by_block, parse_arg_value, parse_constexpr,
+                                 parse_scalar, parse_shape, resolve_target, stand_in_args)
+from tritonscope.core.model import ARCHES, KernelSpec
+
+
+@dataclass
+class _Binding:
+    """What one launch binds so far (the steps below fill it in)."""
+
+    req: Request
+    arch: str
+    kernel: str
+    example: dict | None
+    params: list[tuple[str, bool, Any]]
+    backend_options: frozenset[str]
+    values: dict[str, Any] = field(default_factory=dict)        # constexprs (and EXAMPLES params)
+    given: set[str] = field(default_factory=set)                # constexprs the user set (--block, -c)
+    launch_words: dict[str, Any] = field(default_factory=dict)  # launch and backend options
+    shape_words: dict[str, Any] = field(default_factory=dict)   # -c num_warps=8 (a launch's keyword)
+    shape: tuple[int, ...] | None = None
+    dtype: str | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [p[0] for p in self.params]
+
+    @property
+    def constexpr_names(self) -> list[str]:
+        return [p[0] for p in self.params if p[1]]
+
+    @property
+    def launch_params(self) -> dict[str, Any]:
+        return dict((self.example or {}).get("params", {}))
+
+    @property
+    def backend(self) -> str:
+        return ARCHES[self.arch].backend
+
+
+def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) -> Loaded:
+    """Bind one launch of the kernel `req` names, as Triton's launcher does (the module docstring gives the steps)."""
+    check_request(req)
+    arch = canonical_arch(req.arch) if req.arch else default_arch
+    if kernel_object is not None:  # the Python API hands over the kernel itself: run no file
+        path, module, kernel, obj, fn = held_kernel(kernel_object)
+    else:
+        path, kernel = resolve_target(req.target)
+        module = load_module(path, arch, req.gpu)
+        kernel, obj, fn = find_kernel(module, path, kernel)
+    examples = getattr(module, "EXAMPLES", None)
+    b = _Binding(req, arch, kernel, examples.get(kernel) if isinstance(examples, dict) else None,
+                 triton_api.kernel_params(fn), triton_api.backend_option_names(ARCHES[arch].backend))
+    tuner, heuristics = triton_api.kernel_wrappers(obj)
+    _constexprs(b)
+    _keywords(b)
+    num_warps, num_stages = _launch_shape(b)
+    _check_arg_names(b)
+    autotune, tuned = _autotune(b, tuner) if tuner is not None else (None, {})
+    heuristic_names = _heuristic_names(b, heuristics)
+    missing = [n for n in b.constexpr_names if n not in b.values and n not in heuristic_names]
+    if missing:
+        raise KernelSpecError(
+            f"Missing constexpr{'s' if len(missing) > 1 else ''} for {kernel}: {', '.join(missing)}.",
+            hint="Set each with -c NAME=VALUE, e.g. " + " ".join(f"-c {n}=16" for n in missing) + ".",
+        )
+    launch = _example_launch(b)
+    args = _runtime_args(b, launch)
+    if heuristics:
+        _run_heuristics(heuristics, b.values, args, kernel, arch, req.gpu)
+    num_warps = num_warps or tuned.get("num_warps") or (b.example or {}).get("num_warps", 4)
+    num_stages = num_stages or tuned.get("num_stages") or (b.example or {}).get("num_stages", 3)
+    for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+        if name in b.constexpr_names and name not in b.given:
+            b.values[name] = value
+    if num_warps not in WARPS:
+        raise UsageError(f"--num-warps {num_warps} is not a power of two from 1 to 32.", hint="Use 1, 2, 4, 8, 16 or 32.")
+    if num_stages < 1:
+        raise UsageError(f"--num-stages {num_stages} must be at least 1.", hint="Use 1 (no pipelining) or more.")
+    for name in b.constexpr_names:
+        _check_constexpr(kernel, name, b.values[name])
+    spec = KernelSpec(
+        target=req.target, kernel=kernel, file=str(path),
+        args={k: (str(v) if isinstance(v, (TensorArg, DescArg)) else v) for k, v in args.items()},
+        constexprs={n: b.values[n] for n in b.constexpr_names},
+        num_warps=num_warps, num_stages=num_stages, arch=arch, shape=b.shape, dtype=b.dtype,
+        grid=tuple(launch["grid"]) if launch and launch.get("grid") else None,
+        options={**{k: v for k, v in b.values.items() if k in b.launch_params and k not in b.backend_options},
+                 **check_launch_options(b.launch_words)},
+        asked=tuple(imported_asked(module) if kernel_object is None else ()),
+        gpu=req.gpu if kernel_object is None else None,
+        autotune=autotune,
+        heuristics=tuple(heuristic_names),
+    )
+    return Loaded(spec, fn, obj, b.example, launch)
+
+
+def _constexprs(b: _Binding) -> None:
+    """Signature defaults < EXAMPLES constexprs < constexprs_for(shape) < EXAMPLES params < --block."""
+    example, req = b.example or {}, b.req
+    for name, is_const, default in b.params:
+        if is_const and default is not inspect.Parameter.empty:
+            b.values[name] = constexpr_value(default)
+    b.values.update({k: constexpr_value(v) for k, v in example.get("constexprs", {}).items()})
+    b.shape = parse_shape(req.shape) if req.shape else tuple(example.get("shape") or ()) or None
+    b.dtype = canonical_dtype(req.dtype) if req.dtype else example.get("dtype")
+    sized = example.get("constexprs_for")
+    if callable(sized) and b.shape:  # constexprs that follow the shape (softmax: a BLOCK that covers the row)
+        try:
+            b.values.update(sized(b.shape, b.dtype))
+        except Exception as e:
+            raise KernelSpecError(
+                f"The example's constexprs_for for {b.kernel} rejected shape {'x'.join(map(str, b.shape))}: "
+                f"{type(e).__name__}: {e}",
+                hint="Check the shape against the kernel's EXAMPLES entry.") from e
+    b.values.update(b.launch_params)
+    if req.block is None:
+        return
+    block_names = names_set_by_block(b.example, b.constexpr_names)
+    if not block_names:
+        raise UsageError(
+            f"--block needs a BLOCK constexpr, and {b.kernel} has none.",
+            hint=f"Set constexprs with -c NAME=VALUE; this kernel's are: {', '.join(b.constexpr_names) or '(none)'}.",
+        )
+    clash = [n for n in block_names if n in (req.constexprs or {})]
+    if clash:
+        raise UsageError(
+            f"--block {req.block} and -c {clash[0]}={req.constexprs[clash[0]]} both set {clash[0]}.",
+            hint=f"Give {clash[0]} once: --block sets {', '.join(block_names)}; -c sets one constexpr.")
+    for n in block_names:
+        b.values[n] = req.block
+    b.given.update(block_names)
+
+
+def _keywords(b: _Binding) -> None:
+    """-c NAME=VALUE, a launch's keyword: a constexpr, an EXAMPLES param, num_warps/num_stages, or a backend option."""
+    b.launch_words = dict(check_launch_options(b.req.options))  # --maxnreg, --num-ctas, --fp-fusion
+    for name, text in (b.req.constexprs or {}).items():
+        if name in b.constexpr_names:
+            b.values[name] = _same_kind(b.kernel, name, text, parse_constexpr(text), b.values.get(name), b.example)
+            b.given.add(name)
+        elif name in b.launch_params:
+            b.values[name] = parse_scalar(text)
+        elif name in b.names:
+            raise KernelSpecError(f"{name!r} is a runtime argument of {b.kernel}, not a constexpr.",
+                                  hint=f"Set it with --arg {name}=VALUE.")
+        elif name in LAUNCH_SHAPE:
+            b.shape_words[name] = _launch_int(name, text)
+        elif name in b.backend_options:
+            if name in b.launch_words and b.launch_words[name] != parse_scalar(text):
+                raise UsageError(f"-c {name}={text} and --{name.replace('_', '-')} {b.launch_words[name]} disagree.",
+                                 hint=f"Give {name} once.")
+            b.launch_words[name] = parse_scalar(text)
+        else:
+            _unknown_keyword(b, name)
+    for name, value in b.launch_params.items():  # an EXAMPLES entry's backend options reach the compile too
+        if name in b.backend_options and name not in b.constexpr_names:
+            b.launch_words.setdefault(name, value)
+
+
+def _unknown_keyword(b: _Binding, name: str) -> None:
+    other = "hip" if b.backend == "cuda" else "cuda"
+    if name in triton_api.backend_option_names(other):
+        raise UsageError(
+            f"-c {name}: {b.arch} compiles with Triton's {_backend_words(b.backend)} backend, which has no option "
+            f"{name!r} (the {_backend_words(other)} backend has).",
+            hint=f"Options of this backend: {', '.join(sorted(b.backend_options))}.")
+    hint_names = b.constexpr_names + list(b.launch_params)
+    raise KernelSpecError(
+        f"{b.kernel} has no constexpr named {name!r}.{close_matches(name, hint_names + sorted(b.backend_options))}",
+        hint=f"Its constexprs are: {', '.join(hint_names) or '(none)'}. -c also takes the options of "
+             f"Triton's {_backend_words(b.backend)} backend, as a launch does: "
+             f"{', '.join(sorted(b.backend_options - set(LAUNCH_SHAPE)))}.",
+    )
+
+
+def _launch_shape(b: _Binding) -> tuple[int | None, int | None]:
+    """num_warps and num_stages as the user gave them (None: not given); a constexpr named like one of them
+    gets the value a keyword launch gives both."""
+    num_warps = _one_value("num_warps", b.req.num_warps, b.shape_words.get("num_warps"), "--num-warps")
+    num_stages = _one_value("num_stages", b.req.num_stages, b.shape_words.get("num_stages"), "--num-stages")
+    for name, flag_value in (("num_warps", num_warps), ("num_stages", num_stages)):
+        if name in b.constexpr_names:
+            if name in b.given and flag_value is not None and b.values[name] != flag_value:
+                raise UsageError(f"-c {name}={b.values[name]} and the launch option {name}={flag_value} disagree: "
+                                 f"a launch passes {name} once, to the constexpr and to the compile.",
+                                 hint=f"Give {name} once.")
+            if flag_value is not None:
+                b.values[name] = flag_value
+                b.given.add(name)
+    return num_warps, num_stages
+
+
+def _check_arg_names(b: _Binding) -> None:
+    """Every --arg names a runtime argument (checked before any launch function or heuristic runs)."""
+    runtime = [n for n, c, _ in b.params if not c]
+    for name in (b.req.args or {}):
+        if name in b.constexpr_names:
+            raise KernelSpecError(f"{name!r} is a constexpr of {b.kernel}, not a runtime argument.",
+                                  hint=f"Set it with -c {name}=VALUE.")
+        if name not in b.names:
+            raise KernelSpecError(
+                f"{b.kernel} has no runtime argument named {name!r}.{close_matches(name, b.names)}",
+                hint=f"Its runtime arguments are: {', '.join(runtime)}.",
+            )
+
+
+def _autotune(b: _Binding, tuner) -> tuple[dict | None, dict[str, Any]]:
+    """One config of an autotuned kernel, as the tuner would try it: its constexprs and its keywords."""
+    declared = b.given | set((b.example or {}).get("constexprs", {}))  # an EXAMPLES entry names its config
+    autotune, tuned = _pick_config(tuner, b.req, b.values, declared, b.kernel, b.arch)
+    options = dict(tuned.get("options", {}))
+    for k, v in tuned.get("constexprs", {}).items():
+        if k in b.constexpr_names:
+            if k not in b.given:
+                b.values[k] = constexpr_value(v)
+        else:  # an AMD Config's waves_per_eu=2 and the like: a keyword the launch passes to the compile
+            options[k] = v
+    for k, v in options.items():
+        if k in LAUNCH_SHAPE:
+            continue
+        if k not in b.backend_options:
+            raise KernelSpecError(
+                f"Autotune config {autotune['index']} of {b.kernel} sets {k}={v}, which is no constexpr of the "
+                f"kernel and no option of Triton's {_backend_words(b.backend)} backend.",
+                hint="A launch would refuse it too (Triton: 'Keyword argument ... unrecognised').")
+        b.launch_words.setdefault(k, v)
+    return autotune, tuned
+
+
+def _heuristic_names(b: _Binding, heuristics) -> list[str]:
+    names = [n for h in heuristics for n in h.values]
+    clash = sorted(set(names) & b.given)
+    if clash:
+        raise UsageError(
+            f"-c {clash[0]}: {b.kernel} computes {clash[0]} with @triton.heuristics from its arguments; "
+            "a launch replaces any value passed for it.",
+            hint="Change the arguments it is computed from instead (see the kernel's @triton.heuristics).")
+    return names
+
+
+def _example_launch(b: _Binding) -> dict | None:
+    """What the EXAMPLES entry's launch function returns for this config (args, grid, check, flops)."""
+    example = b.example or {}
+    if not callable(example.get("launch")):
+        return None
+    try:
+        return example["launch"](b.shape, b.dtype, dict(b.values))
+    except Exception as e:
+        raise KernelSpecError(
+            f"The example launch for {b.kernel} rejected this config: {type(e).__name__}: {e}",
+            hint="Check the shape, dtype and constexprs against the kernel's EXAMPLES entry.",
+        ) from e
+
+
+def _runtime_args(b: _Binding, launch: dict | None) -> dict[str, Any]:
+    """Runtime arguments in the kernel's order: EXAMPLES launch < --arg < signature defaults."""
+    runtime = [(n, d) for n, c, d in b.params if not c]
+    args: dict[str, Any] = {}
+    if launch:
+        args.update({k: parse_arg_value(v) for k, v in launch.get("args", {}).items()})
+    for name, text in (b.req.args or {}).items():
+        args[name] = check_arg_text(name, text)
+    for name, default in runtime:
+        if name not in args and default is not inspect.Parameter.empty:
+            args[name] = default
+    missing = [n for n, _ in runtime if n not in args]
+    if missing:
+        raise KernelSpecError(
+            f"{b.kernel} needs a description of argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}.",
+            hint="Describe each with --arg, e.g. "
+            + " ".join(f"--arg {n}={'*fp16' if 'ptr' in n else '32'}" for n in missing[:3])
+            + " (a tensor is *DTYPE or DTYPE[dims]; ints and floats as numbers), "
+            "or declare EXAMPLES in the file (see README).",
+        )
+    return {n: args[n] for n, _ in runtime}
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "dtype" if value.startswith("tl.") else "string"
+    return "other"
+
+
+def _same_kind(kernel: str, name: str, text: Any, value: Any, known: Any, example: dict | None) -> Any:
+    """-c NAME=VALUE checked against the kind of value the kernel declares for NAME (its default, or its
+    EXAMPLES value): a word for a number, or a non-dtype for a dtype, is refused naming the parameter
+    before anything compiles, instead of failing deep inside Triton."""
+    if known is None or value is None:
+        return value
+    want, got = _kind(known), _kind(value)
+    where = "its EXAMPLES value" if example and name in (example.get("constexprs") or {}) else "its default"
+    if want in ("number", "bool") and got in ("string", "dtype"):
+        raise KernelSpecError(f"-c {name}={text}: not a number, bool or dtype, and {kernel}'s {name} is a "
+                              f"{want} ({where} is {known!r}).", hint=f"Give it a value like -c {name}={known!r}.")
+    if want == "dtype" and got != "dtype":
+        raise KernelSpecError(f"-c {name}={text}: {kernel}'s {name} is a dtype ({where} is {known}), and "
+                              f"{text!r} names none.", hint=f"Give a dtype: -c {name}=bf16, tl.bfloat16 or "
+                                                            "torch.bfloat16.")
+    return value
+
+
+def _backend_words(backend: str) -> str:
+    return {"cuda": "NVIDIA", "hip": "AMD"}.get(backend, backend)
+
+
+def _launch_int(name: str, text: Any) -> int:
+    value = parse_scalar(text)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"-c {name}={text}: {name} is a whole number.", hint=f"e.g. -c {name}=4")
+    return value
+
+
+def _one_value(name: str, flag: int | None, keyword: int | None, spelling: str) -> int | None:
+    """--num-warps 8 and -c num_warps=8 name one launch option: given both, they must agree."""
+    if flag is not None and keyword is not None and flag != keyword:
+        raise UsageError(f"{spelling} {flag} and -c {name}={keyword} disagree.", hint=f"Give {name} once.")
+    return flag if flag is not None else keyword
+
+
+def _check_constexpr(kernel: str, name: str, value: Any) -> None:
+    """A constexpr's value is one a launch can pass: a number, bool, None, string, dtype or a function."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return
+    if callable(value) or type(value).__name__ in ("JITFunction", "constexpr_function"):
+        return  # a @triton.jit function passed as a constexpr (an activation, say)
+    if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) or v is None for v in value):
+        return
+    raise KernelSpecError(f"Constexpr {name}={value!r} of {kernel} is not a value a launch can pass "
+                          "(a number, bool, string, dtype or None).", hint=f"Give it a value like -c {name}=16.")
+
+
+def _run_heuristics(heuristics, values: dict[str, Any], args: dict[str, Any], kernel: str, arch: str,
+                    gpu: str | None = None) -> None:
+    """@triton.heuristics values, computed as a launch computes them: from every bound argument."""
+    bound = {**stand_in_args(args), **{k: kernel_value(v) for k, v in values.items()}}
+    for wrapper in heuristics:
+        for name, fn in wrapper.values.items():
+            try:
+                with answering(arch, gpu)[0]:
+                    result = fn(bound)
+            except Exception as e:
+                raise KernelSpecError(
+                    f"{kernel}'s @triton.heuristics for {name} failed on these arguments: "
+                    f"{type(e).__name__}: {_one_line(e)}",
+                    hint="Check the arguments it reads (--arg); a tensor is DTYPE[dims] with its shape.") from e
+            values[name] = constexpr_value(result)
+            bound[name] = result
+
+
+def _pick_config(tuner, req: Request, values: dict[str, Any], given: set[str], kernel: str,
+                 arch: str) -> tuple[dict | None, dict[str, Any]]:
+    """The autotune config to compile: --config N (1-based), else the first, after prune_configs_by.
+
+    A real launch times every config and keeps the fastest, which needs a GPU; the pick is
+    recorded (KernelSpec.autotune) so the summary says which config this is and that a tuner
+    may choose another.  When -c sets every constexpr the configs tune, no config applies.
+    """
+    configs = triton_api.autotune_configs(tuner) or []
+    tuned_names = sorted({k for c in configs for k in c["constexprs"]})
+    if req.config is None and tuned_names and all(n in given for n in tuned_names):
+        return None, {}
+    if not configs:
+        if req.config is not None:
+            raise UsageError(f"--config {req.config}: {kernel}'s @triton.autotune has no configs.",
+                             hint="Leave --config out.")
+        return None, {}
+    pruned = configs
+    prune_note = None
+    prune = getattr(tuner, "early_config_prune", None)
+    if prune is not None:
+        bound = {**stand_in_args({n: parse_arg_value(t) for n, t in (req.args or {}).items()}),
+                 **{k: kernel_value(v) for k, v in values.items()}}
+        try:
+            with answering(arch, req.gpu)[0]:
+                kept = prune(list(tuner.configs), bound, **{k: kernel_value(v) for k, v in values.items()})
+            kept_ids = {id(c) for c in kept}
+            pruned = [c for c, raw in zip(configs, tuner.configs) if id(raw) in kept_ids] or configs
+            prune_note = f"prune_configs_by kept {len(pruned)} of {len(configs)}"
+        except Exception as e:
+            prune_note = f"prune_configs_by failed here ({type(e).__name__}: {_one_line(e)}): all configs kept"
+    index = req.config if req.config is not None else 1
+    if not 1 <= index <= len(pruned):
+        raise UsageError(f"--config {index}: {kernel} has {len(pruned)} autotune config"
+                         f"{'s' if len(pruned) != 1 else ''}" + (f" ({prune_note})" if prune_note else "") + ".",
+                         hint=f"Use --config 1 to {len(pruned)}, or `tritonscope sweep` to compile them all.")
+    chosen = pruned[index - 1]
+    info = {"index": index, "count": len(pruned), "of": len(configs), "chosen_by": "--config" if req.config else "first",
+            "prune": prune_note}
+    return info, chosen
+
+
+# The runaway guard: configs Triton is known to compile for many minutes (with a spinner only).
+# `compile --timeout SECONDS` lifts it, since the compile is then stopped if it runs away.
+MAX_STAGES = 16            # the pipeliner keeps a copy of every loop load per stage
+MAX_TILE_REGISTERS = 1024  # per thread, about 4x the 255 a thread can have: ptxas spills for minutes
+
+
+def runaway_guard(loaded: "Loaded") -> None:
+    """Refuse, before compiling, a config whose estimate says Triton would run away.
+
+    Two estimates, both documented in the README ("Runaway guard"):
+    num_stages above MAX_STAGES (UsageError, exit 2), and a tile whose fp32
+    values alone need more than MAX_TILE_REGISTERS registers per thread
+    (OutOfResourcesError, exit 6).  The tile is read from the BLOCK
+    constexprs: for a kernel that calls dot(), the M x N accumulator (the two
+    largest, or BLOCK x BLOCK when there is one); otherwise their product.
+    """
+
+    spec = loaded.spec
+    if spec.num_stages > MAX_STAGES:
+        raise UsageError(
+            f"--num-stages {spec.num_stages} is far above what a loop can use: Triton's pipeliner keeps a copy of "
+            f"each loop load per stage, and past {MAX_STAGES} stages a compile can run for many minutes.",
+            hint=f"Use {MAX_STAGES} stages or fewer (2-5 is usual), or give `compile --timeout SECONDS` "
+                 "to try it anyway with a time limit.")
+    blocks = sorted((v for n, v in spec.constexprs.items()
+                     if "BLOCK" in n.upper() and isinstance(v, int) and not isinstance(v, bool) and v > 0),
+                    reverse=True)
+    if not blocks:
+        return
+    if _calls_dot(loaded.jit_fn):
+        dims = [blocks[0], blocks[1] if len(blocks) > 1 else blocks[0]]
+    else:
+        dims = blocks
+    elements = 1
+    for d in dims:
+        elements *= d
+    arch = ARCHES.get(spec.arch)
+    warp = getattr(arch, "warp_size", 32)         # 64 on CDNA
+    limit = getattr(arch, "max_vgprs_per_wave", None) or getattr(arch, "max_regs_per_thread", 255)
+    threads = spec.num_warps * warp
+    per_thread = elements // threads
+    if per_thread > MAX_TILE_REGISTERS * limit // 255:  # about 4x what a thread of this target can have
+        tile = "x".join(map(str, dims))
+        raise OutOfResourcesError(
+            f"{spec.kernel} ({spec.label()}): its {tile} tile is about {per_thread:,} registers per thread "
+            f"({elements:,} values over {threads} threads; a thread of {spec.arch} has at most {limit}), so the "
+            f"compiler would spill for many minutes. Not compiled.",
+            hint="Use a smaller block (or more warps), or give `compile --timeout SECONDS` to try it anyway "
+                 "with a time limit.")
+
+
+def _calls_dot(jit_fn) -> bool:
+    """Whether the kernel's own source calls dot() (tl.dot, tl.dot_scaled): its tile is an M x N accumulator."""
+    try:
+        source = inspect.getsource(triton_api.python_function(jit_fn))
+    except (OSError, TypeError):
+        return False
+    return bool(re.search(r"\bdot(?:_scaled)?\s*\(", source))
