@@ -2,6 +2,11 @@
 
     python benchmarks/warm_speed.py             # 5 rounds; goals: warm repeat <= 0.25x, cold <= 1.2x
     python benchmarks/warm_speed.py --rounds 9
+    python benchmarks/warm_speed.py --against /tmp/old   # also an older checkout, interleaved
+
+With --against DIR (another checkout of tritonscope, e.g. `git worktree add
+/tmp/old REV`), the cold and warm kinds also run from DIR's code in the same
+rounds, so a refactoring is judged before/after on one machine at one load.
 
 The yardstick is a *cold bare compile*: a fresh `python -c` that only
 imports Triton, loads samples/matmul.py and calls `triton.compile` for the
@@ -103,12 +108,12 @@ assert kernel.asm["cubin"]
 BARE_SASS = BARE + 'assert "HMMA" in kernel.asm["sass"]\n'
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child) for one run."""
+def timed(argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child) for one run; `python -m` imports tritonscope from `cwd`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with open(os.devnull, "w") as out:
-        subprocess.run([sys.executable, *argv], env=env, check=True, stdout=out, cwd=ROOT)
+        subprocess.run([sys.executable, *argv], env=env, check=True, stdout=out, cwd=cwd)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -117,7 +122,12 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--against", type=Path, default=None,
+                        help="another tritonscope checkout whose cold and warm runs interleave with this one's")
+    args = parser.parse_args()
+    rounds, against = args.rounds, args.against
+    if against is not None and not (against / "tritonscope" / "__init__.py").is_file():
+        parser.error(f"--against {against}: no tritonscope package there")
 
     work = Path(tempfile.mkdtemp(prefix="tritonscope-warm-"))
     base = {k: v for k, v in os.environ.items()
@@ -126,6 +136,9 @@ def main() -> None:
     base["PYTHONPYCACHEPREFIX"] = str(work / "pyc")
     sample = str(ROOT / "samples" / "matmul.py")
     kinds = ("bare cold", "bare cold + SASS", "cold", "cold, key not early", "warm, no own cache", "result cache", "warm repeat")
+    compared = ("cold", "warm, no own cache", "result cache", "warm repeat")
+    if against is not None:
+        kinds += tuple(f"{k} (against)" for k in compared)
     results: dict[str, list[tuple[float, float]]] = {k: [] for k in kinds}
     try:
         for n in range(rounds + 1):  # round 0 fills the bytecode cache and is not counted
@@ -142,6 +155,12 @@ def main() -> None:
                 "result cache": timed(COMMAND, dict(both, TRITONSCOPE_REPLAY="0")),
                 "warm repeat": timed(COMMAND, both),
             }
+            if against is not None:
+                old = dict(base, TRITON_CACHE_DIR=str(work / f"ot{n}"), TRITONSCOPE_CACHE_DIR=str(work / f"os{n}"))
+                figures["cold (against)"] = timed(COMMAND, old, against)
+                figures["warm, no own cache (against)"] = timed(COMMAND + ["--no-cache"], old, against)
+                figures["result cache (against)"] = timed(COMMAND, dict(old, TRITONSCOPE_REPLAY="0"), against)
+                figures["warm repeat (against)"] = timed(COMMAND, old, against)
             if n:
                 for kind, figure in figures.items():
                     results[kind].append(figure)
@@ -154,9 +173,9 @@ def main() -> None:
     goals = {"cold": 1.2, "warm repeat": 0.25}
     print(f"tritonscope compile matmul --block 16 --arch sm_90: median of {rounds} rounds, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-    print(f"{'':20} {'wall s':>7} {'x bare':>7} {'cpu s':>7} {'x bare':>7}")
+    print(f"{'':30} {'wall s':>7} {'x bare':>7} {'cpu s':>7} {'x bare':>7}")
     for kind in kinds:
-        line = (f"{kind:20} {wall[kind]:7.3f} {wall[kind] / bare_wall:6.2f}x "
+        line = (f"{kind:30} {wall[kind]:7.3f} {wall[kind] / bare_wall:6.2f}x "
                 f"{cpu[kind]:7.3f} {cpu[kind] / bare_cpu:6.2f}x")
         if kind in goals:
             ok = wall[kind] / bare_wall <= goals[kind]
@@ -164,6 +183,9 @@ def main() -> None:
         print(line)
     print(f"cold against a bare compile that also asks Triton for its SASS: "
           f"{wall['cold'] / wall['bare cold + SASS']:.2f}x wall, {cpu['cold'] / cpu['bare cold + SASS']:.2f}x CPU")
+    if against is not None:
+        print(f"this checkout against {against}: " + ", ".join(
+            f"{k} {wall[k] / wall[k + ' (against)']:.2f}x wall ({cpu[k] / cpu[k + ' (against)']:.2f}x CPU)" for k in compared))
 
 
 if __name__ == "__main__":
