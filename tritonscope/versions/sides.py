@@ -1,0 +1,112 @@
+"""Another Triton as the side of a single-compile command: `compile --triton 3.6.0`, `sweep --triton ...`,
+`diff --a triton=...`.
+
+The value is what a `versions` side takes: a version (an environment tritonscope makes with pip and caches,
+envs.py) or the Python of an environment with Triton.  It is resolved before any compile (a bad version,
+a missing or broken environment is one line and its exit code), and the compile runs in a child of that
+environment's Python that speaks the usual child protocol (child.run_in_child); what comes back is an
+ordinary Artifact, so every view, report and the cost model work on it unchanged.
+
+Checked first, with no environment touched: a value that is neither a version nor a path (exit 2), a version
+older than 3.2 (exit 2), a path that does not exist (exit 3).  Then: a version with no environment yet is
+made (unless `install=False`: exit 3 with the command that makes it); a version pip does not have, no
+network, or an environment whose Python cannot import triton is an envs.EnvError (exit 3).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import typer
+
+from tritonscope.errors import UsageError
+
+TRITON_HELP = ("Compile with another Triton: a version (e.g. 3.6.0; an environment is made with pip and cached on "
+               "first use, see `tritonscope versions --envs`) or the Python of an environment with Triton "
+               "(/path/to/venv/bin/python, or the environment's folder). The compile runs in a child of that "
+               "environment.")
+TritonOpt = typer.Option(None, "--triton", metavar="VERSION|PYTHON", help=TRITON_HELP)
+PythonOpt = typer.Option(None, "--python", metavar="PYTHON",
+                         help="The Python of an environment with Triton to compile with (as --triton PATH).")
+
+
+def triton_choice(triton: str | None, python: str | None) -> str | None:
+    """The one value of --triton / --python; both, an empty value, or a version given to --python: exit 2."""
+    from tritonscope.versions.envs import is_python_path
+
+    if triton is not None and python is not None:
+        raise UsageError("Give --triton or --python, not both.",
+                         hint="--triton takes a version or a Python; --python only a Python.")
+    if python is not None:
+        if not python.strip():
+            raise UsageError("--python: give the path of a Python interpreter.")
+        if not is_python_path(python):
+            raise UsageError(f"--python {python}: not a path to a Python.",
+                             hint=f"For a Triton version use --triton {python}; for a Python give its path "
+                                  "(./venv/bin/python).")
+        return python
+    if triton is not None and not triton.strip():
+        raise UsageError("--triton: give a version (3.6.0) or the path of a Python.")
+    return triton
+
+
+def check_value(text: str) -> None:
+    """The cheap checks of a side's value, before anything slow (no pip, no child)."""
+    from tritonscope.versions.envs import check_version, is_python_path
+
+    if not is_python_path(text):
+        check_version(text)
+
+
+def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] | None = None):
+    """The TritonEnv for a side's value (envs.resolve), made when it is a version not cached yet."""
+    from tritonscope.versions import envs
+
+    check_value(text)
+    return envs.resolve(text, install=install, progress=progress)
+
+
+def say(env) -> Callable[[str], None]:
+    """Progress lines (the environment being made) on stderr."""
+    console = env.console(stderr=True)
+
+    def line(text: str) -> None:
+        from rich.markup import escape
+
+        console.print(escape(text), highlight=False)
+    return line
+
+
+def refuse_with(flag: str, what: str) -> None:
+    raise UsageError(f"--triton/--python cannot be combined with {flag}: {what}",
+                     hint=f"Run `tritonscope` inside that environment for {flag}, or leave {flag} out.")
+
+
+def compile_with_triton(request, triton_env, *, what: str = "The compile", timeout: float | None = None):
+    """`request` compiled in a child of `triton_env`'s Python, as an Artifact (no result cache: Triton's own
+    cache, keyed by its version, makes a repeat fast)."""
+    from dataclasses import asdict
+
+    from tritonscope.child import ChildTimeoutError, run_in_child
+    from tritonscope.commands._common import arch_default
+    from tritonscope.kernels import canonical_arch
+    from tritonscope.model import ARCHES
+    from tritonscope.result_cache import decode_artifact
+    from tritonscope.versions.run import Side
+
+    default = arch_default(request.arch)
+    arch = canonical_arch(request.arch) if request.arch else default
+    backend = ARCHES[arch].backend if arch in ARCHES else "cuda"
+    side = Side("A", triton_env)
+    kwargs = {"timeout": timeout} if timeout is not None else {}
+    try:
+        data = run_in_child("tritonscope.compile:compile_in_child",
+                            {"request": asdict(request), "default_arch": default},
+                            what=f"{what} with {side.label()}", env=side.child_env({backend}),
+                            python=triton_env.python, **kwargs)
+    except ChildTimeoutError:  # --timeout: exit 11, as a compile in this environment
+        from tritonscope.errors import CompileTimeoutError
+
+        raise CompileTimeoutError(f"{what} with {side.label()} did not finish within {timeout:g} s; it was stopped.",
+                                  hint="Give it more time with --timeout, or a smaller config.") from None
+    return decode_artifact(data)
