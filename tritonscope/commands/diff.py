@@ -318,24 +318,10 @@ def _say_env(env):
 
 
 def _compile_with_triton(request, triton_env, which: str):
-    """A side with triton=: compiled in a child of that environment (tritonscope/versions), as an Artifact."""
-    from dataclasses import asdict
+    """A side with triton=: compiled in a child of that environment (tritonscope/versions/sides.py)."""
+    from tritonscope.versions.sides import compile_with_triton
 
-    from tritonscope.child import run_in_child
-    from tritonscope.result_cache import decode_artifact
-    from tritonscope.versions.run import Side
-
-    default = c.arch_default(request.arch)
-    arch = request.arch or default
-    from tritonscope.kernels import canonical_arch
-    from tritonscope.model import ARCHES
-
-    backend = ARCHES[canonical_arch(arch)].backend
-    side = Side(which.upper(), triton_env)
-    data = run_in_child("tritonscope.compile:compile_in_child", {"request": asdict(request), "default_arch": default},
-                        what=f"The compile of side {which} with {side.label()}", env=side.child_env({backend}),
-                        python=triton_env.python)
-    return decode_artifact(data)
+    return compile_with_triton(request, triton_env, what=f"The compile of side {which.lower()}")
 
 
 def _diff_dict(d, divergence, loop=None) -> dict:

@@ -110,3 +110,54 @@ def compile_with_triton(request, triton_env, *, what: str = "The compile", timeo
         raise CompileTimeoutError(f"{what} with {side.label()} did not finish within {timeout:g} s; it was stopped.",
                                   hint="Give it more time with --timeout, or a smaller config.") from None
     return decode_artifact(data)
+
+
+def run_sweep_with_triton(requests: list, triton_env, *, default_arch: str, jobs: int, kernel: str = "",
+                          target: str = "", from_autotune: bool = False, on_row=None, timeout: float = 600):
+    """`sweep`'s grid compiled under another Triton: the configs split into `jobs` batches, one child of that
+    environment each, run at once.  No row cache (sweep's is keyed on this environment's Triton); Triton's own
+    cache makes a repeat fast.  A child that dies makes its configs rows with that error."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    from dataclasses import asdict
+
+    from tritonscope.child import run_in_child
+    from tritonscope.errors import TritonscopeError
+    from tritonscope.kernels import canonical_arch
+    from tritonscope.model import ARCHES
+    from tritonscope.sweep import SweepResult, SweepRow, _row_shell
+    from tritonscope.versions.run import Side
+
+    started = time.perf_counter()
+    side = Side("A", triton_env)
+    backends = {ARCHES[a].backend for a in (canonical_arch(r.arch) if r.arch else default_arch for r in requests)
+                if a in ARCHES}
+    n = max(1, min(jobs, len(requests)))
+    batches = [list(range(i, len(requests), n)) for i in range(n)]
+    result = SweepResult(kernel=kernel, target=target, rows=[], requested=len(requests), from_autotune=from_autotune,
+                         workers=n)
+
+    def run(batch: list[int]) -> list[SweepRow]:
+        payload = {"default_arch": default_arch, "rows": [(i, asdict(requests[i])) for i in batch]}
+        try:
+            rows = run_in_child("tritonscope.versions.worker:sweep_batch", payload,
+                                what=f"A sweep batch with {side.label()}", env=side.child_env(backends),
+                                timeout=timeout * len(batch), python=triton_env.python)
+            return [SweepRow(**r) for r in rows]
+        except TritonscopeError as e:
+            out = []
+            for i in batch:
+                row = _row_shell(i, requests[i])
+                row.error, row.error_kind = e.message, type(e).__name__
+                out.append(row)
+            return out
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        for fut in as_completed([pool.submit(run, b) for b in batches if b]):
+            for row in fut.result():
+                result.rows.append(row)
+                if on_row:
+                    on_row(row)
+    result.rows.sort(key=lambda r: r.index)
+    result.seconds = time.perf_counter() - started
+    return result
