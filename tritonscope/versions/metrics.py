@@ -34,8 +34,8 @@ _AMD_BRANCH_RE = re.compile(r"^\s*s_(?:c)?branch\w*\s+(\.LBB\d+_\d+)")
 _PTX_LABEL_RE = re.compile(r"^(\$L__BB\d+_\d+):")
 # 	@%p5 bra 	$L__BB0_2;    /   bra.uni 	$L__BB0_1;
 _PTX_BRANCH_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?bra(?:\.uni)?\s+(\$L__BB\d+_\d+)\s*;")
-# cp.async.wait_group 0;   wgmma.wait_group.sync.aligned 0;
-_PTX_WAIT_N_RE = re.compile(r"\bwait_group(?:\.\w+)*\s+(\d+)")
+# cp.async.wait_group 0;   wgmma.wait_group.sync.aligned 0;   cp.async.wait_group 0x2; (Triton 3.2 writes hex)
+_PTX_WAIT_N_RE = re.compile(r"\bwait_group(?:\.\w+)*\s+(0x[0-9a-fA-F]+|\d+)\b")
 # Triton 3.2 spells the GPU dialects triton_gpu / triton_nvidia_gpu (3.3 renamed them ttg / ttng).
 # %34 = ttg.convert_layout %33 : tensor<...>          (3.2: triton_gpu.convert_layout)
 _CONVERT_RE = re.compile(r"\b(?:ttg|triton_gpu)\.convert_layout\b")
@@ -186,7 +186,7 @@ def _memory_wait(ins, line: str, stage: str) -> bool | None:
     if ins.cls in ("async wait", "wgmma sync") or (ins.cls == "mbarrier" and "wait" in ins.op):
         m = _PTX_WAIT_N_RE.search(line)
         if m:
-            return int(m.group(1)) == 0
+            return int(m.group(1), 0) == 0
         return "wait_all" in line
     return None
 
