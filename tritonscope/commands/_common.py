@@ -6,6 +6,8 @@ from typing import List, Optional
 
 import typer
 
+from tritonscope.pipeline.arch import arch_default, default_arch  # noqa: F401  (commands ask through _common)
+
 from tritonscope.core.env import Env
 from tritonscope.core.errors import UsageError
 
@@ -57,24 +59,6 @@ def _arch_help() -> str:
 ArchOpt = typer.Option(None, "--arch", metavar="ARCH", help=_arch_help())
 ShapeOpt = typer.Option(None, "--shape", metavar="SHAPE", help="Problem shape for a sample, e.g. 1024x1024x1024 (M x N x K).")
 DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype for a sample: fp16, bf16, fp32, fp8e4nv, ...")
-
-
-def arch_default(arch_given) -> str:
-    """The default arch for a request: unused when the request names its own (then no local GPU is looked
-    for), else the local GPU's, else model.DEFAULT_ARCH."""
-    from tritonscope.core.model import DEFAULT_ARCH
-
-    return DEFAULT_ARCH if arch_given else default_arch()
-
-
-def default_arch() -> str:
-    """The local GPU's arch when there is one we know, else sm_90a."""
-    from tritonscope import triton_api
-    from tritonscope.core.model import DEFAULT_ARCH, arch_for_capability
-
-    cap = triton_api.local_gpu_capability()
-    arch = arch_for_capability(cap) if cap else None
-    return arch.name if arch else DEFAULT_ARCH
 
 
 LayoutsOpt = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses.")

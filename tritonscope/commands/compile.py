@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.versions import sides
 
 
 def compile_cmd(
@@ -57,6 +58,8 @@ def compile_cmd(
     timeout: Optional[float] = c.TimeoutOpt,
     no_cache: bool = c.NoCacheOpt,
     keep_paths: bool = c.KeepPathsOpt,
+    triton: Optional[str] = sides.TritonOpt,
+    python: Optional[str] = sides.PythonOpt,
 ):
     """Compile a kernel for a config and show every stage, annotated.
 
@@ -91,6 +94,8 @@ def compile_cmd(
       tritonscope compile matmul_autotuned --config 3 --stage none
 
       tritonscope compile matmul_grouped --shape 4096x4096x4096 --predict --gpu H100 --stage none
+
+      tritonscope compile matmul --arch gfx942 --triton 3.6.0 --stage amdgcn
     """
     from tritonscope.core.env import env_of
     from tritonscope.core.errors import OutOfResourcesError
@@ -115,8 +120,19 @@ def compile_cmd(
         from tritonscope.inputs.sources import check_emit_dir
 
         check_emit_dir(emit)
+    other = sides.triton_choice(triton, python)  # another Triton (tritonscope/versions/sides.py)
+    if other is not None:
+        sides.check_value(other)
+        if passes or explain:
+            sides.refuse_with("--passes" if passes else "--explain", "it compiles again in this environment.")
+        other = sides.resolve(other, progress=None if as_json else sides.say(env))
     trace = None
-    if passes:  # one compile in a child gives the stages and the pass table
+    if other is not None:
+        with c._spinner(env.console(stderr=True), not as_json, f"compiling {request.target} with Triton "
+                                                                f"{other.triton}..."):
+            artifact = sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
+                                                 timeout=timeout)
+    elif passes:  # one compile in a child gives the stages and the pass table
         from tritonscope.commands.passes import trace_request
 
         with trace_request(request, env, progress=not as_json) as trace:

@@ -117,6 +117,10 @@ def diff_cmd(
     gpu: Optional[str] = typer.Option(None, "--gpu", metavar="GPU",
                                       help="The GPU to predict for (implies --predict; default: the local GPU, else "
                                            "the arch's reference GPU)."),
+    loop: bool = typer.Option(False, "--loop",
+                              help="Also put the two sides' innermost loops side by side (SASS or AMDGCN, else PTX), "
+                                   "memory waits, drains, barriers, loads and MMAs marked; alone, it replaces the "
+                                   "stage diffs (add --stage to have both)."),
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the diff: .json, .txt or .html (by extension)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
@@ -162,6 +166,8 @@ def diff_cmd(
 
       tritonscope diff matmul --a triton=3.4.0 --b triton=3.6.0 --arch gfx950 --stage amdgcn
 
+      tritonscope diff matmul --a triton=3.6.0 --b triton=3.9.0 --arch gfx942 --loop
+
       tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90a --passes --stage none
 
       tritonscope diff matmul_grouped --shape 4096x4096x4096 --a BLOCK_M=64 --b BLOCK_M=128 --gpu H100 --stage none
@@ -175,7 +181,7 @@ def diff_cmd(
         raise UsageError(f"diff takes one or two targets, got {len(targets)}.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")
     # every backend's stages: a side without one shows it as missing (sm_90a has no AMDGCN, gfx942 no PTX)
-    stages = c.parse_stage_list(stage, every_stage_key())
+    stages = c.parse_stage_list("none" if loop and stage is None else stage, every_stage_key())
     if context < 0:
         raise UsageError(f"-U/--context {context}: give 0 or more lines.",
                          hint="e.g. -U 2 (the default), or -U 0 for the changed lines alone.")
@@ -287,14 +293,18 @@ def diff_cmd(
             an.prediction = predicted(an, gpu=gpu).to_dict()
     d = diff_analyses(analyses[0], analyses[1], stages=every_stage_key(), context=context,
                       force_different=force_different)
+    if loop:  # tritonscope/versions/loopview.py
+        from tritonscope.versions.loopview import loop_pair_of
+
+        loop = (loop_pair_of(analyses[0].artifact, analyses[1].artifact), context)
     if as_json:
-        typer.echo(json.dumps(_diff_dict(d, divergence), indent=1))
+        typer.echo(json.dumps(_diff_dict(d, divergence, loop), indent=1))
     else:
         console = env.console()
         with env.paged(console):
-            _print_diff(console, d, stages, max_lines, divergence)
+            _print_diff(console, d, stages, max_lines, divergence, loop)
     if save:
-        _save_diff(d, stages, max_lines, save, force=force, divergence=divergence)
+        _save_diff(d, stages, max_lines, save, force=force, divergence=divergence, loop=loop)
 
 
 def _say_env(env):
@@ -308,38 +318,30 @@ def _say_env(env):
 
 
 def _compile_with_triton(request, triton_env, which: str):
-    """A side with triton=: compiled in a child of that environment (tritonscope/versions), as an Artifact."""
-    from dataclasses import asdict
+    """A side with triton=: compiled in a child of that environment (tritonscope/versions/sides.py)."""
+    from tritonscope.versions.sides import compile_with_triton
 
-    from tritonscope.core.child import run_in_child
-    from tritonscope.pipeline.result_cache import decode_artifact
-    from tritonscope.versions.run import Side
-
-    default = c.arch_default(request.arch)
-    arch = request.arch or default
-    from tritonscope.inputs.kernels import canonical_arch
-    from tritonscope.core.model import ARCHES
-
-    backend = ARCHES[canonical_arch(arch)].backend
-    side = Side(which.upper(), triton_env)
-    data = run_in_child("tritonscope.pipeline.compile:compile_in_child", {"request": asdict(request), "default_arch": default},
-                        what=f"The compile of side {which} with {side.label()}", env=side.child_env({backend}),
-                        python=triton_env.python)
-    return decode_artifact(data)
+    return compile_with_triton(request, triton_env, what=f"The compile of side {which.lower()}")
 
 
-def _diff_dict(d, divergence) -> dict:
+def _diff_dict(d, divergence, loop=None) -> dict:
     out = d.to_dict()
+    if loop:
+        out["loop"] = loop[0].to_dict()
     if divergence is not None:
         div, from_start = divergence
         out["passes"] = {"divergence": div.to_dict() if div else None, "from_start": from_start}
     return out
 
 
-def _print_diff(console, d, stages, max_lines, divergence=None) -> None:
+def _print_diff(console, d, stages, max_lines, divergence=None, loop=None) -> None:
     from tritonscope.outputs.render.diff_view import diff_summary, stage_diff_panel
 
     console.print(diff_summary(d))
+    if loop:
+        from tritonscope.versions.loop_view import loop_panel
+
+        console.print(loop_panel(loop[0], d.a_label, d.b_label, context=loop[1]))
     if divergence is not None:
         from tritonscope.outputs.render.passes_view import divergence_view
 
@@ -349,7 +351,7 @@ def _print_diff(console, d, stages, max_lines, divergence=None) -> None:
             console.print(stage_diff_panel(s, max_lines=max_lines))
 
 
-def _save_diff(d, stages, max_lines, path: str, *, force: bool, divergence=None) -> Path:
+def _save_diff(d, stages, max_lines, path: str, *, force: bool, divergence=None, loop=None) -> Path:
     """Write .json / .txt / .html (stages side by side) through the one writer."""
     import io
 
@@ -357,13 +359,17 @@ def _save_diff(d, stages, max_lines, path: str, *, force: bool, divergence=None)
 
     fmt = check_path(path, force=force, formats=SAVE_FORMATS, what="diff")
     if fmt == "json":
-        text = json.dumps(_diff_dict(d, divergence), indent=1) + "\n"
+        text = json.dumps(_diff_dict(d, divergence, loop), indent=1) + "\n"
     elif fmt == "html":
         from tritonscope.outputs.render.html import render_html_diff
 
         text = render_html_diff(d)
+        if loop:  # the loop view as the terminal shows it, in a <pre> before the end of the page
+            from tritonscope.versions.loop_view import loop_html
+
+            text = text.replace("</body>", loop_html(loop[0], d.a_label, d.b_label, context=loop[1]) + "</body>", 1)
     else:
         console = SafeConsole(width=120, file=io.StringIO(), color_system=None, force_terminal=False)
-        _print_diff(console, d, stages, max_lines, divergence)
+        _print_diff(console, d, stages, max_lines, divergence, loop)
         text = console.file.getvalue()
     return write_atomic(path, text, force=force)

@@ -10,6 +10,7 @@ import typer
 
 from tritonscope.commands import _common as c
 from tritonscope.core.errors import ExitCode
+from tritonscope.versions import sides
 
 
 def sweep_cmd(
@@ -53,6 +54,8 @@ def sweep_cmd(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     width: Optional[int] = c.WidthOpt,
     color: Optional[bool] = c.ColorOpt,
+    triton: Optional[str] = sides.TritonOpt,
+    python: Optional[str] = sides.PythonOpt,
 ):
     """Compile a grid of configs in parallel and tabulate what each needs and whether it fits.
 
@@ -77,6 +80,8 @@ def sweep_cmd(
       tritonscope sweep vector_add -c BLOCK=1024,4096 --maxnreg 32 --arch sm_90a
 
       tritonscope sweep matmul_grouped -c BLOCK_K=32,64 -w 4,8 --shape 4096x4096x4096 --gpu H100 --sort predicted
+
+      tritonscope sweep matmul -c BLOCK=16,32 --arch gfx942 --triton 3.6.0
     """
     from tritonscope.measure import sweep as sw
     from tritonscope.core.env import env_of
@@ -87,6 +92,11 @@ def sweep_cmd(
         sw.check_save_path(save, force=force)
     if scheduler is not None:  # a bad address, or no `distributed`: exit 2 before any work
         scheduler = sw.check_scheduler(scheduler)
+    other = sides.triton_choice(triton, python)  # another Triton (tritonscope/versions/sides.py)
+    if other is not None:
+        sides.check_value(other)
+        if scheduler is not None:
+            sides.refuse_with("--scheduler", "the Dask workers compile with their own Triton.")
     requests, loaded, base, auto, arches = build_requests(target, constexpr, block, blocks, arg, num_warps,
                                                           num_stages, arch, shape, dtype, maxnreg, num_ctas,
                                                           fp_fusion, gpu)
@@ -106,14 +116,23 @@ def sweep_cmd(
         if status is not None:
             status.update(f"sweeping {loaded.spec.kernel}: {done[0]}/{len(requests)} done (last: {row.config})")
 
+    if other is not None:
+        other = sides.resolve(other, progress=None if as_json else sides.say(env))
     try:
-        result = sw.run_sweep(requests, default_arch=default_arch, jobs=jobs, use_cache=not no_cache,
-                              on_row=progress, kernel=loaded.spec.kernel, target=target, from_autotune=bool(auto),
-                              scheduler=scheduler)
+        if other is not None:
+            result = sides.run_sweep_with_triton(requests, other, default_arch=default_arch,
+                                                 jobs=jobs or sw.default_jobs(), on_row=progress,
+                                                 kernel=loaded.spec.kernel, target=target, from_autotune=bool(auto))
+        else:
+            result = sw.run_sweep(requests, default_arch=default_arch, jobs=jobs, use_cache=not no_cache,
+                                  on_row=progress, kernel=loaded.spec.kernel, target=target,
+                                  from_autotune=bool(auto), scheduler=scheduler)
     finally:
         if status is not None:
             status.stop()
     result.options = dict(base.options or {})
+    if other is not None and not as_json:
+        err.print(f"compiled with {other.label()}", markup=False, highlight=False)
 
     shortlist = sw.attach_predictions(result.rows, gpu, top=top)
     rows = sw.sort_rows(sw.filter_rows(result.rows, where), sort)
@@ -123,6 +142,8 @@ def sweep_cmd(
 
         data["rows"] = [asdict(r) for r in rows]
         data["shortlist"] = shortlist.to_dict()
+        if other is not None:
+            data["triton"] = {"version": other.triton, "python": other.python}
         typer.echo(json.dumps(data, indent=1))
     else:
         from rich.markup import escape

@@ -54,6 +54,16 @@ def wrap_stages(wrap, keys, *, cache_part: str) -> None:
     knobs.runtime.add_stages_inspection_hook = hook
 
 
+def knobs_module():
+    """`triton.knobs` (Triton 3.4 and newer), or None: Triton 3.2 and 3.3 have no knobs module (their settings
+    are environment variables read where they are used), so every caller says what it does without it."""
+    try:
+        from triton import knobs
+    except ImportError:
+        return None
+    return knobs
+
+
 def triton_series() -> tuple[int, int] | None:
     """(major, minor) of the installed Triton, e.g. (3, 9); None when Triton is not installed."""
     try:
@@ -133,11 +143,11 @@ def cache_invalidating_env_names() -> list[str]:
     """
     import re
 
-    from triton import knobs
     from triton._C.libtriton import get_cache_invalidating_env_vars
 
-    try:
-        with open(knobs.__file__, encoding="utf-8") as f:
+    knobs = knobs_module()
+    try:  # 3.2/3.3 have no knobs.py: the names come from the list below and the set variables
+        with open(knobs.__file__ if knobs else "", encoding="utf-8") as f:
             declared = f.read()
     except OSError:
         declared = ""

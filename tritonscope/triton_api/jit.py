@@ -43,13 +43,13 @@ def compile_kernel(jit_fn, bound: dict[str, Any], *, capability: int | None = No
         previous = getattr(driver, "_active", None)
         driver.set_active(_stand_in_driver(target))
         try:
-            jit_fn.device_caches.clear()  # never reuse another arch's binder
+            _forget_compiled(jit_fn)  # never reuse another arch's binder
             kernel = jit_fn.warmup(grid=(1,), **launch_keywords(bound, num_warps=num_warps, num_stages=num_stages,
                                                                 options=options))
             if hasattr(kernel, "result"):  # async compile mode: the remarks come while it finishes
                 kernel = kernel.result()
         finally:
-            jit_fn.device_caches.clear()
+            _forget_compiled(jit_fn)
             # reset_active() would build the default driver, which raises
             # on a machine with no GPU: put back exactly what was there.
             driver._active = previous
@@ -57,6 +57,20 @@ def compile_kernel(jit_fn, bound: dict[str, Any], *, capability: int | None = No
     meta_dict = meta._asdict() if hasattr(meta, "_asdict") else dict(vars(meta))
     return Compiled(asm=dict(kernel.asm), metadata=_json_safe(meta_dict), kernel_hash=str(meta_dict.get("hash", "")),
                     remarks=seen.get("remarks", []), cache_hit=seen.get("cache_hit"))
+
+
+def _forget_compiled(jit_fn) -> None:
+    """Drop the kernel's in-memory compiles and binder, so the next warmup specializes for the stand-in's target.
+
+    3.3 and newer keep both per device in `device_caches`; 3.2 keeps compiles in `cache` (per device) and one
+    `binder` made for the first backend it saw."""
+    if hasattr(jit_fn, "device_caches"):
+        jit_fn.device_caches.clear()
+        return
+    if hasattr(jit_fn, "cache"):
+        jit_fn.cache.clear()
+    if hasattr(jit_fn, "binder"):
+        jit_fn.binder = None
 
 
 def _json_safe(value):
@@ -83,10 +97,35 @@ def specialization_of(jit_fn, bound: dict[str, Any], capability: int | None = No
     backend = make_backend(gpu)
     binder = create_function_from_signature(jit_fn.signature, jit_fn.params, backend)
     with _torch_hidden(gpu), _hip_torch_probe_kept():
-        _, specialization, _ = binder(**bound)
+        answer = binder(**bound)
+    if len(answer) == 5:
+        return _specialization_32(jit_fn, answer[1])
+    _, specialization, _ = answer
     out = []
     for param, (ty, attr) in zip(jit_fn.params, specialization):
         out.append((param.name, str(ty), _attrs(backend, "" if attr is None else str(attr))))
+    return out
+
+
+# Triton 3.2's specialization codes (runtime/jit.py compute_spec_key): "D" divisible by 16, "1" equal to 1
+# (compiled as a constant), "N" nothing known.
+_SPEC_32 = {"D": ["tt.divisibility=16"], "1": ["equal_to_1"], "N": []}
+
+
+def _specialization_32(jit_fn, sig_and_spec) -> list[tuple[str, str, list[str]]]:
+    """Triton 3.2's binder answers (bound, types + codes, constexprs, values, extra): the types of the
+    runtime parameters, then one code per parameter it specializes; a code not in _SPEC_32 is shown as is."""
+    runtime = [p for p in jit_fn.params if not p.is_constexpr]
+    types, codes = list(sig_and_spec[:len(runtime)]), list(sig_and_spec[len(runtime):])
+    code_of = dict(zip([p.name for p in runtime if not p.do_not_specialize], codes))
+    out, i = [], 0
+    for param in jit_fn.params:
+        if param.is_constexpr:
+            out.append((param.name, "constexpr", []))
+            continue
+        code = code_of.get(param.name)
+        out.append((param.name, str(types[i]), _SPEC_32.get(code, [code] if code else [])))
+        i += 1
     return out
 
 

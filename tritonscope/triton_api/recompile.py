@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 from tritonscope.triton_api.env import _lock, quiet_known_warnings
 from tritonscope.triton_api.jit import _json_safe
@@ -118,10 +119,17 @@ def cached_stage_file(kernel_hash: str, name: str, ext: str) -> bytes | None:
     from pathlib import Path
 
     try:
-        from triton import knobs
+        from tritonscope.triton_api.env import knobs_module
 
+        knobs = knobs_module()
+        if knobs is not None:
+            cache = knobs.cache.dir
+        else:  # 3.2/3.3: TRITON_CACHE_DIR, else ~/.triton/cache
+            from triton.runtime.cache import default_cache_dir
+
+            cache = os.environ.get("TRITON_CACHE_DIR") or default_cache_dir()
         folder = base64.b32encode(bytes.fromhex(kernel_hash)).decode().rstrip("=")
-        return (Path(knobs.cache.dir) / folder / f"{name}.{ext}").read_bytes()
+        return (Path(cache) / folder / f"{name}.{ext}").read_bytes()
     except Exception:
         return None
 

@@ -445,11 +445,24 @@ def _diagnosed(out: dict):
     variable is left out of the key Triton computes (`_launch_env_vars`).  The
     kernel then has the launch's hash and metadata, and shares the launch's
     cache entry (a hit prints no remarks: the caller keeps its own copy).
+
+    Triton 3.2 and 3.3 have no knobs and no compilation listener: their
+    remarks are collected the same way, and whether the cache answered is
+    unknown (cache_hit None).
     """
-    from triton import knobs
-
     from tritonscope.triton_api.remarks import collect_remarks
+    from tritonscope.triton_api.env import knobs_module
 
+    knobs = knobs_module()
+    if knobs is None or not hasattr(knobs, "compilation"):
+        remarks = []
+        try:
+            with _launch_env_vars(), collect_remarks() as remarks:
+                yield out
+        finally:
+            out["remarks"] = [r.to_dict() for r in remarks]
+            out["cache_hit"] = None
+        return
     previous = getattr(knobs.compilation, "listener", None)
     hits: list[bool] = []
 

@@ -6,17 +6,23 @@ import os
 import subprocess
 
 def tool_path(name: str, capability: int | None = None) -> str | None:
-    """Path of a bundled tool: 'ptxas' (matching the arch), 'nvdisasm', 'cuobjdump'."""
+    """Path of a bundled tool: 'ptxas' (matching the arch), 'nvdisasm', 'cuobjdump'.
+
+    Triton 3.4 and newer name them through knobs (and get_ptxas(arch) gives an object with .path); 3.3's
+    get_ptxas(arch) gives (path, version), and 3.2 and 3.3 find every tool with _path_to_binary(name),
+    (path, version), which looks where the knobs look (TRITON_<NAME>_PATH, the wheel's bin folder, PATH)."""
     try:
-        from triton import knobs
+        from triton.backends.nvidia import compiler as nv
 
-        if name == "ptxas":
-            from triton.backends.nvidia import compiler as nv
+        from tritonscope.triton_api.env import knobs_module
 
-            if hasattr(nv, "get_ptxas"):
-                return nv.get_ptxas(capability or 80).path
-            return knobs.nvidia.ptxas.path
-        return getattr(knobs.nvidia, name).path
+        if name == "ptxas" and hasattr(nv, "get_ptxas"):
+            found = nv.get_ptxas(capability or 80)
+            return found.path if hasattr(found, "path") else found[0]
+        knobs = knobs_module()
+        if knobs is not None:
+            return getattr(knobs.nvidia, name).path
+        return nv._path_to_binary(name)[0]
     except Exception:  # a missing tool is reported by the caller as a warning
         return None
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from tritonscope.core.env import cache_dir
-from tritonscope.core.errors import NotFoundError, TritonscopeError, UsageError
+from tritonscope.core.errors import ExitCode, NotFoundError, TritonscopeError, UsageError
 
 # 3.4.0, 3.4, 3.5.1, 3.6.0rc1, 3.3.1.post1
 VERSION_RE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc)\d+)?(\.post\d+)?$")
@@ -37,7 +37,10 @@ PIP_TIMEOUT = 1800.0
 
 
 class EnvError(TritonscopeError):
-    """An environment that cannot be made or used (no such version, no network, broken)."""
+    """An environment that cannot be made or used (no such version, no network, broken): exit 3, as an
+    environment that is not there."""
+
+    exit_code = ExitCode.NOT_FOUND
 
 
 @dataclass(frozen=True)

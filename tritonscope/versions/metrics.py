@@ -34,15 +34,16 @@ _AMD_BRANCH_RE = re.compile(r"^\s*s_(?:c)?branch\w*\s+(\.LBB\d+_\d+)")
 _PTX_LABEL_RE = re.compile(r"^(\$L__BB\d+_\d+):")
 # 	@%p5 bra 	$L__BB0_2;    /   bra.uni 	$L__BB0_1;
 _PTX_BRANCH_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?bra(?:\.uni)?\s+(\$L__BB\d+_\d+)\s*;")
-# cp.async.wait_group 0;   wgmma.wait_group.sync.aligned 0;
-_PTX_WAIT_N_RE = re.compile(r"\bwait_group(?:\.\w+)*\s+(\d+)")
-# %34 = ttg.convert_layout %33 : tensor<...>
-_CONVERT_RE = re.compile(r"\bttg\.convert_layout\b")
-# #blocked1 = #ttg.blocked<{...}>     #mma = #ttg.amd_mfma<{...}>    #shared = #ttg.swizzled_shared<...>
-_ENCODING_RE = re.compile(r"^#\w+\s*=\s*#(?:ttg|ttng|ttg\.amd|amdgpu)\.(\w+)<", re.M)
+# cp.async.wait_group 0;   wgmma.wait_group.sync.aligned 0;   cp.async.wait_group 0x2; (Triton 3.2 writes hex)
+_PTX_WAIT_N_RE = re.compile(r"\bwait_group(?:\.\w+)*\s+(0x[0-9a-fA-F]+|\d+)\b")
+# Triton 3.2 spells the GPU dialects triton_gpu / triton_nvidia_gpu (3.3 renamed them ttg / ttng).
+# %34 = ttg.convert_layout %33 : tensor<...>          (3.2: triton_gpu.convert_layout)
+_CONVERT_RE = re.compile(r"\b(?:ttg|triton_gpu)\.convert_layout\b")
+# #blocked1 = #ttg.blocked<{...}>     #mma = #ttg.amd_mfma<{...}>    #shared = #triton_gpu.shared<...> (3.2)
+_ENCODING_RE = re.compile(r"^#\w+\s*=\s*#(?:ttg|ttng|ttg\.amd|amdgpu|triton_gpu|triton_nvidia_gpu)\.(\w+)<", re.M)
 # ttg.async_copy_global_to_local, amdgpu.buffer_load_to_local, ttng.async_tma_copy_global_to_local
-_TTGIR_ASYNC_RE = re.compile(r"\b(?:ttg\.async_copy_global_to_local|amdgpu\.buffer_load_to_local|"
-                             r"ttng\.async_tma_copy_global_to_local|ttng\.async_tma_gather)\b")
+_TTGIR_ASYNC_RE = re.compile(r"\b(?:(?:ttg|triton_gpu)\.async_copy_global_to_local|amdgpu\.buffer_load_to_local|"
+                             r"(?:ttng|triton_nvidia_gpu)\.async_tma_copy_global_to_local|ttng\.async_tma_gather)\b")
 # amdgpu.buffer_load / tt.load (loads into registers at the TTGIR level)
 _TTGIR_BUFFER_LOAD_RE = re.compile(r"\bamdgpu\.buffer_load\b(?!_to_local)")
 _TTGIR_LOAD_RE = re.compile(r"=\s*tt\.load\b")
@@ -185,7 +186,7 @@ def _memory_wait(ins, line: str, stage: str) -> bool | None:
     if ins.cls in ("async wait", "wgmma sync") or (ins.cls == "mbarrier" and "wait" in ins.op):
         m = _PTX_WAIT_N_RE.search(line)
         if m:
-            return int(m.group(1)) == 0
+            return int(m.group(1), 0) == 0
         return "wait_all" in line
     return None
 

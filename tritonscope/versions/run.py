@@ -12,6 +12,7 @@ never collide) and tritonscope's derived-data cache.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -129,7 +130,23 @@ def error_line(err: dict | None, side: Side | None = None) -> str:
         from tritonscope import triton_api
 
         return triton_api.LLD_HINT.format(version=side.triton if side else "this")
+    version = side.triton if side else "this"
+    # AttributeError: module 'triton.language' has no attribute 'make_tensor_descriptor'
+    m = _NO_TL_ATTR_RE.search(text)
+    if m:
+        return f"the kernel uses tl.{m.group(1)}, which Triton {version} does not have ({msg})"
+    # ModuleNotFoundError: No module named 'torch'
+    m = _NO_MODULE_RE.search(text)
+    if m and side is not None and side.env is not None and side.env.origin == "cache":
+        name = m.group(1).split(".")[0]
+        extra = " --index-url https://download.pytorch.org/whl/cpu" if name == "torch" else ""  # no CUDA needed
+        return (f"{msg} (the Triton {version} environment tritonscope made holds Triton only: install "
+                f"{name} there with {side.env.python} -m pip install {name}{extra}, or name a Python that has it)")
     return msg
+
+
+_NO_TL_ATTR_RE = re.compile(r"module 'triton\.language' has no attribute '(\w+)'")
+_NO_MODULE_RE = re.compile(r"No module named '([\w.]+)'")
 
 
 def current_python_side(name: str) -> Side:

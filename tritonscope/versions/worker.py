@@ -78,3 +78,14 @@ def recompile_found(path: str, key: str, arch: str):
     entry = find_entry(source, key)
     original = load_artifact(entry)
     return recompile(entry, original, arch=arch, constexprs=captured_constexprs(entry.record) or None)
+
+
+def sweep_batch(payload: dict) -> list[dict]:
+    """The child's side of a sweep under another Triton: each config compiled and reduced to a row, as
+    `sweep` does in its workers (sweep.compile_row: a failed config is a row with its error)."""
+    from dataclasses import asdict
+
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.measure.sweep import compile_row
+
+    return [asdict(compile_row(i, Request(**req), payload["default_arch"])) for i, req in payload["rows"]]

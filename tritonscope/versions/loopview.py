@@ -1,0 +1,324 @@
+"""Two compiles' innermost loops side by side: the loop view of `diff --loop`.
+
+Made for two Triton versions (what an upgrade did to the loop a kernel
+spends its time in), it takes any two compiles.  Per side:
+
+- the stage: the first of SASS, AMDGCN, PTX, LLVM IR that *both* sides have
+  (the machine code where there is one; an LLVM IR loop has no instruction
+  classes, so nothing in it is marked, and the view says so);
+- the loop: a label and a later branch back to it; the innermost loops are
+  those with no loop inside, and the one shown is the innermost loop with
+  the most tensor-core instructions, else the most memory loads, else the
+  longest (versions/metrics.py picks the report's "main loop" the same way);
+- every instruction, classified by the stage's dialect (tritonscope/language/dialects)
+  and marked where it matters for speed: `MMA` (mma, wgmma, v_mfma, tcgen05
+  mma), `WAIT` (a wait for outstanding global memory operations:
+  `s_waitcnt vmcnt(N)`, `cp.async.wait_group N`, `wgmma.wait_group N`,
+  SASS `DEPBAR`/`WARPGROUP.DEPBAR`, an mbarrier wait), `DRAIN` (such a wait
+  for zero outstanding: the loop stalls until every load in flight has
+  landed), `BAR` (a block-wide barrier), `LOAD` (a global or buffer load, an
+  async copy or a TMA copy into shared memory/LDS).
+
+The two bodies are aligned marks first, then opcodes (`align`), so a wait,
+an MMA or any instruction both loops have sits on one row and one only one
+side has faces a blank.  Nothing is guessed: an instruction the dialect does
+not know is shown as written and left unmarked.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Stages a loop is read from, best first.
+LOOP_STAGES = ("sass", "amdgcn", "ptx", "llir")
+MARKS = ("MMA", "DRAIN", "WAIT", "BAR", "LOAD")
+
+# .L_x_1:
+_SASS_LABEL_RE = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
+#         /*07b0*/              @!P0 BRA `(.L_x_1) ;
+_SASS_BRANCH_RE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?BRA(?:\.\w+)*\s+`\((\.L_\w+)\)")
+#         /*0410*/              @!P0 BRA `(.L_x_0) ;   -> "@!P0 BRA `(.L_x_0)"
+_SASS_TEXT_RE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;?\s*$")
+#         /*0a10*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;   (wgmma.wait_group 0)
+_SASS_WGMMA_WAIT_RE = re.compile(r"\bWARPGROUP\.DEPBAR\S*\s+gsb\d+,\s*(0x[0-9a-f]+|\d+)")
+# 12:                                               ; preds = %5, %12
+_LL_LABEL_RE = re.compile(r"^([\w.$-]+):")
+#   br i1 %40, label %12, label %41, !dbg !20      br label %12
+_LL_BRANCH_RE = re.compile(r"^\s*br\b.*")
+_LL_TARGET_RE = re.compile(r"label %([\w.$-]+)")
+
+
+@dataclass
+class LoopLine:
+    text: str                 # the instruction as written (address, comment and trailing ';' dropped)
+    op: str                   # its opcode, what the two sides are aligned on
+    mark: str | None = None   # one of MARKS, or None
+    detail: str | None = None  # what the mark means here ("vmcnt(0)", "mfma 16x16x16 f16")
+
+
+@dataclass
+class SideLoop:
+    stage: str
+    label: str                # the loop's label as written (".LBB0_2", "$L__BB0_1", ".L_x_1")
+    first_line: int           # 1-based line of the label in the stage
+    lines: list[LoopLine]
+    loops: int                # innermost loops the stage has (the view shows one)
+
+    def counts(self) -> dict[str, int]:
+        out = {"instructions": len(self.lines)}
+        for m in MARKS:
+            out[m.lower()] = sum(1 for ln in self.lines if ln.mark == m)
+        return out
+
+
+@dataclass
+class LoopRow:
+    a: LoopLine | None
+    b: LoopLine | None
+
+    @property
+    def same(self) -> bool:
+        return self.a is not None and self.b is not None and self.a.op == self.b.op
+
+
+@dataclass
+class LoopPair:
+    """Both sides' loops and their aligned rows; `why` says what is missing (no loop, no common stage)."""
+
+    stage: str | None
+    a: SideLoop | None
+    b: SideLoop | None
+    rows: list[LoopRow] = field(default_factory=list)
+    why: str | None = None
+    marked: bool = True       # False: the stage has no instruction classes (LLVM IR): nothing could be marked
+
+    def to_dict(self) -> dict[str, Any]:
+        def side(s: SideLoop | None):
+            if s is None:
+                return None
+            return {"stage": s.stage, "label": s.label, "first_line": s.first_line, "loops": s.loops,
+                    "counts": s.counts(), "lines": [asdict(ln) for ln in s.lines]}
+
+        rows = []
+        ia = ib = 0
+        for r in self.rows:
+            rows.append([ia if r.a is not None else None, ib if r.b is not None else None])
+            ia += r.a is not None
+            ib += r.b is not None
+        return {"stage": self.stage, "why": self.why, "marked": self.marked, "a": side(self.a), "b": side(self.b),
+                "rows": rows}
+
+
+# --------------------------------------------------------------------------
+# Finding the loop
+# --------------------------------------------------------------------------
+
+
+def _spans(lines: list[str], stage: str) -> list[tuple[int, int]]:
+    """(label line, branch line) of each loop: a branch back to a label above it."""
+    if stage in ("amdgcn", "ptx"):
+        from tritonscope.versions.metrics import loops
+
+        return loops(lines, stage)
+    labels: dict[str, int] = {}
+    out = []
+    for i, line in enumerate(lines):
+        if stage == "sass":
+            m = _SASS_LABEL_RE.match(line)
+            if m:
+                labels[m.group(1)] = i
+                continue
+            m = _SASS_BRANCH_RE.match(line)
+            if m and m.group(1) in labels:
+                out.append((labels[m.group(1)], i))
+        else:  # llir
+            m = _LL_LABEL_RE.match(line)
+            if m:
+                labels[m.group(1)] = i
+                continue
+            if _LL_BRANCH_RE.match(line):
+                back = [labels[t] for t in _LL_TARGET_RE.findall(line) if t in labels]
+                if back:
+                    out.append((min(back), i))
+    return out
+
+
+def _text(line: str, stage: str) -> str:
+    if stage == "sass":
+        m = _SASS_TEXT_RE.match(line)
+        return m.group(1) if m else line.strip()
+    if stage == "amdgcn":
+        return line.split(";")[0].strip()
+    if stage == "llir":
+        return re.sub(r",\s*!dbg !\d+", "", line).strip()
+    return line.strip().rstrip(";").rstrip()
+
+
+def _mark(ins, line: str, stage: str) -> tuple[str | None, str | None]:
+    """The mark of one classified instruction, and what it says (see the module doc)."""
+    from tritonscope.versions.metrics import TENSOR_CORE, _memory_wait
+
+    cls = ins.cls
+    if cls in TENSOR_CORE or cls == "wgmma":
+        return "MMA", ins.name
+    if stage == "sass":
+        m = _SASS_WGMMA_WAIT_RE.search(line)
+        if m:
+            n = int(m.group(1), 0)
+            return ("DRAIN" if n == 0 else "WAIT"), f"wgmma pending<={n}"
+        if cls == "async wait":  # DEPBAR.LE SB0, 0x1: cp.async groups
+            n = ins.facts.get("pending")
+            return (("DRAIN" if n == 0 else "WAIT"), f"cp.async pending<={n}") if n is not None else ("WAIT", None)
+        if cls == "mbarrier" and re.search(r"TRYWAIT|PHASECHK", ins.op):
+            return "WAIT", "mbarrier wait"
+    elif stage in ("amdgcn", "ptx"):
+        w = _memory_wait(ins, line, stage)
+        if w is not None:
+            detail = None
+            if stage == "amdgcn":
+                counters = ins.facts.get("counters") or {}
+                detail = ", ".join(f"{k}({v})" for k, v in counters.items() if k in ("vmcnt", "loadcnt")) or None
+            return ("DRAIN" if w else "WAIT"), detail
+        if stage == "ptx" and cls == "mbarrier" and "wait" in ins.op:
+            return "WAIT", "mbarrier wait"
+    if cls == "barrier":
+        return "BAR", None
+    if cls in ("global load", "async copy", "tma copy"):
+        return "LOAD", ins.name
+    return None, None
+
+
+def side_loop(stages: dict[str, str], stage: str) -> tuple[SideLoop | None, int]:
+    """The chosen innermost loop of one stage (None when it has none), and how many innermost loops it has."""
+    from tritonscope.language.dialects import dialect
+    from tritonscope.versions.metrics import innermost
+
+    text = stages.get(stage) or ""
+    lines = text.splitlines()
+    classify = dialect(stage).classify
+    # SASS ends with `.L_x_3: BRA \`(.L_x_3)`: a branch to itself after EXIT (padding), not a loop
+    inner = [sp for sp in innermost(_spans(lines, stage))
+             if any((ins := classify(raw)) is not None and ins.op for raw in lines[sp[0] + 1:sp[1]])]
+    best = None
+    for first, last in inner:
+        body: list[LoopLine] = []
+        for raw in lines[first + 1:last + 1]:
+            ins = classify(raw)
+            if ins is None or not ins.op:
+                continue
+            mark, detail = _mark(ins, raw, stage)
+            body.append(LoopLine(_text(raw, stage), ins.op, mark, detail))
+        score = (sum(ln.mark == "MMA" for ln in body), sum(ln.mark == "LOAD" for ln in body), len(body))
+        if best is None or score > best[0]:
+            label = lines[first].split(":")[0].strip()
+            best = (score, SideLoop(stage, label, first + 1, body, len(inner)))
+    return (best[1] if best else None), len(inner)
+
+
+def loop_pair(stages_a: dict[str, str], stages_b: dict[str, str]) -> LoopPair:
+    """The two sides' main innermost loops in the best stage both have, aligned row by row."""
+    common = [s for s in LOOP_STAGES if stages_a.get(s) and stages_b.get(s)]
+    if not common:
+        have = lambda st: ", ".join(s for s in LOOP_STAGES if st.get(s)) or "none"
+        return LoopPair(None, None, None, why=f"no stage both sides have to read a loop from (A: {have(stages_a)}; "
+                                             f"B: {have(stages_b)})")
+    # the best common stage where at least one side has a loop (SASS without a loop but PTX with one: the PTX's)
+    stage = common[0]
+    for s in common:
+        la, _ = side_loop(stages_a, s)
+        lb, _ = side_loop(stages_b, s)
+        if la is not None or lb is not None:
+            stage = s
+            break
+    else:
+        return LoopPair(stage, None, None, why="neither side has a loop")
+    pair = LoopPair(stage, la, lb, marked=(stage != "llir"))
+    missing = [w for w, s in (("A", la), ("B", lb)) if s is None]
+    if missing:
+        pair.why = f"side {missing[0]} has no loop in its {stage}"
+    pair.rows = align(la.lines if la else [], lb.lines if lb else [])
+    return pair
+
+
+def align(a: list[LoopLine], b: list[LoopLine]) -> list[LoopRow]:
+    """Rows of (A line, B line), in two steps so that what is marked lines up first:
+
+    1. the marked lines of each side are matched on their marks (MMA, WAIT, DRAIN ...) as anchors (difflib's
+       longest matching blocks): the n-th wait both loops share sits on one row, whatever its operands or width;
+    2. between two anchors, the lines are aligned on their opcodes the same way; a replaced stretch pairs its
+       lines in order, the longer side's remainder facing blanks; one only one side has faces a blank.
+    """
+    ma = [i for i, x in enumerate(a) if x.mark]
+    mb = [j for j, x in enumerate(b) if x.mark]
+    sm = difflib.SequenceMatcher(None, [a[i].mark for i in ma], [b[j].mark for j in mb], autojunk=False)
+    anchors = [(ma[blk.a + k], mb[blk.b + k]) for blk in sm.get_matching_blocks() for k in range(blk.size)]
+    rows: list[LoopRow] = []
+    pa = pb = 0
+    for ia, ib in anchors + [(len(a), len(b))]:
+        rows += _align_ops(a[pa:ia], b[pb:ib])
+        if ia < len(a):
+            rows.append(LoopRow(a[ia], b[ib]))
+        pa, pb = ia + 1, ib + 1
+    return rows
+
+
+def _align_ops(a: list[LoopLine], b: list[LoopLine]) -> list[LoopRow]:
+    sm = difflib.SequenceMatcher(None, [x.op for x in a], [x.op for x in b], autojunk=False)
+    rows: list[LoopRow] = []
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            rows += [LoopRow(a[i1 + k], b[j1 + k]) for k in range(i2 - i1)]
+        elif tag == "replace":
+            n = max(i2 - i1, j2 - j1)
+            rows += [LoopRow(a[i1 + k] if i1 + k < i2 else None, b[j1 + k] if j1 + k < j2 else None) for k in range(n)]
+        elif tag == "delete":
+            rows += [LoopRow(x, None) for x in a[i1:i2]]
+        else:
+            rows += [LoopRow(None, x) for x in b[j1:j2]]
+    return rows
+
+
+@dataclass
+class Fold:
+    """Rows a view leaves out: a run of rows neither side marks (A's and B's instructions in it)."""
+    rows: int
+    a: int
+    b: int
+
+
+def shown_rows(rows: list[LoopRow], context: int = 2) -> list[LoopRow | Fold]:
+    """The rows a view prints: every marked row and `context` rows on each side of it; a longer run of rows
+    neither side marks is folded to a Fold (the loop view is about where waits, loads and MMAs sit: the
+    full text is the stage diff's)."""
+    out: list[LoopRow | Fold] = []
+    run: list[LoopRow] = []
+
+    def flush(at_start: bool, at_end: bool):
+        keep_head = 0 if at_start else context
+        keep_tail = 0 if at_end else context
+        if len(run) > keep_head + keep_tail + 1:
+            out.extend(run[:keep_head])
+            mid = run[keep_head:len(run) - keep_tail]
+            out.append(Fold(len(mid), sum(r.a is not None for r in mid), sum(r.b is not None for r in mid)))
+            out.extend(run[len(run) - keep_tail:])
+        else:
+            out.extend(run)
+        run.clear()
+
+    first = True
+    for r in rows:
+        if (r.a is None or not r.a.mark) and (r.b is None or not r.b.mark):
+            run.append(r)
+        else:
+            flush(first, False)
+            first = False
+            out.append(r)
+    flush(first, True)
+    return out
+
+
+def loop_pair_of(artifact_a, artifact_b) -> LoopPair:
+    return loop_pair(dict(artifact_a.stages), dict(artifact_b.stages))
