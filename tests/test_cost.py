@@ -125,3 +125,32 @@ def test_prune_hook_keeps_predicted_top_k():
     assert len(kept) == 2
     ranked = sorted((x for x in hook.last if "predicted_ms" in x), key=lambda x: x["predicted_ms"])
     assert [str(c) for c in kept] == [x["config"] for x in ranked[:2]]
+
+
+def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
+    """tune's accounting, GPU-less: the short list is launched on the Triton cache its GPU-less compile filled
+    (every config's kernel is there to load), the full search on a fresh, empty one; the pick's ratio uses the
+    full search's own times and tune's time is its compile + predictions + short-list launches."""
+    from tritonscope.commands import tune as tune_mod
+    from tritonscope.kernels import Request
+
+    seen = []
+
+    def fake_time(requests, indices, arch, cache, warmup, rep):
+        seen.append((list(indices), len(tune_mod._kernels_in(cache))))
+        return {i: {"status": "ok", "measured_ms": 1.0 + 0.1 * i + (0.5 if len(seen) == 1 else 0), "measure_s": 2.0,
+                    "compiled_at_launch": len(seen) == 2} for i in indices}
+
+    monkeypatch.setattr(tune_mod, "_time_configs", fake_time)
+    reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=4, num_stages=1, shape="16777216",
+                    dtype="fp32", arch="sm_90a") for b in (256, 1024, 4096)]
+    res = tune_mod.tune(reqs, arch="sm_90a", gpu="H100", top=1, full=True, jobs=1)
+    (short, in_tune_cache), (every, in_full_cache) = seen
+    assert len(short) >= 1 and in_tune_cache == 3       # tune's cache holds all three GPU-less compiles
+    assert every == [0, 1, 2] and in_full_cache == 0     # the full search starts cold
+    pick = res["pick"]
+    assert pick["tune_measured_ms"] == pytest.approx(1.5 + 0.1 * pick["index"])
+    assert res["ratio"] == pytest.approx((1.0 + 0.1 * pick["index"]) / 1.0)   # full search's times, both sides
+    assert res["launch_compiled"] == 0 and res["full_compiled_at_launch"] == 3
+    assert res["tune_s"] == pytest.approx(res["compile_s"] + res["predict_s"] + 2.0 * len(short))
+    assert res["full_s"] == pytest.approx(6.0) and res["time_fraction"] == pytest.approx(res["tune_s"] / 6.0)

@@ -101,6 +101,24 @@ def _soft_max(values: list[float], p: float) -> float:
     return top * sum((v / top) ** p for v in values) ** (1.0 / p)
 
 
+def _loop_waits(lp: dict[str, Any], n: int) -> float | None:
+    """Load-use waits of `n` TTGIR iterations of one loop (None: not known, features before v3, or no LDG).
+
+    A loop ptxas unrolled k times runs its body n // k times (`waits` each); the n % k iterations left (all
+    of them when n < k) run in the straight code after it (its remainder), at that code's waits per load."""
+    ldgs, waits = lp.get("ldgs"), lp.get("waits")
+    if not ldgs or waits is None:
+        return None
+    k = max(1, int(lp.get("unroll") or 1))
+    full, rest = divmod(max(0, n), k)
+    total = float(full * waits)
+    if rest:
+        tail_ldgs, tail_waits = lp.get("tail_ldgs") or 0, lp.get("tail_waits") or 0
+        per_load = tail_waits / tail_ldgs if tail_ldgs else waits / ldgs
+        total += rest * (ldgs / k) * per_load
+    return total
+
+
 def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | None = None) -> Prediction:
     """The model proper: compiled facts + GPU -> Prediction.  Pure arithmetic (the benchmark refits it)."""
     if constants is None:
@@ -225,7 +243,19 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     if f.get("has_loop") and iters:
         depth = max(1, int(f.get("num_stages") or 1) - 1) if f.get("pipelined") else 1
         per_iter = lat / depth if f.get("pipelined") else lat * c["unpipelined_factor"]
-        latency_s = rounds * (iters * per_iter + outer * lat * c["tile_fixed"])
+        waits = None
+        if not f.get("pipelined"):
+            # Without async copies a thread waits a latency at each load-use wait of its loop (features v3:
+            # sass.load_waits), not once per iteration: a loop whose loads ptxas interleaves with their uses
+            # waits once per load, with a fraction of the bytes in flight.
+            if many:
+                got = [_loop_waits(lp, int(lp["iters"])) for lp in many]
+                waits = sum(got) if all(w is not None for w in got) else None
+            elif f.get("loop_waits"):
+                w = _loop_waits(f["loop_waits"], iters // outer)
+                waits = w * outer if w is not None else None
+        spent = waits * lat * c["unpipelined_factor"] if waits is not None else iters * per_iter
+        latency_s = rounds * (spent + outer * lat * c["tile_fixed"])
     else:
         latency_s = rounds * lat * c["tile_fixed"]
     terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
