@@ -412,7 +412,7 @@ def group_figures(data: dict, constants: dict | None = None) -> dict[str, dict]:
     return out
 
 
-def fit(data: dict, names: list[str], start: dict, rounds: int = 10) -> dict:
+def fit(data: dict, names: list[str], start: dict, rounds: int = 10, only: list[str] | None = None) -> dict:
     """Coordinate search on log-scaled constants: minimise, over the named groups, median |log error|
     plus (1 - Spearman) plus log regret (each group weighs the same)."""
     from tritonscope.cost import find_gpu
@@ -422,7 +422,9 @@ def fit(data: dict, names: list[str], start: dict, rounds: int = 10) -> dict:
     sel = [(g, timed_rows(g)) for g in data["groups"] if g["name"] in names]
     free = ["eff_wgmma", "eff_mma_legacy", "eff_fma", "issue_eff", "l2_gbs_per_sm", "dram_eff", "latency_ns",
             "unpipelined_factor", "tile_fixed", "softmax_p", "launch_us", "sfu_weight", "shared_eff", "spill_factor",
-            "l2_share", "issue_warps", "overlap_warps"]
+            "l2_share", "issue_warps", "overlap_warps", "l2_latency_ns"]
+    if only:   # refit only these (the others stay as calibration.json has them)
+        free = [n for n in free if n in only]
 
     def loss(c):
         total = 0.0
@@ -502,7 +504,7 @@ def report(args) -> int:
     print(f"{n} configs timed in {len(data['groups'])} groups; microbenchmarks {data.get('micro')}")
     constants = dict(calibration()["constants"])
     if args.fit:
-        constants = fit(data, SPLIT["train"], constants)
+        constants = fit(data, SPLIT["train"], constants, only=args.fit_only.split(",") if args.fit_only else None)
         print("fitted on", ", ".join(SPLIT["train"]))
         print(json.dumps({k: round(v, 4) for k, v in constants.items()}))
     figs = group_figures(data, constants)
@@ -583,6 +585,7 @@ def main() -> int:
     ap.add_argument("--out", help="measure on this GPU and write the configs, facts and times here (JSON)")
     ap.add_argument("--report", help="measured file(s), comma-separated: print the figures (no GPU)")
     ap.add_argument("--fit", action="store_true", help="refit the constants on the train groups first")
+    ap.add_argument("--fit-only", help="with --fit: refit only these constants (comma-separated)")
     ap.add_argument("--write-calibration", help="with --fit: write the constants here (calibration.json)")
     ap.add_argument("--json", help="with --report: write the figures here")
     ap.add_argument("--refresh", help="a measured file: recompile its configs and replace their compiled facts")

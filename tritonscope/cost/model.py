@@ -229,11 +229,13 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     # only while the first pass's bytes of every co-resident program fit in it; what does not fit is read
     # again from DRAM.
     reread_dram = 0.0
+    miss = 0.0   # the share of a later pass's re-reads that misses the L2
     passes = [lp.get("loaded") or 0 for lp in many]
     if len(passes) > 1 and passes[0] > 0:
         live = min(G, S * blocks) * passes[0]
         cap = (gpu.l2_bytes or c["default_l2_bytes"]) * c["l2_share"]
         if live > cap:
+            miss = 1 - cap / live
             reread_dram = (1 - cap / live) * sum(min(b, passes[0]) for b in passes[1:]) * G
             notes.append(f"the rows of co-resident programs ({live / 2**20:.0f} MiB) exceed the L2 share "
                          f"({cap / 2**20:.0f} MiB): later passes re-read {reread_dram / 1e6:.0f} MB from DRAM")
@@ -249,8 +251,13 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
             # sass.load_waits), not once per iteration: a loop whose loads ptxas interleaves with their uses
             # waits once per load, with a fraction of the bytes in flight.
             if many:
+                # Sibling loops after the first re-read what it loaded (a layer norm's passes): their waits last
+                # an L2 hit's latency, except for the share of the co-resident rows the L2 does not hold.
                 got = [_loop_waits(lp, int(lp["iters"])) for lp in many]
-                waits = sum(got) if all(w is not None for w in got) else None
+                if all(w is not None for w in got):
+                    lat_l2 = c.get("l2_latency_ns", c["latency_ns"]) * 1e-9
+                    later = lat_l2 + miss * (lat - lat_l2)
+                    waits = (got[0] + sum(got[1:]) * later / lat)
             elif f.get("loop_waits"):
                 w = _loop_waits(f["loop_waits"], iters // outer)
                 waits = w * outer if w is not None else None
