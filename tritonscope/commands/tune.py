@@ -10,7 +10,9 @@ best and the time it saved.
 Time accounting (--full):
 
 - The full search is what an autotuner does: each config is compiled when
-  it is first launched (cold: its own fresh, empty Triton cache), checked
+  it is first launched (cold: its own fresh, empty Triton cache, and the
+  JIT function's in-memory kernels forgotten before each launch, so a
+  config launched earlier in the same process is compiled again), checked
   and timed, one after another.  Its time is the sum of those launches.
 - tune's time is its whole path: warming the parent before the compile
   workers fork, the GPU-less compile of the whole grid (wall time, all
@@ -103,7 +105,14 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
         t = time.perf_counter()
         status, ms = "failed", None
         try:
-            b = bench_loaded(build_spec(requests[i], arch), warmup=warmup, rep=rep, with_torch=False)
+            loaded = build_spec(requests[i], arch)
+            # The kernel's module stays imported, and its JIT function keeps every kernel launched before in
+            # memory (another group's, the other phase's): forget them, so this launch finds its kernel the
+            # way a fresh process would, in `cache` or by compiling.
+            caches = getattr(loaded.jit_fn, "device_caches", None)
+            if caches is not None:
+                caches.clear()
+            b = bench_loaded(loaded, warmup=warmup, rep=rep, with_torch=False)
             status, ms = b.status, (b.kernel.ms if b.kernel else None)
         except Exception as e:  # one config that cannot launch is a row, not the end of the search
             status = f"failed: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
