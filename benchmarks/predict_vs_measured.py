@@ -20,7 +20,11 @@ and, on GEMM groups, the same for nvidia-matmul-heuristics (PyPI, GPU-less;
 its Triton target, predefined H100_SXM) when it is installed.  `--fit`
 refits the model's constants on the TRAIN groups only and prints the
 figures on the HELD-OUT groups (the split is SPLIT below), then writes
-the constants (`--write-calibration`).
+the constants (`--write-calibration`); `--fit-only a,b` refits only those
+(the third round refitted only the constants its structural change
+touches: unpipelined_factor, l2_latency_ns, l2_share, tile_fixed).
+`--report a.json,b.json` reads several measured files (the FRESH groups
+are in h100_measured_fresh.json).
 """
 
 from __future__ import annotations
@@ -564,7 +568,8 @@ def report(args) -> int:
                     errs.setdefault(p.regime, []).append(abs(p.predicted_ms / r["measured_ms"] - 1))
         h = data["header"]
         cal = {"schema": "tritonscope.cost.calibration",
-               "status": f"fitted by benchmarks/predict_vs_measured.py --fit on {', '.join(SPLIT['train'])}",
+               "status": f"fitted by benchmarks/predict_vs_measured.py --fit"
+                         f"{' --fit-only ' + args.fit_only if args.fit_only else ''} on {', '.join(SPLIT['train'])}",
                "fitted_on": {"gpu": "H100 SXM", "device": h["device"], "driver": h["driver"], "triton": h["triton"],
                              "torch": h["torch"], "date": h["date"], "groups": SPLIT["train"]},
                "microbenchmarks": data.get("micro"),

@@ -75,10 +75,10 @@ def _warm_parent(request, arch: str) -> None:
     A forked worker inherits the parent's imports and caches, so the kernel's module, the modules a sweep
     row uses, and Triton's cache key (SHA-256 over its 500 MB library: forked workers cannot use the early
     digest's thread, triton_api/key.py) are made once instead of once per worker.  Counted in tune's time."""
-    import tritonscope.compile  # noqa: F401  (the modules sweep.compile_row imports)
-    import tritonscope.cost.features  # noqa: F401
-    import tritonscope.explain  # noqa: F401
-    import tritonscope.summary  # noqa: F401
+    import tritonscope.compile  # (the modules sweep.compile_row imports)
+    import tritonscope.cost.features
+    import tritonscope.explain
+    import tritonscope.summary
     from tritonscope.binding import build_spec
 
     try:

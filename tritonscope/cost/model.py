@@ -12,7 +12,9 @@ busiest SM needs for its share of the launch, combined by a soft maximum
     DRAM        the compulsory bytes (each tensor once: the tile order is assumed to reuse L2) at the
                 measured share of the datasheet bandwidth
     latency     per round of co-resident blocks: each main-loop iteration waits a memory latency, divided by
-                the pipeline depth (num_stages - 1 with async copies), plus a prologue/epilogue per tile
+                the pipeline depth (num_stages - 1 with async copies); without async copies, each load-use
+                wait of the SASS loop body (sass.load_waits) waits one, an L2 hit's for a pass re-reading
+                what an earlier pass loaded; plus a prologue/epilogue per tile
 
 Wave quantization enters through programs per SM (ceil(grid / SMs)) and
 rounds (ceil(programs per SM / blocks per SM)).  The constants (unit
