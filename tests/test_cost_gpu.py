@@ -24,8 +24,12 @@ def test_tune_times_the_short_list_and_compares_with_the_full_search():
     assert all(r["status"] == "ok" and r["measured_ms"] > 0 for r in rows)    # --full timed every config
     best = min(r["measured_ms"] for r in rows)
     assert data["full_best"]["measured_ms"] == best
-    assert data["pick"]["measured_ms"] == min(r["measured_ms"] for r in short)
-    assert data["ratio"] == pytest.approx(data["pick"]["measured_ms"] / best)
+    assert data["pick"]["tune_measured_ms"] == min(r["tune_measured_ms"] for r in short)
+    assert data["ratio"] == pytest.approx(data["pick"]["measured_ms"] / best)   # the full search's own times
+    # the short list's launches loaded tune's GPU-less compiles (same cache key); the full search compiled cold
+    assert data["launched"] == 2 and data["launch_compiled"] == 0
+    assert not any(r["tune_compiled_at_launch"] for r in short)
+    assert data["full_compiled_at_launch"] == 9
     assert 0 < data["tune_s"] and data["saved_s"] == pytest.approx(data["full_s"] - data["tune_s"])
     words = CliRunner().invoke(app, ["tune", "layer_norm", "-c", "BLOCK=1024,4096", "-w", "4,8", "--shape",
                                      "4096x8192", "--top", "1"])

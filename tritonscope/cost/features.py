@@ -18,7 +18,7 @@ from typing import Any
 
 from tritonscope.cost.sass import read_sass
 
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3   # 3: load-use waits per SASS loop (sass.load_waits)
 TMA_OPS = ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load", "ttng.async_tma_copy_local_to_global",
            "tt.descriptor_store")
 
@@ -259,11 +259,17 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
     if len(inner) == len(leaves) and len(leaves) > 1:
         threads = 32 * int(spec.num_warps or 4)
         sass_loops = [{"counts": dict(lp.counts), "iters": n, "loaded": b, "local_bytes": lp.local_bytes,
-                       "unroll": _unroll(lp.ldg_bytes, _thread_bytes(ops, leaf.index, threads))}
+                       "unroll": _unroll(lp.ldg_bytes, _thread_bytes(ops, leaf.index, threads)),
+                       "ldgs": lp.ldgs, "waits": lp.waits, "tail_ldgs": lp.tail_ldgs, "tail_waits": lp.tail_waits}
                       for lp, leaf, n, b in zip(inner, leaves, busiest["leaf_iters"], busiest["leaf_loaded"])]
     loop_local = 0
+    loop_waits: dict[str, int] = {}
     if inner and main_loop is not None:
         loop_local = best.local_bytes
+        threads = 32 * int(spec.num_warps or 4)
+        loop_waits = {"ldgs": best.ldgs, "waits": best.waits, "tail_ldgs": best.tail_ldgs,
+                      "tail_waits": best.tail_waits, "unroll": _unroll(best.ldg_bytes,
+                                                                      _thread_bytes(ops, main_loop, threads))}
     loop_ops = {op.index for op in ops if main_loop is not None and main_loop in op.loops}
     try:
         ways_loop, ways_any = _bank_ways(ops, aliases, loop_ops)
@@ -294,4 +300,7 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
         "sass_loop": body, "sass_outside": outside, "sass_loops": sass_loops,
         # bytes of local memory (spill) traffic one thread's LDL/STL move: per main-loop iteration, and outside it
         "local_bytes_loop": loop_local, "local_bytes_outside": max(0, sass.local_bytes - loop_local), "bank_ways_loop": ways_loop, "bank_ways": ways_any,
+        # global loads and their load-use waits (sass.load_waits): the main loop's, and the code outside loops
+        "loop_waits": loop_waits, "outside_ldgs": sass.ldgs - sum(lp.ldgs for lp in sass.loops if lp.depth == 0),
+        "outside_waits": sass.waits,
     }

@@ -12,7 +12,9 @@ busiest SM needs for its share of the launch, combined by a soft maximum
     DRAM        the compulsory bytes (each tensor once: the tile order is assumed to reuse L2) at the
                 measured share of the datasheet bandwidth
     latency     per round of co-resident blocks: each main-loop iteration waits a memory latency, divided by
-                the pipeline depth (num_stages - 1 with async copies), plus a prologue/epilogue per tile
+                the pipeline depth (num_stages - 1 with async copies); without async copies, each load-use
+                wait of the SASS loop body (sass.load_waits) waits one, an L2 hit's for a pass re-reading
+                what an earlier pass loaded; plus a prologue/epilogue per tile
 
 Wave quantization enters through programs per SM (ceil(grid / SMs)) and
 rounds (ceil(programs per SM / blocks per SM)).  The constants (unit
@@ -99,6 +101,24 @@ def _soft_max(values: list[float], p: float) -> float:
     if top <= 0:
         return 0.0
     return top * sum((v / top) ** p for v in values) ** (1.0 / p)
+
+
+def _loop_waits(lp: dict[str, Any], n: int) -> float | None:
+    """Load-use waits of `n` TTGIR iterations of one loop (None: not known, features before v3, or no LDG).
+
+    A loop ptxas unrolled k times runs its body n // k times (`waits` each); the n % k iterations left (all
+    of them when n < k) run in the straight code after it (its remainder), at that code's waits per load."""
+    ldgs, waits = lp.get("ldgs"), lp.get("waits")
+    if not ldgs or waits is None:
+        return None
+    k = max(1, int(lp.get("unroll") or 1))
+    full, rest = divmod(max(0, n), k)
+    total = float(full * waits)
+    if rest:
+        tail_ldgs, tail_waits = lp.get("tail_ldgs") or 0, lp.get("tail_waits") or 0
+        per_load = tail_waits / tail_ldgs if tail_ldgs else waits / ldgs
+        total += rest * (ldgs / k) * per_load
+    return total
 
 
 def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | None = None) -> Prediction:
@@ -211,11 +231,13 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     # only while the first pass's bytes of every co-resident program fit in it; what does not fit is read
     # again from DRAM.
     reread_dram = 0.0
+    miss = 0.0   # the share of a later pass's re-reads that misses the L2
     passes = [lp.get("loaded") or 0 for lp in many]
     if len(passes) > 1 and passes[0] > 0:
         live = min(G, S * blocks) * passes[0]
         cap = (gpu.l2_bytes or c["default_l2_bytes"]) * c["l2_share"]
         if live > cap:
+            miss = 1 - cap / live
             reread_dram = (1 - cap / live) * sum(min(b, passes[0]) for b in passes[1:]) * G
             notes.append(f"the rows of co-resident programs ({live / 2**20:.0f} MiB) exceed the L2 share "
                          f"({cap / 2**20:.0f} MiB): later passes re-read {reread_dram / 1e6:.0f} MB from DRAM")
@@ -225,7 +247,24 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     if f.get("has_loop") and iters:
         depth = max(1, int(f.get("num_stages") or 1) - 1) if f.get("pipelined") else 1
         per_iter = lat / depth if f.get("pipelined") else lat * c["unpipelined_factor"]
-        latency_s = rounds * (iters * per_iter + outer * lat * c["tile_fixed"])
+        waits = None
+        if not f.get("pipelined"):
+            # Without async copies a thread waits a latency at each load-use wait of its loop (features v3:
+            # sass.load_waits), not once per iteration: a loop whose loads ptxas interleaves with their uses
+            # waits once per load, with a fraction of the bytes in flight.
+            if many:
+                # Sibling loops after the first re-read what it loaded (a layer norm's passes): their waits last
+                # an L2 hit's latency, except for the share of the co-resident rows the L2 does not hold.
+                got = [_loop_waits(lp, int(lp["iters"])) for lp in many]
+                if all(w is not None for w in got):
+                    lat_l2 = c.get("l2_latency_ns", c["latency_ns"]) * 1e-9
+                    later = lat_l2 + miss * (lat - lat_l2)
+                    waits = (got[0] + sum(got[1:]) * later / lat)
+            elif f.get("loop_waits"):
+                w = _loop_waits(f["loop_waits"], iters // outer)
+                waits = w * outer if w is not None else None
+        spent = waits * lat * c["unpipelined_factor"] if waits is not None else iters * per_iter
+        latency_s = rounds * (spent + outer * lat * c["tile_fixed"])
     else:
         latency_s = rounds * lat * c["tile_fixed"]
     terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}

@@ -44,6 +44,10 @@ class SassLoop:
     depth: int = 0             # 0: outermost
     local_bytes: int = 0       # bytes one thread's LDL/STL in the body move (spill traffic per iteration)
     ldg_bytes: int = 0         # bytes one thread's LDG in the body load (against the TTGIR's: ptxas unrolling)
+    ldgs: int = 0              # LDG instructions in the body
+    waits: int = 0             # load-use waits in one pass of the body (see load_waits)
+    tail_ldgs: int = 0         # LDGs of the straight code after the loop, up to the next loop (ptxas's remainder)
+    tail_waits: int = 0        # load-use waits of that code
 
     @property
     def instructions(self) -> int:
@@ -56,6 +60,8 @@ class SassProgram:
     loops: list[SassLoop]                  # outermost first
     mma_shapes: list[str]                  # "64x256x16" of each HGMMA, "16816" of HMMA ...
     local_bytes: int = 0                   # bytes one thread's LDL/STL move, the whole kernel (static)
+    ldgs: int = 0                          # LDG instructions, the whole kernel (static)
+    waits: int = 0                         # load-use waits of the code outside every loop
 
     def innermost(self) -> list[SassLoop]:
         """Loops that contain no other loop."""
@@ -80,8 +86,52 @@ def _access_bytes(cls: str, modifiers: str) -> int:
     return _WIDTH_BYTES[m.group(1)] if m else 4
 
 
+#   LDG.E.128 R20, desc[UR12][R16.64]  ->  R20..R23 written;   HADD2.F32 R19, -RZ, R21.H1_H1  ->  R19, R21 named
+_REG_RE = re.compile(r"\bR(\d+)(\.64\b)?")
+_LDG_REGS = {"128": 4, "64": 2}
+
+
+def _registers(operands: str) -> set[int]:
+    """The general registers an instruction names (a `.64` pair names both)."""
+    out: set[int] = set()
+    for m in _REG_RE.finditer(operands):
+        r = int(m.group(1))
+        out.add(r)
+        if m.group(2):
+            out.add(r + 1)
+    return out
+
+
+def load_waits(instrs: list[tuple[str, str, str]]) -> tuple[int, int]:
+    """(LDGs, load-use waits) of straight-line code: [(opcode with modifiers, class, operands)] in order.
+
+    A thread keeps issuing past a global load until an instruction names a register the load has not yet
+    written (its scoreboard wait); that wait lasts a memory latency, and every load issued before it was in
+    flight together.  So the waits, not the loads, count the latencies a pass costs: ptxas hoists all of a
+    loop's loads above their first use when registers allow (one wait), or interleaves load and use (one wait
+    per load, a quarter of the bytes in flight for four loads).  Loads still pending at the end are consumed
+    after it: one more wait."""
+    pending: set[int] = set()
+    ldgs = waits = 0
+    for full, cls, operands in instrs:
+        regs = _registers(operands)
+        if pending and regs & pending:
+            waits += 1
+            pending.clear()
+        if cls == "ldg":
+            ldgs += 1
+            first = _REG_RE.search(operands)
+            if first:
+                width = _LDG_REGS.get(full.rsplit(".", 1)[-1], 1)
+                pending.update(range(int(first.group(1)), int(first.group(1)) + width))
+    if pending:
+        waits += 1
+    return ldgs, waits
+
+
 def read_sass(text: str) -> SassProgram:
     instrs: list[tuple[int, str, str]] = []    # (address, class, opcode with modifiers)
+    operands: dict[int, str] = {}              # address -> operand text
     widths: dict[int, int] = {}                # address -> bytes of a local load/store
     ldg: dict[int, int] = {}                   # address -> bytes of a global load
     labels: dict[str, int] = {}
@@ -108,6 +158,7 @@ def read_sass(text: str) -> SassProgram:
             continue
         cls = _classify(op)
         instrs.append((addr, cls, op + m.group(3)))
+        operands[addr] = m.group(4)
         if cls in ("ldl", "stl"):
             widths[addr] = _access_bytes(cls, m.group(3))
         elif cls == "ldg":
@@ -139,4 +190,18 @@ def read_sass(text: str) -> SassProgram:
     loops = sorted(by_start.values(), key=lambda lp: (lp.start, -lp.end))
     for lp in loops:
         lp.depth = sum(1 for o in loops if o is not lp and o.start <= lp.start and lp.end <= o.end)
-    return SassProgram(counts, loops, shapes, sum(widths.values()))
+
+    def code(lo: int, hi: int) -> list[tuple[str, str, str]]:
+        return [(full, cls, operands[a]) for a, cls, full in instrs if lo <= a <= hi]
+
+    for lp in loops:
+        lp.ldgs, lp.waits = load_waits(code(lp.start, lp.end))
+    starts = sorted(lp.start for lp in loops)
+    for lp in loops:
+        nxt = next((s for s in starts if s > lp.end), None)
+        lp.tail_ldgs, lp.tail_waits = load_waits(code(lp.end + 1, (nxt - 1) if nxt is not None else 1 << 62))
+    straight = [(full, cls, operands[a]) for a, cls, full in instrs
+                if not any(lp.start <= a <= lp.end for lp in loops)]
+    ldgs, waits = load_waits(straight)
+    return SassProgram(counts, loops, shapes, sum(widths.values()), sum(1 for _, c, _ in instrs if c == "ldg"),
+                       waits)
