@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import re
 from typing import Any
 
@@ -260,6 +263,15 @@ def _resolve(encoding: str, aliases: dict[str, str]) -> str:
 
 def bank_conflicts(register_layout: str, shared_layout: str, shape: list[int], bits: int,
                    max_vector: int | None = None) -> dict[str, Any] | None:
+    """bank_conflicts of these layouts, computed once per process for the same arguments (a sweep's
+    configs share their layouts often; the answer depends on nothing else)."""
+    found = _bank_conflicts_once(register_layout, shared_layout, tuple(shape), bits, max_vector)
+    return copy.deepcopy(found)
+
+
+@functools.lru_cache(maxsize=256)
+def _bank_conflicts_once(register_layout: str, shared_layout: str, shape: tuple[int, ...], bits: int,
+                         max_vector: int | None = None) -> dict[str, Any] | None:
     """Wavefronts of a warp's ld.shared/st.shared of this register tensor, from the layouts.
 
     Each thread moves its registers in vectors of up to 16 bytes: as many

@@ -401,8 +401,8 @@ def offset_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[t
         ins = ["partition", "offset"] if "partition" in ll.bases else ["offset"]
         first = first_inputs(ll, ins, window, {"block": 0} if "block" in ll.bases else None)
         return {e: padded_offset(v["offset"], padding) if padding else v["offset"] for e, (v, _) in first.items()}
-    for off in range(ll.in_size("offset")):
-        out.setdefault(ll.apply(offset=off), padded_offset(off, padding) if padding else off)
+    for off, element in enumerate(ll.outputs_of("offset")):
+        out.setdefault(element, padded_offset(off, padding) if padding else off)
     return out
 
 

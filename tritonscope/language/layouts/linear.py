@@ -79,6 +79,14 @@ class LinearLayout:
                     out = [o ^ x for o, x in zip(out, b)]
         return tuple(out)
 
+    def outputs_of(self, dim: str) -> list[tuple[int, ...]]:
+        """apply(dim=i) for every i in range(in_size(dim)), in that order: each basis vector doubles the
+        list (out[i + 2**k] = out[i] XOR basis k), one XOR per output instead of one per set bit."""
+        outs = [tuple(0 for _ in self.outs)]
+        for b in self.bases.get(dim, []):
+            outs += [tuple(o ^ x for o, x in zip(prev, b)) for prev in outs]
+        return outs
+
     # -- algebra ----------------------------------------------------------
     def __mul__(self, outer: "LinearLayout") -> "LinearLayout":
         inner = self
