@@ -250,13 +250,6 @@ def readable_metavars(fn) -> None:
             info.metavar = "TEXT"
 
 
-def _argument_display_type(self, ctx):
-    """An argument with a metavar shows just that (typer would add '<str>' or '<list[str]>' after it)."""
-    return None if self.metavar else self.display_type(ctx)
-
-
-typer.core.TyperArgument.display_type_rich = _argument_display_type
-
 for _name, _fn in COMMANDS.items():
     readable_metavars(_fn)
     app.command(_name, help=command_help(_name, _fn))(handle_errors(_fn))
