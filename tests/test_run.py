@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tritonscope.cli import app
+from tritonscope.core.errors import ExitCode
 
 runner = CliRunner()
 
@@ -52,9 +53,49 @@ def test_run_interpret_catches_a_wrong_kernel(tmp_path):
         "            'grid': (triton.cdiv(n, c['BLOCK']),), 'check': {'out_ptr': lambda x_ptr: x_ptr}}\n\n"
         "EXAMPLES = {'k': {'shape': (256,), 'dtype': 'fp32', 'constexprs': {'BLOCK': 64}, 'launch': launch}}\n")
     result = invoke("run", f"{src}:k", "--interpret", "--json")
-    assert result.exit_code == 1, result.output
-    (check,) = json.loads(result.output)["checks"]
+    assert result.exit_code == ExitCode.WRONG_RESULT, result.output  # 12, never 1 (a bug)
+    (check,) = json.loads(result.stdout)["checks"]  # the error goes to stderr, after the JSON
     assert check["unwritten"] == 128 and not check["passed"]
+    assert "error: k: 1 of 1 output did not match torch: out_ptr." in result.stderr
+
+
+def test_run_without_a_check_is_no_result_not_a_pass(tmp_path):
+    """A launch that declares no check: nothing was compared, so exit 13 (no result), never 0 and never 1."""
+    src = tmp_path / "nocheck.py"
+    src.write_text(
+        "import triton\nimport triton.language as tl\n\n"
+        "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n\n"
+        "def launch(shape, dtype, c):\n"
+        "    (n,) = shape\n"
+        "    return {'args': {'x_ptr': f'{dtype}[{n}]', 'out_ptr': f'{dtype}[{n}]', 'n': n},\n"
+        "            'grid': (triton.cdiv(n, c['BLOCK']),)}\n\n"
+        "EXAMPLES = {'k': {'shape': (64,), 'dtype': 'fp32', 'constexprs': {'BLOCK': 64}, 'launch': launch}}\n")
+    result = invoke("run", f"{src}:k", "--interpret")
+    assert result.exit_code == ExitCode.NO_RESULT, result.output
+    assert "declares no check, so nothing was compared" in result.output
+    assert "error: k: the launch declares no check" in " ".join(result.output.split())
+
+
+def _row(label, status, shape=(64, 64, 64)):
+    from tritonscope.measure.bench import BenchRow
+
+    return BenchRow(label, shape, "fp16", {}, 4, 3, status)
+
+
+def test_bench_outcome_codes():
+    """bench's exit: 0 with rows that fit or not, 12 for a wrong result (first), 13 for a failed or impossible row."""
+    from tritonscope.commands.bench import bench_outcome
+    from tritonscope.core.errors import NoResultError, WrongResultError
+
+    assert bench_outcome([_row("A", "ok"), _row("B", "out of resources")]) is None
+    wrong = bench_outcome([_row("A", "ok"), _row("B", "wrong"), _row("C", "failed")])
+    assert isinstance(wrong, WrongResultError) and wrong.exit_code == ExitCode.WRONG_RESULT == 12
+    assert wrong.message == "1 of 3 configs computed a wrong result: B."
+    none = bench_outcome([_row("A", "failed"), _row("B", "measurement error", (8,)), _row("C", "ok")])
+    assert isinstance(none, NoResultError) and none.exit_code == ExitCode.NO_RESULT == 13
+    assert none.message == ("Of 3 configs, 1 failed (A 64x64x64) and 1 gave a figure that cannot be true (B 8).")
 
 
 def test_run_interpret_notes_tf32_for_fp32_dots():

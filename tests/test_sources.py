@@ -367,7 +367,8 @@ def captured(tmp_path_factory):
 
 def test_capture_records_every_compile(captured):
     cap, result = captured
-    assert result.returncode == 3, result.stderr  # the program's exit code passes through
+    assert result.returncode == ExitCode.PROGRAM_FAILED, result.stderr  # 14: the program failed, its status named
+    assert "The program (" in result.stderr and "exited with status 3." in result.stderr
     assert "2 kernels recorded" in result.stderr
     data = json.loads(invoke("open", cap, "--json").output)
     assert data["kind"] == "capture" and len(data["kernels"]) == 2
@@ -766,9 +767,10 @@ def test_cache_metadata_gives_the_cache_invalidating_environment(made):
     assert recorded["complete"] is False  # the tool knobs are not in a cache entry
 
 
-def test_capture_passes_on_a_signal_as_a_shell_does(tmp_path):
-    """A program killed by SIGTERM: capture exits 143 (128+15), not 241 (what -15 becomes as an exit status)."""
+def test_capture_names_a_signal_as_a_shell_does(tmp_path):
+    """A program killed by SIGTERM: capture exits 14 and says 143 (128+15), not 241 (-15 as an exit status)."""
     killed = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
     result = subprocess.run([sys.executable, "-m", "tritonscope", "capture", "-o", str(tmp_path / "cap"), "--",
                              sys.executable, "-c", killed], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 128 + 15, result.stderr
+    assert result.returncode == ExitCode.PROGRAM_FAILED, result.stderr
+    assert "was killed by signal 15 (SIGTERM, a shell reports 143)" in " ".join(result.stderr.split())

@@ -83,6 +83,26 @@ def test_cli_sweep_parallel_with_a_failing_config_then_cached(fresh_cache):
     assert [(x["num_warps"], x["cached"]) for x in data["rows"]] == [(4, True), (2, True)]
 
 
+def test_cli_ctrl_c_shows_what_finished_and_exits_130(fresh_cache, monkeypatch):
+    """The command's Ctrl-C: the rows that finished, 'interrupted: ...' (no 'error:') and exit 130."""
+    from tritonscope.core.errors import ExitCode
+
+    real = sw.run_sweep
+
+    def interrupted_after_first_row(requests, **kw):
+        def stop(row):
+            raise KeyboardInterrupt
+
+        return real(requests, **{**kw, "on_row": stop, "jobs": 1, "use_cache": False})
+
+    monkeypatch.setattr(sw, "run_sweep", interrupted_after_first_row)
+    r = runner.invoke(app, ["sweep", "matmul", "-c", "BLOCK=16", "--num-warps", "2,4", "--arch", "sm_90",
+                            "--width", "200", "--no-color"])
+    assert r.exit_code == ExitCode.INTERRUPTED, r.output
+    assert "interrupted: 1 of 2 configs finished (shown above)." in r.output
+    assert "error:" not in r.output
+
+
 def test_ctrl_c_stops_workers_and_keeps_what_finished(fresh_cache):
     reqs = [Request("matmul", constexprs={"BLOCK": "16"}, num_warps=w, num_stages=s, arch="sm_90a")
             for w in (1, 2, 4) for s in (1, 2)]

@@ -33,7 +33,7 @@ from tritonscope.commands import samples as samples_cmd
 from tritonscope.commands import show as show_cmd
 from tritonscope.commands import sweep as sweep_cmd
 from tritonscope.core.env import Env, env_of
-from tritonscope.core.errors import ExitCode, TritonscopeError
+from tritonscope.core.errors import ExitCode, InterruptedRunError, TritonscopeError
 
 # "\b" alone on a paragraph's first line keeps click from rewrapping it: one code, one example per line.
 EXIT_CODES_HELP = "\b\n" + "\n".join(f"{c.value:>3}  {c.name.lower().replace('_', ' ')}"
@@ -51,7 +51,7 @@ app = typer.Typer(
     "      --arg n=1024 -c BLOCK=256\n"
     "  tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90\n\n"
     f"Exit codes:\n\n{EXIT_CODES_HELP}\n\n"
-    "run and bench also exit 1 when a result is wrong; capture passes on its program's exit code.",
+    "12 and 13 are run's and bench's, 14 capture's (the message names the program's own status).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -127,6 +127,9 @@ def handle_errors(fn):
                 return fn(*args, **kwargs)
         except typer.Exit:
             raise
+        except InterruptedRunError as e:  # Ctrl-C after the command showed what finished: not an error
+            print(f"\ninterrupted: {e.message}", file=sys.stderr)
+            raise typer.Exit(int(e.exit_code))
         except TritonscopeError as e:
             if debug:
                 traceback.print_exc()
@@ -204,9 +207,9 @@ COMMANDS = {
 }
 # What an exit code means beyond errors.ExitCode, for the commands that give one a meaning of their own.
 EXIT_NOTES = {
-    "run": "1 also when an output does not match torch.",
-    "bench": "1 also when a config computes a wrong result or fails.",
-    "capture": "Once the program has run, its own exit code is passed on.",
+    "run": "12 when an output does not match torch; 13 when the launch declares no check (nothing compared).",
+    "bench": "12 when a config computes a wrong result; 13 when one fails or its figure cannot be true.",
+    "capture": "14 when the program exits non-zero or a signal kills it (its status is named; the capture is kept).",
 }
 
 
@@ -246,13 +249,6 @@ def readable_metavars(fn) -> None:
         else:
             info.metavar = "TEXT"
 
-
-def _argument_display_type(self, ctx):
-    """An argument with a metavar shows just that (typer would add '<str>' or '<list[str]>' after it)."""
-    return None if self.metavar else self.display_type(ctx)
-
-
-typer.core.TyperArgument.display_type_rich = _argument_display_type
 
 for _name, _fn in COMMANDS.items():
     readable_metavars(_fn)

@@ -125,8 +125,36 @@ def bench_cmd(
             console.print(f"launch options (every config): {escape(option_words(report.options))}")
     if save:
         _save(report, save, force)
-    if any(r.status in ("wrong", "failed", "measurement error") for r in report.rows):
-        raise typer.Exit(1)
+    problem = bench_outcome(report.rows)
+    if problem is not None:
+        raise problem
+
+
+def bench_outcome(rows):
+    """The typed error for rows that are not results: a wrong result (12) before a failed or impossible one (13).
+
+    A config that does not fit ("out of resources") is an answer of a sweep, not a failure.
+    """
+    from tritonscope.core.errors import NoResultError, WrongResultError
+
+    many_shapes = len({r.shape for r in rows}) > 1
+
+    def names(status: str) -> list[str]:
+        return [f"{r.label} {'x'.join(map(str, r.shape))}" if many_shapes and r.shape else r.label
+                for r in rows if r.status == status]
+
+    total = f"{len(rows)} config{'s' if len(rows) != 1 else ''}"
+    wrong = names("wrong")
+    if wrong:
+        return WrongResultError(f"{len(wrong)} of {total} computed a wrong result: {', '.join(wrong)}.",
+                                hint="The table shows each config's error; a wrong result gets no figures.")
+    failed, impossible = names("failed"), names("measurement error")
+    parts = ([f"{len(failed)} failed ({', '.join(failed)})"] if failed else []) + \
+        ([f"{len(impossible)} gave a figure that cannot be true ({', '.join(impossible)})"] if impossible else [])
+    if parts:
+        return NoResultError(f"Of {total}, " + " and ".join(parts) + ".",
+                             hint="The table's status column says why for each.")
+    return None
 
 
 def _int(text, option):

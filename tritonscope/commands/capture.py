@@ -22,8 +22,9 @@ def capture_cmd(
     argument's dtype/shape/strides/alignment (never the data) with a count;
     @triton.autotune runs (every config tried, the one chosen) too.  Each
     process or rank writes its own files; every write is atomic, so a crash
-    leaves a valid capture.  The program's exit code is passed on (128+N when
-    signal N killed it, as a shell says).
+    leaves a valid capture.  A program that exits non-zero or is killed makes
+    capture exit 14, with the program's status in the message (a signal N as
+    a shell reports it, 128+N).
 
     Examples:
 
@@ -47,8 +48,12 @@ def capture_cmd(
         err.print(f"tritonscope capture: {len(found.entries)} kernels recorded ({launched} launched) "
                   f"in {result.seconds:.1f} s -> {result.folder}")
         err.print(f"  list them: tritonscope open {result.folder}")
-    except Exception as e:  # the program's exit code matters more than our summary
+    except Exception as e:  # how the program ended matters more than our summary
         err.print(f"tritonscope capture: recorded into {result.folder} ({type(e).__name__}: {e})")
-    if result.returncode:
-        # a program killed by signal N exits 128+N, as a shell reports it (not 256-N)
-        raise typer.Exit(result.returncode if result.returncode > 0 else 128 - result.returncode)
+    ended = result.program_status()
+    if ended is not None:
+        from tritonscope.core.errors import ProgramFailedError
+
+        raise ProgramFailedError(f"The program ({command[0]}) {ended}.",
+                                 hint="Its own output is above; what it compiled before it stopped is recorded "
+                                      "all the same.")

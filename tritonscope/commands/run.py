@@ -99,4 +99,17 @@ def run_cmd(
         if not result.checks:
             console.print("[yellow]note:[/] this launch declares no check, so nothing was compared.")
     if not result.passed:
-        raise typer.Exit(1)
+        raise run_outcome(result)
+
+
+def run_outcome(result):
+    """The typed error for a run that did not pass: a wrong output (12), or nothing compared (13)."""
+    from tritonscope.core.errors import NoResultError, WrongResultError
+
+    if not result.checks:
+        return NoResultError(f"{result.kernel}: the launch declares no check, so nothing was compared.",
+                             hint="Give the kernel's launch a 'check' (output -> reference) to compare with torch.")
+    wrong = [ch.output for ch in result.checks if not ch.passed]
+    return WrongResultError(f"{result.kernel}: {len(wrong)} of {len(result.checks)} output"
+                            f"{'s' if len(result.checks) != 1 else ''} did not match torch: {', '.join(wrong)}.",
+                            hint="The table shows each output's error against its tolerance.")

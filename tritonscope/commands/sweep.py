@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import List, Optional
 
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.core.errors import ExitCode
 from tritonscope.versions import sides
 
 
@@ -161,9 +159,9 @@ def sweep_cmd(
         if not as_json:
             err.print(f"saved {len(rows)} rows to {path}")
     if result.interrupted:
-        print(f"\ninterrupted: {result.finished} of {result.requested} configs finished (shown above).",
-              file=sys.stderr)
-        raise typer.Exit(int(ExitCode.INTERRUPTED))
+        from tritonscope.core.errors import InterruptedRunError
+
+        raise InterruptedRunError(f"{result.finished} of {result.requested} configs finished (shown above).")
 
 
 def shortlist_lines(result, shortlist) -> list[str]:

@@ -23,11 +23,19 @@ class ExitCode(enum.IntEnum):
     CHECK_FAILED = 10     # `tritonscope check`: an expectation did not hold
     REGRESSION = 10       # `tritonscope versions --fail-on`: a kernel got worse (the same code: a check failed)
     TIMEOUT = 11          # --timeout: the compile did not finish in time and was stopped
+    WRONG_RESULT = 12     # `run`, `bench`: a kernel's output did not match the reference
+    NO_RESULT = 13        # `run`, `bench`: nothing was compared, a config failed, or a figure cannot be true
+    PROGRAM_FAILED = 14   # `capture`: the program exited non-zero or a signal killed it (its status is named)
     INTERRUPTED = 130     # Ctrl-C
 
 
 class TritonscopeError(Exception):
-    """An error with a message, optional context and a hint on how to fix it."""
+    """An error with a message, optional context and a hint on how to fix it.
+
+    Besides bad input, a command raises one for an outcome that is not a
+    success (a wrong result, a failed program): its exit code is then the one
+    documented for that outcome, and exit 1 keeps meaning only "a bug".
+    """
 
     exit_code: ExitCode = ExitCode.UNEXPECTED
 
@@ -81,6 +89,31 @@ class CheckFailedError(TritonscopeError):
 class RegressionError(CheckFailedError):
     """`versions --fail-on`: a kernel broke a rule between two Triton versions."""
     exit_code = ExitCode.REGRESSION
+
+
+class WrongResultError(TritonscopeError):
+    """`run` or `bench`: an output did not match torch's (the table above shows which)."""
+    exit_code = ExitCode.WRONG_RESULT
+
+
+class NoResultError(TritonscopeError):
+    """No result to trust, though nothing was wrong: `run` of a launch that declares no check (nothing was
+    compared), `bench` of a config that failed to compile or launch or whose figure cannot be true."""
+    exit_code = ExitCode.NO_RESULT
+
+
+class ProgramFailedError(TritonscopeError):
+    """`capture`: the program exited non-zero or was killed; the capture is kept and the status named."""
+    exit_code = ExitCode.PROGRAM_FAILED
+
+
+class InterruptedRunError(TritonscopeError):
+    """Ctrl-C stopped a command that has already shown what finished (sweep's partial table).
+
+    Not a failure to report as an error: the CLI says "interrupted: <message>" and exits 130,
+    as it does for a Ctrl-C that stopped a command before it showed anything.
+    """
+    exit_code = ExitCode.INTERRUPTED
 
 
 def close_matches(word: str, choices, n: int = 3) -> str:

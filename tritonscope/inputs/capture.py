@@ -71,8 +71,22 @@ FLUSH_SECONDS = 1.0
 @dataclass
 class CaptureRun:
     folder: Path
-    returncode: int
+    returncode: int   # subprocess's: -N when signal N killed the program
     seconds: float
+
+    def program_status(self) -> str | None:
+        """How the program ended, in words (None when it exited 0): a signal as a shell reports it, 128+N."""
+        if self.returncode == 0:
+            return None
+        if self.returncode > 0:
+            return f"exited with status {self.returncode}"
+        import signal
+
+        try:
+            name = f"{signal.Signals(-self.returncode).name}, "
+        except ValueError:
+            name = ""
+        return f"was killed by signal {-self.returncode} ({name}a shell reports {128 - self.returncode})"
 
 
 def prepare(folder: str | Path, argv: list[str], *, force: bool = False) -> Path:

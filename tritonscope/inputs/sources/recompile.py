@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,63 +44,129 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     """
     import time
 
+    target = _target(arch, original)
+    launch = _launch(entry, original, target, num_warps, num_stages, options)
+    started = time.perf_counter()
+    replay = _replay(entry, original, target, launch.notes)
+    payload, ttir_payload, how = _payloads(entry, original, target, launch, constexprs)
+    compiled, used_tools, how = _compile_or_fall_back(entry, original, target, replay, payload, ttir_payload, how,
+                                                      launch.notes)
+    warnings = _recompile_warnings(entry, original, target, launch, replay, how, compiled, used_tools)
+    return _recompiled_artifact(original, target, launch, replay, constexprs, compiled, warnings, started)
+
+
+def _compile_module():
+    """tritonscope.pipeline.compile, imported by name (inputs come before the pipeline in the layer order)."""
     import importlib
 
-    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
+    return importlib.import_module("tritonscope.pipeline.compile")
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The arch a recompile is for, as the compile needs it."""
+    name: str                     # canonical: sm_90a, gfx942
+    capability: int | None        # None for an AMD target: it is named by `where`
+    where: dict[str, Any]         # {"capability": 90} or {"target": ("hip", "gfx942", 64)}
+    backend: str                  # "cuda" or "hip"
+    was_capability: int | None    # the original's, to know a recompile for its own arch
+
+
+def _target(arch: str | None, original: Artifact) -> _Target:
+    """The named arch (else the original's), refused when unknown or when this Triton lacks its backend."""
     from tritonscope import triton_api
-    from tritonscope.core.child import ChildDiedError
-    from tritonscope.core.errors import CompileError, TritonscopeError
+    from tritonscope.core.errors import CompileError
     from tritonscope.inputs.kernels import canonical_arch
 
     arch_name = canonical_arch(arch) if arch else original.spec.arch
     if arch_name not in ARCHES:
         raise UsageError(f"The original target {arch_name!r} is unknown; name one with --arch.")
     target_arch = ARCHES[arch_name]
-    capability = target_arch.capability          # None for an AMD target: it is named by `where`
-    where = compile_mod.arch_target(target_arch)     # {"capability": 90} or {"target": ("hip", "gfx942", 64)}
     backend = target_arch.backend
     if backend == "hip" and not triton_api.has_backend("amd"):
         raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot recompile for "
                            f"{arch_name}.", hint="Install a Triton wheel that includes triton/backends/amd.")
+    return _Target(arch_name, target_arch.capability, _compile_module().arch_target(target_arch), backend,
+                   getattr(ARCHES.get(original.spec.arch), "capability", None))
+
+
+@dataclass
+class _Launch:
+    """The launch options the recompile uses, what it had to guess, and the notes it has to say."""
+    warps: int
+    stages: int
+    extra: dict[str, Any]         # maxnreg, num_ctas, enable_fp_fusion
+    guessed: list[str]            # "num_warps=4": taken from Triton's defaults, said, never silent
+    notes: list[str]
+
+
+def _launch(entry: KernelEntry, original: Artifact, target: _Target, num_warps: int | None,
+            num_stages: int | None, options: dict[str, Any] | None) -> _Launch:
     warps = num_warps or original.spec.num_warps
     stages_n = num_stages if num_stages is not None else (original.spec.num_stages or 3)
-    guessed = []  # what the recompile had to take from Triton's defaults: said, never silent
+    guessed = []
     for option, given, used in (("num_warps", num_warps, warps), ("num_stages", num_stages, stages_n)):
         if given is None and recorded_option(entry, option) is None:
             guessed.append(f"{option}={used}")
     extra = {k: v for k, v in (original.spec.options or {}).items() if k in ("maxnreg", "num_ctas", "enable_fp_fusion")}
     extra.update(options or {})
     notes: list[str] = []
-    if backend == "hip" and "maxnreg" in extra:  # the HIP backend has no such option (a launch with it fails)
-        notes.append(f"maxnreg={extra.pop('maxnreg')} is a CUDA launch option; the recompile for {arch_name} "
+    if target.backend == "hip" and "maxnreg" in extra:  # the HIP backend has no such option (a launch with it fails)
+        notes.append(f"maxnreg={extra.pop('maxnreg')} is a CUDA launch option; the recompile for {target.name} "
                      "leaves it out.")
     was = ARCHES.get(original.spec.arch)
-    if was is not None and was.backend != backend:
-        notes.append(_cross_vendor_note(was.backend, arch_name))
-    started = time.perf_counter()
-    record = entry.record or {}
+    if was is not None and was.backend != target.backend:
+        notes.append(_cross_vendor_note(was.backend, target.name))
+    return _Launch(warps, stages_n, extra, guessed, notes)
+
+
+@dataclass
+class _Replay:
+    """The compile's recorded environment as this machine can replay it."""
+    recorded: dict[str, Any]      # recorded_environment(entry)
+    env: dict[str, str]           # the environment to compile in
+    missing: dict[str, str]       # recorded tool variables whose file is not here
+    names: set[str]               # the variables replayed
+    differs: bool                 # from this process's: compile in a child
+
+
+def _replay(entry: KernelEntry, original: Artifact, target: _Target, notes: list[str]) -> _Replay:
+    from tritonscope import triton_api
+
     recorded = recorded_environment(entry)
     env, missing, names = triton_api.replay_environment(recorded["vars"], complete=recorded["complete"],
                                                          cache_vars_known=recorded["cache_vars_known"])
     # The original's ptxas (the recorded file, else one of its version here) for a recompile for its own arch:
     # the PTX `.version` line follows the ptxas, and this Triton may read another knob for this arch.
     recorded_ptxas = recorded["tools"].get("ptxas") or {}
-    ptxas_used = None
-    was_capability = getattr(ARCHES.get(original.spec.arch), "capability", None)
-    if backend == "cuda" and capability and capability == was_capability and recorded_ptxas.get("version"):
+    capability = target.capability
+    if target.backend == "cuda" and capability and capability == target.was_capability \
+            and recorded_ptxas.get("version"):
         ptxas_used = triton_api.use_original_ptxas(recorded_ptxas, capability, env)
         if ptxas_used is not None:
             missing = {k: v for k, v in missing.items() if k != recorded_ptxas.get("knob")
                        and k not in ptxas_used["knobs"].split(", ")}
             names = set(names) | set(ptxas_used["knobs"].split(", "))
             if any(env.get(k) == ptxas_used["path"] for k in ptxas_used["knobs"].split(", ")):
-                notes.append(_ptxas_note(recorded_ptxas, ptxas_used, arch_name))  # not Triton's own choice
-    env_differs = any(env.get(k) != os.environ.get(k) for k in names)
+                notes.append(_ptxas_note(recorded_ptxas, ptxas_used, target.name))  # not Triton's own choice
+    differs = any(env.get(k) != os.environ.get(k) for k in names)
+    return _Replay(recorded, env, missing, names, differs)
+
+
+def _ir_words(entry: KernelEntry) -> str:
+    return "from its " + ("pre-pass TTIR (.source)" if "source" in entry.files else "TTIR")
+
+
+def _payloads(entry: KernelEntry, original: Artifact, target: _Target, launch: _Launch,
+              constexprs: dict[str, Any] | None):
+    """(The payload to compile, the TTIR one to fall back on or None, how in words): the Python function
+    when a capture recorded it, else the IR (refused when -c asks for what the IR has folded in)."""
+    record = entry.record or {}
     ir_path = entry.files.get("source") or entry.files.get("ttir")
     ast_ok = record.get("constants") is not None and record.get("module_text") is not None
-    payload: dict[str, Any] = {"capability": capability, "target": list(where.get("target") or []) or None,
-                               "num_warps": warps, "num_stages": stages_n,
-                               "options": extra, "kernel": entry.name, "file": original.spec.file}
+    payload: dict[str, Any] = {"capability": target.capability, "target": list(target.where.get("target") or [])
+                               or None, "num_warps": launch.warps, "num_stages": launch.stages,
+                               "options": launch.extra, "kernel": entry.name, "file": original.spec.file}
     ttir_payload = None
     if not constexprs and ir_path is not None:
         ttir_payload = {**payload, "how": "ttir", "ttir": _read_text(ir_path)}
@@ -109,89 +175,118 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
         # only the front end run again gives the original text.  It imports the kernel's module (runs its
         # top level, which may import torch), so it runs in a child process.
         payload.update(how="ast", record=record, constexprs=dict(constexprs or {}))
-        how = "from its captured Python function (imported in a child process)"
-    else:
-        if constexprs:
-            raise UsageError("This kernel's constexprs are folded into its IR: -c cannot change them.",
-                             hint="Capture the program with `tritonscope capture` to recompile with other "
-                                  "constexprs, or compile the kernel's file directly.")
-        if ttir_payload is None:
-            raise InputFileError(f"{entry.name} cannot be recompiled: this {_kind_words(entry)} has no TTIR "
-                                 "(a binary-only cache keeps just the cubin).",
-                                 hint="Run the program again without TRITON_STORE_BINARY_ONLY, or capture it.")
-        payload = ttir_payload
-        how = "from its " + ("pre-pass TTIR (.source)" if "source" in entry.files else "TTIR")
-        if _has_loop_values(ttir_payload["ttir"]):
-            notes.append(_renamed_note(f"this {_kind_words(entry)} records no Python function to compile "
-                                       "(only a capture keeps the constexprs and the module)"))
-    in_child = env_differs or payload["how"] == "ast"
+        return payload, ttir_payload, "from its captured Python function (imported in a child process)"
+    if constexprs:
+        raise UsageError("This kernel's constexprs are folded into its IR: -c cannot change them.",
+                         hint="Capture the program with `tritonscope capture` to recompile with other "
+                              "constexprs, or compile the kernel's file directly.")
+    if ttir_payload is None:
+        raise InputFileError(f"{entry.name} cannot be recompiled: this {_kind_words(entry)} has no TTIR "
+                             "(a binary-only cache keeps just the cubin).",
+                             hint="Run the program again without TRITON_STORE_BINARY_ONLY, or capture it.")
+    if _has_loop_values(ttir_payload["ttir"]):
+        launch.notes.append(_renamed_note(f"this {_kind_words(entry)} records no Python function to compile "
+                                          "(only a capture keeps the constexprs and the module)"))
+    return ttir_payload, ttir_payload, _ir_words(entry)
+
+
+def _compile_or_fall_back(entry: KernelEntry, original: Artifact, target: _Target, replay: _Replay,
+                          payload: dict[str, Any], ttir_payload: dict[str, Any] | None, how: str,
+                          notes: list[str]):
+    """(Compiled, the tools it used, how in words); a captured function that does not import or compile here
+    falls back on the IR (said, with why).  Errors are typed and name the recompile."""
+    from tritonscope.core.child import ChildDiedError
+    from tritonscope.core.errors import CompileError, TritonscopeError
+
+    in_child = replay.differs or payload["how"] == "ast"
     try:
         try:
-            compiled, used_tools = _compile_payload(payload, env, in_child, entry.name)
+            compiled, used_tools = _compile_payload(payload, replay.env, in_child, entry.name)
         except (InputFileError, CompileError, ChildDiedError) as e:
             if payload["how"] != "ast" or ttir_payload is None:
                 raise
             # the captured module does not import or compile here: the IR still can (said, with why)
             why = e.message.rstrip(".")
-            payload, how, in_child = ttir_payload, "from its " + ("pre-pass TTIR (.source)" if "source" in
-                                                                 entry.files else "TTIR"), env_differs
+            payload, how, in_child = ttir_payload, _ir_words(entry), replay.differs
             notes.insert(0, f"The captured Python function could not be compiled here ({why}), so the recompile "
                             "used its IR instead."
                          + (" " + _renamed_note("") if _has_loop_values(ttir_payload["ttir"]) else ""))
-            compiled, used_tools = _compile_payload(payload, env, in_child, entry.name)
+            compiled, used_tools = _compile_payload(payload, replay.env, in_child, entry.name)
     except (UsageError, InputFileError):
         raise
     except KeyboardInterrupt:
         raise
     except TritonscopeError as e:  # a typed error from the child
         if isinstance(e, CompileError):
-            e.message = f"Recompiling {entry.name} for {arch_name} failed: " + e.message
+            e.message = f"Recompiling {entry.name} for {target.name} failed: " + e.message
         raise
     except Exception as e:
-        err = compile_mod.compile_error(e, original.spec)
+        err = _compile_module().compile_error(e, original.spec)
         if isinstance(err, CompileError):
-            err.message = f"Recompiling {entry.name} for {arch_name} failed: " + err.message
+            err.message = f"Recompiling {entry.name} for {target.name} failed: " + err.message
         raise err from e
-    replayed = {k: env[k] for k in sorted(names) if k in env}
+    return compiled, used_tools, how
+
+
+def _recompile_warnings(entry: KernelEntry, original: Artifact, target: _Target, launch: _Launch,
+                        replay: _Replay, how: str, compiled, used_tools: dict[str, Any]) -> list[str]:
+    """What was done, then each way the recompile may differ from the original, in words."""
     setting = ""
-    if env_differs:
-        shown = ", ".join(f"{k}={v}" for k, v in replayed.items()) or "none set"
+    if replay.differs:
+        shown = ", ".join(f"{k}={v}" for k, v in _replayed(replay).items()) or "none set"
         setting = f", in a process with the compile's recorded environment ({shown})"
-    warnings = [f"Recompiled {how} for {arch_name} (w{warps} s{stages_n}){setting}.", *notes]
+    warnings = [f"Recompiled {how} for {target.name} (w{launch.warps} s{launch.stages}){setting}.", *launch.notes]
+    guessed = launch.guessed
     if guessed:
         warnings.insert(1, f"{' and '.join(guessed)} {'is a guess' if len(guessed) == 1 else 'are guesses'}: "
                            f"this {_kind_words(entry)} does not record "
                            f"{' or '.join(g.split('=')[0] for g in guessed)}, so the recompile used Triton's "
                            "default, which the original kernel may not have used (name it with "
                            + " / ".join(f"--{g.split('=')[0].replace('_', '-')}" for g in guessed) + ").")
-    warnings += _replay_warnings(recorded, missing, used_tools, original.stages.get("ptx", ""),
-                                 compiled.asm.get("ptx") or "", capability,
-                                 searched=backend == "cuda" and capability == was_capability)
+    warnings += _replay_warnings(replay.recorded, replay.missing, used_tools, original.stages.get("ptx", ""),
+                                 compiled.asm.get("ptx") or "", target.capability,
+                                 searched=target.backend == "cuda" and target.capability == target.was_capability)
+    return warnings
+
+
+def _replayed(replay: _Replay) -> dict[str, str]:
+    return {k: replay.env[k] for k in sorted(replay.names) if k in replay.env}
+
+
+def _recompiled_artifact(original: Artifact, target: _Target, launch: _Launch, replay: _Replay,
+                         constexprs: dict[str, Any] | None, compiled, warnings: list[str],
+                         started: float) -> Artifact:
+    """The Artifact of the recompile: its stages, resources (and SASS), spec and binary (for --emit)."""
+    import time
+
+    from tritonscope import triton_api
+
+    compile_mod = _compile_module()
     stages: dict[str, str] = {}
     if "python" in original.stages:
         stages["python"] = original.stages["python"]
-    for d in dialect_stages(backend):  # the texts Triton gives for this backend's stages, in pipeline order
+    for d in dialect_stages(target.backend):  # the texts Triton gives for this backend's stages, in pipeline order
         if d.key != SOURCE and isinstance(compiled.asm.get(d.key), str):
             stages[d.key] = compiled.asm[d.key]
-    if backend == "hip":
+    if target.backend == "hip":
         resources = compile_mod.hip_resources(compiled, warnings)
     else:
         sass, res = compile_mod.sass_and_resources(compiled.asm.get("cubin"), warnings)
         if sass is not None:
             stages["sass"] = sass
         resources = compile_mod.cuda_resources(res, compiled.metadata)
-    spec = replace(original.spec, arch=arch_name, num_warps=warps, num_stages=stages_n,
+    spec = replace(original.spec, arch=target.name, num_warps=launch.warps, num_stages=launch.stages,
                    constexprs={**original.spec.constexprs, **(constexprs or {})},
                    options={**{k: v for k, v in original.spec.options.items()
-                               if k not in ("maxnreg", "num_ctas", "enable_fp_fusion")}, **extra})
+                               if k not in ("maxnreg", "num_ctas", "enable_fp_fusion")}, **launch.extra})
     artifact = Artifact(
         spec=spec, triton_version=triton_api.triton_version(), kernel_hash=compiled.kernel_hash, stages=stages,
         python_first_line=original.python_first_line,
         metadata={k: compiled.metadata[k] for k in sorted(compiled.metadata) if k != "hash"},
         resources=resources, specialization=list(original.specialization),
-        warnings=warnings, env=replayed, compile_seconds=time.perf_counter() - started,
+        warnings=warnings, env=_replayed(replay), compile_seconds=time.perf_counter() - started,
         remarks=list(getattr(compiled, "remarks", []) or []))  # none when Triton's cache answered
-    binary = binary_ext(backend)
+    binary = binary_ext(target.backend)
     blob = compiled.asm.get(binary) if binary else None
     artifact._binaries = {binary: bytes(blob)} if isinstance(blob, (bytes, bytearray)) else {}  # for --emit
     return artifact
