@@ -14,7 +14,7 @@ No Triton import: features come from an Analysis (or an Artifact).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from tritonscope.cost.sass import read_sass
 
@@ -138,11 +138,58 @@ def _tma_bytes(op) -> int:
     return max([_tensor_bytes(t) for t in op.types if t.static] or [0])
 
 
+class _Loops(NamedTuple):
+    """The TTGIR's counted ops and loops, read once: every program's counts walk them again."""
+
+    ops: list
+    counted: list          # dots, global loads and stores
+    loops: list            # every scf.for
+    main_loop: int | None  # the innermost loop holding a dot, else a global load
+    leaves: list           # innermost loops (no loop inside), in program order
+
+
 def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
-    from tritonscope.analyses.explain import (DOTS, GLOBAL_LOADS, GLOBAL_STORES, Scalars, _compulsory_bytes, access_bytes,
-                                     dot_flops, trip_counts, ttgir_ops)
+    """The facts of one config: the inputs checked, the TTGIR's work per program, the SASS's loops, in one dict."""
+    from tritonscope.analyses.explain import Scalars, _compulsory_bytes, ttgir_ops
     from tritonscope.language.mlir_syntax import alias_table
 
+    spec = art.spec
+    grid, args, sass_text = _checked_inputs(art, summary, ttgir_stage, grid, args)
+    ttgir = art.stages.get("ttgir", "")
+    ops = ttgir_ops(ttgir_stage)
+    aliases = alias_table(ttgir)
+    programs = 1
+    for g in grid:
+        programs *= int(g)
+    scalars = Scalars(ops, ttgir, args, grid)
+    lo = _loops_of(ops)
+    pid_dependent = scalars.pid_dependent and programs > 1
+    busiest, total_flops, total_bytes = _busiest_program(lo, scalars, grid, programs, pid_dependent)
+    # A store inside a conditional of a flattened loop (a persistent kernel's epilogue) runs once per tile,
+    # not once per iteration; no program writes more than every tensor of the launch shared out.
+    compulsory = _compulsory_bytes(args)
+    if compulsory:
+        busiest = dict(busiest, stored=min(busiest["stored"], -(-compulsory // programs)))
+    unit, kind = _dot_unit(ops, aliases)
+    sass = read_sass(sass_text)
+    sass_facts = _sass_facts(sass, lo, aliases, unit, busiest, spec.num_warps)
+    return {
+        "version": FEATURES_VERSION,
+        **_config_facts(spec, summary, grid, programs, pid_dependent),
+        "dot_unit": unit, "peak_kind": kind, "mma_shape": sass.mma_shapes[0] if sass.mma_shapes else None,
+        "pipelined": _pipelined(ops, lo.main_loop),
+        "tma": any(op.name in ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load") for op in ops),
+        "flops_per_program": busiest["flops"], "bytes_loaded_per_program": busiest["loaded"],
+        "bytes_stored_per_program": busiest["stored"], "main_iters": busiest["main_iters"],
+        "outer_iters": busiest["outer_iters"], "loop_bytes_per_iter": busiest["loop_loaded"],
+        "has_loop": lo.main_loop is not None,
+        "total_flops": total_flops, "total_bytes": total_bytes, "compulsory_bytes": compulsory,
+        **sass_facts,
+    }
+
+
+def _checked_inputs(art, summary, ttgir_stage, grid, args) -> tuple[tuple, dict, str]:
+    """(grid, args, SASS text), or NoFeatures with the reason, before any parsing: the cheap checks first."""
     spec = art.spec
     grid = tuple(grid if grid is not None else (spec.grid or ()))
     args = dict(args if args is not None else (spec.args or {}))
@@ -155,13 +202,13 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
     sass_text = art.stages.get("sass")
     if not sass_text:
         raise NoFeatures("needs the SASS (instructions per loop iteration); cuobjdump/nvdisasm gave none")
-    ttgir = art.stages.get("ttgir", "")
-    ops = ttgir_ops(ttgir_stage)
-    aliases = alias_table(ttgir)
-    programs = 1
-    for g in grid:
-        programs *= int(g)
-    scalars = Scalars(ops, ttgir, args, grid)
+    return grid, args, sass_text
+
+
+def _loops_of(ops) -> _Loops:
+    """The main loop and the innermost loops: the model counts iterations of the first, pairs the others with SASS."""
+    from tritonscope.analyses.explain import DOTS, GLOBAL_LOADS, GLOBAL_STORES
+
     counted = [op for op in ops if op.name in DOTS or op.name in GLOBAL_LOADS or op.name in GLOBAL_STORES]
     loops = [op for op in ops if op.name == "scf.for"]
     # the main loop: the innermost loop holding a dot, else a global load
@@ -172,117 +219,169 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
     main_loop = main[0] if main else None
     # innermost loops (no loop inside), in program order: paired with SASS's innermost loops when they match
     leaves = [lp for lp in loops if not any(lp.index in o.loops for o in loops)]
+    return _Loops(ops, counted, loops, main_loop, leaves)
 
-    def one(pid):
-        trips = trip_counts(ops, scalars.values(pid))
-        flops = loaded = stored = loop_loaded = 0
-        leaf_loaded = {lp.index: 0 for lp in leaves}   # bytes each innermost loop loads over all its trips
-        for op in counted:
-            n = 1
-            for lp in op.loops:
-                t = trips.get(lp)
-                if t is None:
-                    return None
-                n *= t
-            if op.name in DOTS:
-                f = dot_flops(op)
-                if f is None:
-                    return None
-                flops += f * n
-            elif op.name in GLOBAL_LOADS:
-                b = _tma_bytes(op) if op.name in TMA_OPS else access_bytes(op)
-                loaded += b * n
-                if op.loops and op.loops[-1] in leaf_loaded:
-                    leaf_loaded[op.loops[-1]] += b * n
-                if main_loop is not None and main_loop in op.loops:
-                    loop_loaded += b
-            else:
-                stored += (_tma_bytes(op) if op.name in TMA_OPS else access_bytes(op)) * n
-        main_iters = outer_iters = 1
-        if main_loop is not None:
-            chain = [lp for lp in loops if lp.index == main_loop]
-            enclosing = chain[0].loops if chain else ()
-            for lp in enclosing:
-                t = trips.get(lp)
-                outer_iters *= t if t is not None else 0
-            main_iters = outer_iters * (trips.get(main_loop) or 0)
-        leaf_iters = []
-        for lp in leaves:
-            n = trips.get(lp.index) or 0
-            for outer_lp in lp.loops:
-                n *= trips.get(outer_lp) or 0
-            leaf_iters.append(n)
-        return {"flops": flops, "loaded": loaded, "stored": stored, "main_iters": main_iters,
-                "outer_iters": outer_iters, "loop_loaded": loop_loaded, "leaf_iters": leaf_iters,
-                "leaf_loaded": [leaf_loaded[lp.index] for lp in leaves]}
 
-    pid_dependent = scalars.pid_dependent and programs > 1
+def _one_program(pid, lo: _Loops, scalars) -> dict[str, Any] | None:
+    """FLOPs, bytes and trip counts of program `pid` (programs can differ); None: a loop bound is not known."""
+    from tritonscope.analyses.explain import trip_counts
+
+    trips = trip_counts(lo.ops, scalars.values(pid))
+    work = _program_work(lo, trips)
+    if work is None:
+        return None
+    flops, loaded, stored, loop_loaded, leaf_loaded = work
+    main_iters, outer_iters, leaf_iters = _program_iters(lo, trips)
+    return {"flops": flops, "loaded": loaded, "stored": stored, "main_iters": main_iters,
+            "outer_iters": outer_iters, "loop_loaded": loop_loaded, "leaf_iters": leaf_iters,
+            "leaf_loaded": [leaf_loaded[lp.index] for lp in lo.leaves]}
+
+
+def _program_work(lo: _Loops, trips) -> tuple[int, int, int, int, dict] | None:
+    """(FLOPs, bytes loaded, stored, loaded per main-loop iteration, per innermost loop): each op x its trips."""
+    from tritonscope.analyses.explain import DOTS, GLOBAL_LOADS, access_bytes, dot_flops
+
+    flops = loaded = stored = loop_loaded = 0
+    leaf_loaded = {lp.index: 0 for lp in lo.leaves}   # bytes each innermost loop loads over all its trips
+    for op in lo.counted:
+        n = 1
+        for lp in op.loops:
+            t = trips.get(lp)
+            if t is None:
+                return None
+            n *= t
+        if op.name in DOTS:
+            f = dot_flops(op)
+            if f is None:
+                return None
+            flops += f * n
+        elif op.name in GLOBAL_LOADS:
+            b = _tma_bytes(op) if op.name in TMA_OPS else access_bytes(op)
+            loaded += b * n
+            if op.loops and op.loops[-1] in leaf_loaded:
+                leaf_loaded[op.loops[-1]] += b * n
+            if lo.main_loop is not None and lo.main_loop in op.loops:
+                loop_loaded += b
+        else:
+            stored += (_tma_bytes(op) if op.name in TMA_OPS else access_bytes(op)) * n
+    return flops, loaded, stored, loop_loaded, leaf_loaded
+
+
+def _program_iters(lo: _Loops, trips) -> tuple[int, int, list[int]]:
+    """(main-loop iterations, iterations of the loops around it, each innermost loop's): what the latency counts."""
+    main_iters = outer_iters = 1
+    if lo.main_loop is not None:
+        chain = [lp for lp in lo.loops if lp.index == lo.main_loop]
+        enclosing = chain[0].loops if chain else ()
+        for lp in enclosing:
+            t = trips.get(lp)
+            outer_iters *= t if t is not None else 0
+        main_iters = outer_iters * (trips.get(lo.main_loop) or 0)
+    leaf_iters = []
+    for lp in lo.leaves:
+        n = trips.get(lp.index) or 0
+        for outer_lp in lp.loops:
+            n *= trips.get(outer_lp) or 0
+        leaf_iters.append(n)
+    return main_iters, outer_iters, leaf_iters
+
+
+def _busiest_program(lo: _Loops, scalars, grid, programs: int, pid_dependent: bool) -> tuple[dict, int, int]:
+    """(the busiest program's counts, total FLOPs, total bytes): programs whose work depends on their id sampled."""
     if not pid_dependent:
-        per = one((0, 0, 0))
+        per = _one_program((0, 0, 0), lo, scalars)
         if per is None:
             raise NoFeatures("loop bounds are not known from the launch's arguments")
-        busiest = per
-        total_flops, total_bytes = per["flops"] * programs, (per["loaded"] + per["stored"]) * programs
-    else:
-        g = list(grid) + [1] * (3 - len(grid))
-        pids = [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
-        stride = max(1, len(pids) // 512)
-        sample = pids[::stride]
-        got = [one(p) for p in sample]
-        if any(x is None for x in got):
-            raise NoFeatures("loop bounds are not known from the launch's arguments")
-        busiest = max(got, key=lambda r: (r["flops"], r["loaded"] + r["stored"], r["main_iters"]))
-        scale = len(pids) / len(sample)
-        total_flops = int(sum(r["flops"] for r in got) * scale)
-        total_bytes = int(sum(r["loaded"] + r["stored"] for r in got) * scale)
-    # A store inside a conditional of a flattened loop (a persistent kernel's epilogue) runs once per tile,
-    # not once per iteration; no program writes more than every tensor of the launch shared out.
-    compulsory = _compulsory_bytes(args)
-    if compulsory:
-        busiest = dict(busiest, stored=min(busiest["stored"], -(-compulsory // programs)))
-    unit, kind = _dot_unit(ops, aliases)
-    sass = read_sass(sass_text)
-    inner = sass.innermost()
-    # the SASS loop of the main loop: the innermost one with the most tensor-core (or load) instructions
+        return per, per["flops"] * programs, (per["loaded"] + per["stored"]) * programs
+    g = list(grid) + [1] * (3 - len(grid))
+    pids = [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
+    stride = max(1, len(pids) // 512)
+    sample = pids[::stride]
+    got = [_one_program(p, lo, scalars) for p in sample]
+    if any(x is None for x in got):
+        raise NoFeatures("loop bounds are not known from the launch's arguments")
+    busiest = max(got, key=lambda r: (r["flops"], r["loaded"] + r["stored"], r["main_iters"]))
+    scale = len(pids) / len(sample)
+    total_flops = int(sum(r["flops"] for r in got) * scale)
+    total_bytes = int(sum(r["loaded"] + r["stored"] for r in got) * scale)
+    return busiest, total_flops, total_bytes
+
+
+def _main_sass_loop(inner, unit: str | None):
+    """The SASS loop of the main loop: the innermost one with the most tensor-core (or load) instructions."""
     key = "mma" if unit in ("wgmma", "mma", "tcgen05") else None
-    body: dict[str, int] = {}
-    if inner and main_loop is not None:
-        best = max(inner, key=lambda lp: (lp.counts.get(key, 0) if key else 0,
-                                          lp.counts.get("ldgsts", 0) + lp.counts.get("ldg", 0)
-                                          + lp.counts.get("tma", 0), lp.instructions))
-        body = dict(best.counts)
-    outside = {k: v - body.get(k, 0) for k, v in sass.counts.items()}
+    return max(inner, key=lambda lp: (lp.counts.get(key, 0) if key else 0,
+                                      lp.counts.get("ldgsts", 0) + lp.counts.get("ldg", 0)
+                                      + lp.counts.get("tma", 0), lp.instructions))
+
+
+def _sibling_loops(inner, lo: _Loops, busiest: dict, num_warps) -> list[dict[str, Any]]:
+    """Each innermost SASS loop with its own trip count and bytes, when they pair one to one with the TTGIR's."""
     # several sibling loops (a layer norm's three passes): each SASS loop body with its own trip count and the
     # bytes its loads move (a later pass re-reading what the first one read hits L2 only while the rows of the
     # co-resident programs fit there: model.py)
-    sass_loops = []
-    if len(inner) == len(leaves) and len(leaves) > 1:
-        threads = 32 * int(spec.num_warps or 4)
-        sass_loops = [{"counts": dict(lp.counts), "iters": n, "loaded": b, "local_bytes": lp.local_bytes,
-                       "unroll": _unroll(lp.ldg_bytes, _thread_bytes(ops, leaf.index, threads)),
-                       "ldgs": lp.ldgs, "waits": lp.waits, "tail_ldgs": lp.tail_ldgs, "tail_waits": lp.tail_waits}
-                      for lp, leaf, n, b in zip(inner, leaves, busiest["leaf_iters"], busiest["leaf_loaded"])]
+    if not (len(inner) == len(lo.leaves) and len(lo.leaves) > 1):
+        return []
+    threads = 32 * int(num_warps or 4)
+    return [{"counts": dict(lp.counts), "iters": n, "loaded": b, "local_bytes": lp.local_bytes,
+             "unroll": _unroll(lp.ldg_bytes, _thread_bytes(lo.ops, leaf.index, threads)),
+             "ldgs": lp.ldgs, "waits": lp.waits, "tail_ldgs": lp.tail_ldgs, "tail_waits": lp.tail_waits}
+            for lp, leaf, n, b in zip(inner, lo.leaves, busiest["leaf_iters"], busiest["leaf_loaded"])]
+
+
+def _sass_facts(sass, lo: _Loops, aliases, unit: str | None, busiest: dict, num_warps) -> dict[str, Any]:
+    """The SASS's side of the facts: instructions in the main loop and outside it, sibling loops, spills, waits."""
+    inner = sass.innermost()
+    body: dict[str, int] = {}
+    best = None
+    if inner and lo.main_loop is not None:
+        best = _main_sass_loop(inner, unit)
+        body = dict(best.counts)
+    outside = {k: v - body.get(k, 0) for k, v in sass.counts.items()}
+    sass_loops = _sibling_loops(inner, lo, busiest, num_warps)
     loop_local = 0
     loop_waits: dict[str, int] = {}
-    if inner and main_loop is not None:
+    if best is not None:
         loop_local = best.local_bytes
-        threads = 32 * int(spec.num_warps or 4)
+        threads = 32 * int(num_warps or 4)
         loop_waits = {"ldgs": best.ldgs, "waits": best.waits, "tail_ldgs": best.tail_ldgs,
                       "tail_waits": best.tail_waits, "unroll": _unroll(best.ldg_bytes,
-                                                                      _thread_bytes(ops, main_loop, threads))}
-    loop_ops = {op.index for op in ops if main_loop is not None and main_loop in op.loops}
+                                                                      _thread_bytes(lo.ops, lo.main_loop, threads))}
+    ways_loop, ways_any = _main_loop_ways(lo, aliases)
+    return {
+        "sass_loop": body, "sass_outside": outside, "sass_loops": sass_loops,
+        # bytes of local memory (spill) traffic one thread's LDL/STL move: per main-loop iteration, and outside it
+        "local_bytes_loop": loop_local, "local_bytes_outside": max(0, sass.local_bytes - loop_local),
+        "bank_ways_loop": ways_loop, "bank_ways": ways_any,
+        # global loads and their load-use waits (sass.load_waits): the main loop's, and the code outside loops
+        "loop_waits": loop_waits, "outside_ldgs": sass.ldgs - sum(lp.ldgs for lp in sass.loops if lp.depth == 0),
+        "outside_waits": sass.waits,
+    }
+
+
+def _main_loop_ways(lo: _Loops, aliases) -> tuple[int, int]:
+    """_bank_ways of the main loop's ops; a layout that cannot be drawn counts no conflicts (said in the terms)."""
+    loop_ops = {op.index for op in lo.ops if lo.main_loop is not None and lo.main_loop in op.loops}
     try:
-        ways_loop, ways_any = _bank_ways(ops, aliases, loop_ops)
+        return _bank_ways(lo.ops, aliases, loop_ops)
     except Exception:  # a layout layouts.py cannot draw: no conflicts counted (said in the terms)
-        ways_loop, ways_any = 1, 1
+        return 1, 1
+
+
+def _pipelined(ops, main_loop: int | None) -> bool:
+    """Whether the main loop copies global memory asynchronously (cp.async or TMA): memory overlaps compute."""
+    if main_loop is None:
+        return False
+    return any(op.name in ("ttg.async_copy_global_to_local", "ttng.async_tma_copy_global_to_local")
+               and main_loop in op.loops for op in ops)
+
+
+def _config_facts(spec, summary, grid, programs: int, pid_dependent: bool) -> dict[str, Any]:
+    """The config, its launch and its resources (registers, shared memory, occupancy, spills), as the model reads them."""
     occ = summary.occupancy
     fit_ok = bool(summary.fit.ok) if summary.fit is not None else None
     spills = summary.spills
-    pipelined = any(op.name in ("ttg.async_copy_global_to_local", "ttng.async_tma_copy_global_to_local")
-                    and main_loop in op.loops for op in ops) if main_loop is not None else False
-    tma = any(op.name in ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load") for op in ops)
     return {
-        "version": FEATURES_VERSION,
         "kernel": spec.kernel, "arch": spec.arch, "num_warps": spec.num_warps, "num_stages": spec.num_stages,
         "constexprs": {k: v for k, v in (spec.constexprs or {}).items()
                        if isinstance(v, (int, float, str, bool))},
@@ -290,17 +389,4 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
         "registers": summary.registers, "shared": summary.shared.dynamic, "fits": fit_ok,
         "blocks_per_sm": occ.blocks_per_sm if occ else None, "limited_by": occ.limited_by if occ else None,
         "spill_bytes": spills.bytes or 0, "spill_instructions": spills.instructions,
-        "dot_unit": unit, "peak_kind": kind, "mma_shape": sass.mma_shapes[0] if sass.mma_shapes else None,
-        "pipelined": pipelined, "tma": tma,
-        "flops_per_program": busiest["flops"], "bytes_loaded_per_program": busiest["loaded"],
-        "bytes_stored_per_program": busiest["stored"], "main_iters": busiest["main_iters"],
-        "outer_iters": busiest["outer_iters"], "loop_bytes_per_iter": busiest["loop_loaded"],
-        "has_loop": main_loop is not None,
-        "total_flops": total_flops, "total_bytes": total_bytes, "compulsory_bytes": compulsory,
-        "sass_loop": body, "sass_outside": outside, "sass_loops": sass_loops,
-        # bytes of local memory (spill) traffic one thread's LDL/STL move: per main-loop iteration, and outside it
-        "local_bytes_loop": loop_local, "local_bytes_outside": max(0, sass.local_bytes - loop_local), "bank_ways_loop": ways_loop, "bank_ways": ways_any,
-        # global loads and their load-use waits (sass.load_waits): the main loop's, and the code outside loops
-        "loop_waits": loop_waits, "outside_ldgs": sass.ldgs - sum(lp.ldgs for lp in sass.loops if lp.depth == 0),
-        "outside_waits": sass.waits,
     }

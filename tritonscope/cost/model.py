@@ -32,7 +32,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tritonscope.core.gpus import Gpu, find_gpu, gpu_names, gpu_table, reference_gpu  # noqa: F401
 
@@ -121,6 +121,19 @@ def _loop_waits(lp: dict[str, Any], n: int) -> float | None:
     return total
 
 
+class _Launch(NamedTuple):
+    """How the launch lands on the GPU: every term is the time the busiest SM needs for its share."""
+
+    clock: float   # GHz
+    sms: int
+    warps: int     # per program
+    programs: int
+    per_sm: int    # programs on the busiest SM
+    rounds: int    # of co-resident blocks on it
+    active: int    # SMs with a program
+    blocks: int    # co-resident blocks per SM
+
+
 def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | None = None) -> Prediction:
     """The model proper: compiled facts + GPU -> Prediction.  Pure arithmetic (the benchmark refits it)."""
     if constants is None:
@@ -129,15 +142,64 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
         source, measured = "constants given by the caller", True
     c = constants
     notes: list[str] = []
+    why = _refusal(f, gpu)
+    if why:
+        return Prediction(None, gpu.name, why=why)
+    L = _launch(f, gpu, c, notes)
+    S, W, G, per_sm, clock = L.sms, L.warps, L.programs, L.per_sm, L.clock
+    unit = f.get("dot_unit")
+    tensor_s, why = _tensor_seconds(f, gpu, c, L)
+    if why:
+        return Prediction(None, gpu.name, why=why)
+    loop, out = f.get("sass_loop") or {}, f.get("sass_outside") or {}
+    iters = max(0, int(f.get("main_iters") or 0))
+    outer = max(1, int(f.get("outer_iters") or 1))
+    many = f.get("sass_loops") or []
+    per_thread, wavefronts, iters = _instructions(f, c, loop, out, iters, outer, many)
+    # Each of the 4 schedulers of an SM issues one instruction a clock only while it has enough ready warps to
+    # cover dependent-instruction latency: below `issue_warps` resident warps, issue slows in proportion.
+    warps_sm = min(L.blocks, per_sm) * W
+    issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"] * min(1.0, warps_sm / c["issue_warps"]))
+    shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
+    spill_traffic, spill_dram = _spill_traffic(f, gpu, c, L, loop, iters, outer, notes)
+    bytes_p = (f.get("bytes_loaded_per_program") or 0) + (f.get("bytes_stored_per_program") or 0) + spill_traffic
+    l2_s = per_sm * bytes_p / (c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"]))
+    dram, miss = _dram_bytes(f, gpu, c, L, many, spill_dram, notes)
+    dram_s = dram / (gpu.gbs * 1e9 * c["dram_eff"])
+    latency_s = _latency_seconds(f, c, L.rounds, many, iters, outer, miss)
+    terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
+    body = _overlapped(f, c, terms, warps_sm)
+    launch = c["launch_us"] * 1e-6
+    total = body + launch
+    regime = max(terms, key=terms.get)
+    if L.active < S:
+        notes.append(f"{G} programs for {S} SMs: {S - L.active} SMs idle")
+    err = _expected_error(regime, measured)
+    bound = _bound_seconds(f, gpu, unit)
+    facts = {"programs": G, "sms": S, "programs_per_sm": per_sm, "blocks_per_sm": L.blocks, "rounds": L.rounds,
+             "main_iters": iters, "instructions_per_thread": round(per_thread), "bytes_per_program": bytes_p,
+             "dram_bytes": dram, "launch_ms": launch * 1e3, "dot_unit": unit, "pipelined": f.get("pipelined"),
+             "bank_ways_loop": f.get("bank_ways_loop")}
+    return Prediction(total * 1e3, gpu.name, regime, {k: v * 1e3 for k, v in terms.items()}, err,
+                      bound * 1e3 if bound else None, source, notes, None, facts)
+
+
+def _refusal(f: dict[str, Any], gpu: Gpu) -> str | None:
+    """Why no prediction is made before any arithmetic (wrong arch, does not fit, occupancy unknown); None: go on."""
     if f.get("arch") not in gpu.arches:
-        return Prediction(None, gpu.name, why=f"compiled for {f.get('arch')}, but the {gpu.name} runs "
-                                              f"{'/'.join(gpu.arches)}: compile for its arch (--arch)")
+        return (f"compiled for {f.get('arch')}, but the {gpu.name} runs "
+                f"{'/'.join(gpu.arches)}: compile for its arch (--arch)")
     if f.get("fits") is False:
-        return Prediction(None, gpu.name, why="this config does not fit the GPU (shared memory or registers): "
-                                              "it cannot launch, so it is not ranked")
+        return ("this config does not fit the GPU (shared memory or registers): "
+                "it cannot launch, so it is not ranked")
+    if not f.get("blocks_per_sm"):
+        return "occupancy unknown (registers or shared memory not known)"
+    return None
+
+
+def _launch(f: dict[str, Any], gpu: Gpu, c: dict[str, float], notes: list[str]) -> _Launch:
+    """Programs per SM and rounds of co-resident blocks: wave quantization enters every term through them."""
     blocks = f.get("blocks_per_sm")
-    if not blocks:
-        return Prediction(None, gpu.name, why="occupancy unknown (registers or shared memory not known)")
     clock = gpu.clock_ghz
     if clock is None:
         clock = c["default_clock_ghz"]
@@ -148,38 +210,46 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     per_sm = math.ceil(G / S)
     rounds = math.ceil(per_sm / blocks)
     active = min(G, S)
+    return _Launch(clock, S, W, G, per_sm, rounds, active, blocks)
 
+
+def _tensor_seconds(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch) -> tuple[float, str | None]:
+    """(seconds of the busiest SM's FLOPs at its unit's rate, why none): a GPU without the datasheet peak refuses."""
     unit = f.get("dot_unit")
     tensor_s = 0.0
     if f.get("flops_per_program"):
         kind = f.get("peak_kind") or "fp32"
         peak = gpu.tflops.get("fp32" if unit == "fma" else kind)
         if peak is None:
-            return Prediction(None, gpu.name, why=f"no datasheet {kind} peak for the {gpu.name}")
+            return tensor_s, f"no datasheet {kind} peak for the {gpu.name}"
         eff = c.get(f"eff_{unit}", c["eff_mma"])
         if unit == "mma" and f["arch"].startswith(("sm_90", "sm_100")):
             eff = c["eff_mma_legacy"]  # mma.sync on a GPU whose full rate needs wgmma / tcgen05
-        tensor_s = per_sm * f["flops_per_program"] / (peak * 1e12 * eff / S)
+        tensor_s = L.per_sm * f["flops_per_program"] / (peak * 1e12 * eff / L.sms)
+    return tensor_s, None
 
-    loop, out = f.get("sass_loop") or {}, f.get("sass_outside") or {}
-    iters = max(0, int(f.get("main_iters") or 0))
-    outer = max(1, int(f.get("outer_iters") or 1))
 
-    def weighted(counts: dict[str, int], ways: int) -> float:
-        n = 0.0
-        for cls, k in counts.items():
-            if cls == "mma":
-                continue
-            w = 1.0
-            if cls == "sfu":
-                w = c["sfu_weight"]
-            n += k * w
-        return n
+def _weighted(counts: dict[str, int], c: dict[str, float]) -> float:
+    """Issue slots of these instruction classes: tensor-core ops are the tensor term's, MUFU counts sfu_weight."""
+    n = 0.0
+    for cls, k in counts.items():
+        if cls == "mma":
+            continue
+        w = 1.0
+        if cls == "sfu":
+            w = c["sfu_weight"]
+        n += k * w
+    return n
 
-    def shared_wavefronts(counts: dict[str, int], ways: int) -> float:
-        return sum(counts.get(k, 0) for k in ("lds", "sts", "ldgsts")) * max(1, ways)
 
-    many = f.get("sass_loops") or []
+def _shared_wavefronts(counts: dict[str, int], ways: int) -> float:
+    """Shared-memory wavefronts of these instruction classes: each access x its bank-conflict ways."""
+    return sum(counts.get(k, 0) for k in ("lds", "sts", "ldgsts")) * max(1, ways)
+
+
+def _instructions(f: dict[str, Any], c: dict[str, float], loop: dict[str, int], out: dict[str, int], iters: int,
+                  outer: int, many: list[dict[str, Any]]) -> tuple[float, float, int]:
+    """(issue slots per thread, shared wavefronts, main-loop passes): each loop body x its trip count, the rest once."""
     if many:  # sibling loops, each with its own trip count; the rest of the code outside them once
         inside: dict[str, int] = {}
         for lp in many:
@@ -189,41 +259,47 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
         # a SASS loop that ptxas unrolled k times runs ceil(iters / k) times: its body (predicated copies
         # included) issues that often, and its loads wait for memory that often
         passes_of = [math.ceil(lp["iters"] / max(1, lp.get("unroll") or 1)) for lp in many]
-        per_thread = sum(weighted(lp["counts"], 1) * n for lp, n in zip(many, passes_of)) + weighted(rest, 1)
-        wavefronts = sum(shared_wavefronts(lp["counts"], 1) * n for lp, n in zip(many, passes_of))
-        iters = sum(passes_of)
-    else:
-        per_thread = weighted(loop, 1) * iters + weighted(out, 1) * outer
-        wavefronts = shared_wavefronts(loop, f.get("bank_ways_loop") or 1) * iters + \
-            shared_wavefronts(out, f.get("bank_ways") or 1) * outer
-    # Each of the 4 schedulers of an SM issues one instruction a clock only while it has enough ready warps to
-    # cover dependent-instruction latency: below `issue_warps` resident warps, issue slows in proportion.
-    warps_sm = min(blocks, per_sm) * W
-    issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"] * min(1.0, warps_sm / c["issue_warps"]))
-    shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
+        per_thread = sum(_weighted(lp["counts"], c) * n for lp, n in zip(many, passes_of)) + _weighted(rest, c)
+        wavefronts = sum(_shared_wavefronts(lp["counts"], 1) * n for lp, n in zip(many, passes_of))
+        return per_thread, wavefronts, sum(passes_of)
+    per_thread = _weighted(loop, c) * iters + _weighted(out, c) * outer
+    wavefronts = _shared_wavefronts(loop, f.get("bank_ways_loop") or 1) * iters + \
+        _shared_wavefronts(out, f.get("bank_ways") or 1) * outer
+    return per_thread, wavefronts, iters
 
+
+def _spill_traffic(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch, loop: dict[str, int], iters: int,
+                   outer: int, notes: list[str]) -> tuple[float, float]:
+    """(L2-equivalent spill bytes per program, spill bytes that overflow L1 to DRAM): spills cost where they live."""
+    W, G, blocks = L.warps, L.programs, L.blocks
     threads = W * 32
     spill_traffic = 0
     spill_dram = 0.0
-    if f.get("spill_instructions"):
-        # spills inside the main loop (a GEMM's accumulators) stall every iteration: their L2-equivalent cost is
-        # fitted (spill_factor); spills outside it are priced by where their bytes live (L1, else L2/DRAM)
-        spill_traffic = (loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 * c["spill_factor"]
-        notes.append(f"spills: {f['spill_bytes']} B per thread, counted as local-memory traffic")
-        # Local memory is cached in L1: the spilled bytes of every co-resident thread stay there while they fit
-        # in what shared memory leaves of it; the share that does not fit goes out to L2 and DRAM, each time a
-        # LDL/STL moves it (the bytes the SASS's LDL/STL widths give).
-        local = (f.get("local_bytes_loop") or 0) * max(iters, 1) + (f.get("local_bytes_outside") or 0) * outer
-        footprint = (f.get("spill_bytes") or 0) * threads * blocks
-        l1 = gpu.l1_bytes or c["default_l1_bytes"]
-        room = max(0, l1 - (f.get("shared") or 0) * blocks)
-        if local and footprint > room:
-            spill_dram = (1 - room / footprint) * local * threads * G
-            spill_traffic += spill_dram / G
-            notes.append(f"spilled bytes of co-resident threads ({footprint // 1024} KiB per SM) overflow the "
-                         f"{room // 1024} KiB of L1 left: {spill_dram / 1e6:.0f} MB of local traffic to DRAM")
-    bytes_p = (f.get("bytes_loaded_per_program") or 0) + (f.get("bytes_stored_per_program") or 0) + spill_traffic
-    l2_s = per_sm * bytes_p / (c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"]))
+    if not f.get("spill_instructions"):
+        return spill_traffic, spill_dram
+    # spills inside the main loop (a GEMM's accumulators) stall every iteration: their L2-equivalent cost is
+    # fitted (spill_factor); spills outside it are priced by where their bytes live (L1, else L2/DRAM)
+    spill_traffic = (loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 * c["spill_factor"]
+    notes.append(f"spills: {f['spill_bytes']} B per thread, counted as local-memory traffic")
+    # Local memory is cached in L1: the spilled bytes of every co-resident thread stay there while they fit
+    # in what shared memory leaves of it; the share that does not fit goes out to L2 and DRAM, each time a
+    # LDL/STL moves it (the bytes the SASS's LDL/STL widths give).
+    local = (f.get("local_bytes_loop") or 0) * max(iters, 1) + (f.get("local_bytes_outside") or 0) * outer
+    footprint = (f.get("spill_bytes") or 0) * threads * blocks
+    l1 = gpu.l1_bytes or c["default_l1_bytes"]
+    room = max(0, l1 - (f.get("shared") or 0) * blocks)
+    if local and footprint > room:
+        spill_dram = (1 - room / footprint) * local * threads * G
+        spill_traffic += spill_dram / G
+        notes.append(f"spilled bytes of co-resident threads ({footprint // 1024} KiB per SM) overflow the "
+                     f"{room // 1024} KiB of L1 left: {spill_dram / 1e6:.0f} MB of local traffic to DRAM")
+    return spill_traffic, spill_dram
+
+
+def _dram_bytes(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch, many: list[dict[str, Any]],
+                spill_dram: float, notes: list[str]) -> tuple[float, float]:
+    """(DRAM bytes, share of a later pass's re-reads that misses L2): compulsory bytes, re-reads, spills."""
+    G, S, blocks = L.programs, L.sms, L.blocks
     dram = max(f.get("compulsory_bytes") or 0, 0)
     if not dram:
         dram = f.get("total_bytes") or 0
@@ -241,58 +317,70 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
             reread_dram = (1 - cap / live) * sum(min(b, passes[0]) for b in passes[1:]) * G
             notes.append(f"the rows of co-resident programs ({live / 2**20:.0f} MiB) exceed the L2 share "
                          f"({cap / 2**20:.0f} MiB): later passes re-read {reread_dram / 1e6:.0f} MB from DRAM")
-    dram = dram + reread_dram + spill_dram
-    dram_s = dram / (gpu.gbs * 1e9 * c["dram_eff"])
+    return dram + reread_dram + spill_dram, miss
+
+
+def _latency_seconds(f: dict[str, Any], c: dict[str, float], rounds: int, many: list[dict[str, Any]], iters: int,
+                     outer: int, miss: float) -> float:
+    """Memory latency per round of co-resident blocks: per main-loop iteration (or load-use wait), plus per tile."""
     lat = c["latency_ns"] * 1e-9
-    if f.get("has_loop") and iters:
-        depth = max(1, int(f.get("num_stages") or 1) - 1) if f.get("pipelined") else 1
-        per_iter = lat / depth if f.get("pipelined") else lat * c["unpipelined_factor"]
-        waits = None
-        if not f.get("pipelined"):
-            # Without async copies a thread waits a latency at each load-use wait of its loop (features v3:
-            # sass.load_waits), not once per iteration: a loop whose loads ptxas interleaves with their uses
-            # waits once per load, with a fraction of the bytes in flight.
-            if many:
-                # Sibling loops after the first re-read what it loaded (a layer norm's passes): their waits last
-                # an L2 hit's latency, except for the share of the co-resident rows the L2 does not hold.
-                got = [_loop_waits(lp, int(lp["iters"])) for lp in many]
-                if all(w is not None for w in got):
-                    lat_l2 = c.get("l2_latency_ns", c["latency_ns"]) * 1e-9
-                    later = lat_l2 + miss * (lat - lat_l2)
-                    waits = (got[0] + sum(got[1:]) * later / lat)
-            elif f.get("loop_waits"):
-                w = _loop_waits(f["loop_waits"], iters // outer)
-                waits = w * outer if w is not None else None
-        spent = waits * lat * c["unpipelined_factor"] if waits is not None else iters * per_iter
-        latency_s = rounds * (spent + outer * lat * c["tile_fixed"])
-    else:
-        latency_s = rounds * lat * c["tile_fixed"]
-    terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
+    if not (f.get("has_loop") and iters):
+        return rounds * lat * c["tile_fixed"]
+    depth = max(1, int(f.get("num_stages") or 1) - 1) if f.get("pipelined") else 1
+    per_iter = lat / depth if f.get("pipelined") else lat * c["unpipelined_factor"]
+    waits = None
+    if not f.get("pipelined"):
+        waits = _unpipelined_waits(f, c, many, iters, outer, miss)
+    spent = waits * lat * c["unpipelined_factor"] if waits is not None else iters * per_iter
+    return rounds * (spent + outer * lat * c["tile_fixed"])
+
+
+def _unpipelined_waits(f: dict[str, Any], c: dict[str, float], many: list[dict[str, Any]], iters: int, outer: int,
+                       miss: float) -> float | None:
+    """Memory latencies a thread waits without async copies, in DRAM latencies (None: not known, count iterations)."""
+    # Without async copies a thread waits a latency at each load-use wait of its loop (features v3:
+    # sass.load_waits), not once per iteration: a loop whose loads ptxas interleaves with their uses
+    # waits once per load, with a fraction of the bytes in flight.
+    lat = c["latency_ns"] * 1e-9
+    if many:
+        # Sibling loops after the first re-read what it loaded (a layer norm's passes): their waits last
+        # an L2 hit's latency, except for the share of the co-resident rows the L2 does not hold.
+        got = [_loop_waits(lp, int(lp["iters"])) for lp in many]
+        if all(w is not None for w in got):
+            lat_l2 = c.get("l2_latency_ns", c["latency_ns"]) * 1e-9
+            later = lat_l2 + miss * (lat - lat_l2)
+            return (got[0] + sum(got[1:]) * later / lat)
+        return None
+    if f.get("loop_waits"):
+        w = _loop_waits(f["loop_waits"], iters // outer)
+        return w * outer if w is not None else None
+    return None
+
+
+def _overlapped(f: dict[str, Any], c: dict[str, float], terms: dict[str, float], warps_sm: int) -> float:
+    """The terms combined by a soft maximum: they overlap as far as other warps (or async copies) run meanwhile."""
     # Terms overlap because other warps run while one waits.  Async copies (a pipelined loop) overlap memory
     # with compute in one warp; without them only co-resident warps do, so with few warps the terms add up.
     p = c["softmax_p"]
     if not f.get("pipelined"):
         p = 1 + (p - 1) * min(1.0, warps_sm / c["overlap_warps"])
-    body = _soft_max(list(terms.values()), p)
-    launch = c["launch_us"] * 1e-6
-    total = body + launch
-    regime = max(terms, key=terms.get)
-    if active < S:
-        notes.append(f"{G} programs for {S} SMs: {S - active} SMs idle")
+    return _soft_max(list(terms.values()), p)
+
+
+def _expected_error(regime: str, measured: bool) -> float:
+    """The typical held-out error of this regime; doubled where the constants were not measured on this GPU."""
     errs = calibration().get("expected_error", {})
     err = errs.get(regime, errs.get("default", 0.5))
     if not measured:
         err = err * 2
-    # the roofline lower bound (as explain's): FLOPs at the full datasheet peak, compulsory bytes at full bandwidth
+    return err
+
+
+def _bound_seconds(f: dict[str, Any], gpu: Gpu, unit: str | None) -> float:
+    """The roofline lower bound (as explain's): FLOPs at the full datasheet peak, compulsory bytes at full bandwidth."""
     bound = 0.0
     if f.get("total_flops"):
         kind = "fp32" if unit == "fma" else (f.get("peak_kind") or "fp32")
         if gpu.tflops.get(kind):
             bound = f["total_flops"] / (gpu.tflops[kind] * 1e12)
-    bound = max(bound, (f.get("compulsory_bytes") or 0) / (gpu.gbs * 1e9))
-    facts = {"programs": G, "sms": S, "programs_per_sm": per_sm, "blocks_per_sm": blocks, "rounds": rounds,
-             "main_iters": iters, "instructions_per_thread": round(per_thread), "bytes_per_program": bytes_p,
-             "dram_bytes": dram, "launch_ms": launch * 1e3, "dot_unit": unit, "pipelined": f.get("pipelined"),
-             "bank_ways_loop": f.get("bank_ways_loop")}
-    return Prediction(total * 1e3, gpu.name, regime, {k: v * 1e3 for k, v in terms.items()}, err,
-                      bound * 1e3 if bound else None, source, notes, None, facts)
+    return max(bound, (f.get("compulsory_bytes") or 0) / (gpu.gbs * 1e9))
