@@ -78,6 +78,30 @@ def diff_summary(d: ConfigDiff) -> Panel:
     return Panel(Group(*parts), title=f"tritonscope diff · {d.kernel}", box=box.ROUNDED, expand=False)
 
 
+def diff_renderables(d: ConfigDiff, stages, max_lines, divergence=None):
+    """What `diff` prints (and saves as .txt): the summary, where the passes diverge (--passes), each changed stage.
+
+    `divergence`: (the first pass that differs or None, whether from the start), from `diff --passes`.
+    """
+    yield diff_summary(d)
+    if divergence is not None:
+        from tritonscope.outputs.render.passes_view import divergence_view
+
+        yield divergence_view(*divergence, d.a_label, d.b_label)
+    for s in d.stages:
+        if s.key in stages and not s.identical:
+            yield stage_diff_panel(s, max_lines=max_lines)
+
+
+def diff_data(d: ConfigDiff, divergence=None) -> dict:
+    """The diff as `diff --json` prints it and `--save x.json` writes it (with the pass divergence, if asked)."""
+    out = d.to_dict()
+    if divergence is not None:
+        div, from_start = divergence
+        out["passes"] = {"divergence": div.to_dict() if div else None, "from_start": from_start}
+    return out
+
+
 def _stage_count(s: StageDiff) -> Text:
     if s.missing:
         return Text(f"only in {'B' if s.missing == 'A' else 'A'}", style="yellow")
