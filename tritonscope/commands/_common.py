@@ -314,7 +314,7 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
     `hide`: the noise kinds the stage views fold (see noise_filter; None = all of them).
     """
     from tritonscope.outputs import sections
-    from tritonscope.outputs.render.terminal import page_renderables
+    from tritonscope.outputs.render.page_view import page_renderables
 
     view = check_view(view)
     # By default, every stage this compile has (its backend's pipeline: PTX and SASS, or AMDGCN).

@@ -18,7 +18,7 @@ def render_text(analysis: Analysis, width: int = TEXT_WIDTH, *, hide: frozenset[
 
     from tritonscope.core.sanitize import SafeConsole
     from tritonscope.outputs import sections
-    from tritonscope.outputs.render.terminal import page_renderables
+    from tritonscope.outputs.render.page_view import page_renderables
 
     page = page or sections.build(analysis, layouts=False)
     console = SafeConsole(file=io.StringIO(), width=width, no_color=True, color_system=None,
