@@ -175,7 +175,7 @@ def chromium():
 def report_page(compiled, chromium, tmp_path_factory):
     """The matmul BLOCK=16 report (with layouts when this tritonscope draws them), open in Chromium."""
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     analysis = analyze(compiled("matmul", block=16))
     analysis.layouts = _layouts(analysis)
@@ -276,7 +276,7 @@ def test_layout_svg_present(report_page):
 def test_hostile_report_runs_nothing(chromium, tmp_path):
     """A kernel comment that tries to inject a script shows as text and runs nothing."""
     from test_report import hostile_analysis
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     path = save_report(hostile_analysis(tmp_path), tmp_path / "hostile.html")
     browser = Browser(chromium, str(tmp_path / "profile"))
@@ -296,7 +296,7 @@ def test_hostile_report_runs_nothing(chromium, tmp_path):
 def grouped_page(compiled, chromium, tmp_path_factory):
     """The 128x256x64 grouped matmul's report (sm_90a), open in Chromium at 1600x1000."""
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     analysis = analyze(compiled("matmul_grouped", arch="sm_90a"))
     tmp = tmp_path_factory.mktemp("grouped")
@@ -443,7 +443,7 @@ def test_large_report_stays_usable(compiled, chromium, tmp_path):
 
     from tritonscope.analyses.analysis import analyze
     from tritonscope.core.model import Line, ParsedStage
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     analysis = analyze(compiled("matmul_grouped"))
     big = {k: ParsedStage(k, tuple(Line(i + 1, ln.text, ln.raw, ln.loc) for i, ln in

@@ -40,7 +40,8 @@ def _cli(*args):
 
 
 def test_json_holds_everything_and_round_trips(matmul, tmp_path):
-    from tritonscope.outputs.report import analysis_to_dict, load_analysis, save_report
+    from tritonscope.outputs.report import analysis_to_dict, load_analysis
+    from tritonscope.outputs.save import save_report
 
     path = save_report(matmul, tmp_path / "r.json", keep_paths=True)
     data = json.loads(path.read_text())
@@ -76,7 +77,8 @@ def test_notes_round_trip(matmul, tmp_path):
     from dataclasses import replace
 
     from tritonscope.core.model import Note
-    from tritonscope.outputs.report import load_analysis, save_report
+    from tritonscope.outputs.report import load_analysis
+    from tritonscope.outputs.save import save_report
 
     extra = [Note("ptx", 10, "instruction", "cp.async 16B", "copies 16 bytes <global> -> <shared>", "https://x/y")]
     a = replace(matmul, notes=list(matmul.notes) + extra)
@@ -88,12 +90,13 @@ def test_paths_relative_by_default(matmul, tmp_path):
     from dataclasses import replace
 
     from tritonscope.language.layouts import layouts_of
-    from tritonscope.outputs.report import load_analysis, save_report
+    from tritonscope.outputs.report import load_analysis
+    from tritonscope.outputs.save import save_report
 
     matmul = replace(matmul, layouts=layouts_of(matmul))
     assert matmul.layouts
 
-    from tritonscope.outputs.report import kernel_folders
+    from tritonscope.outputs.portable import kernel_folders
 
     folders = kernel_folders(matmul)
     assert os.path.dirname(matmul.artifact.spec.file) in folders
@@ -116,7 +119,7 @@ def test_paths_relative_by_default(matmul, tmp_path):
 
 
 def test_strip_folder_is_exact():
-    from tritonscope.outputs.report import _strip_folder
+    from tritonscope.outputs.portable import _strip_folder
 
     text = 'loc("/home/u/k/m.py":3:1) !DIFile(filename: "m.py", directory: "/home/u/k") /home/u/kk/x.py /home/u/k.old'
     assert _strip_folder(text, "/home/u/k") == ('loc("./m.py":3:1) !DIFile(filename: "m.py", directory: ".") '
@@ -188,7 +191,7 @@ def test_write_atomic_leaves_nothing_on_failure(tmp_path, monkeypatch):
 
 def test_render_failure_writes_nothing(matmul, tmp_path, monkeypatch):
     import tritonscope.outputs.render.html as h
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     monkeypatch.setattr(h, "_pane", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
     with pytest.raises(KeyboardInterrupt):
@@ -223,7 +226,7 @@ def test_ctrl_c_during_save_leaves_no_file(tmp_path):
     (".", "it is a folder"),
 ])
 def test_unwritable_paths_are_clear(matmul, tmp_path, monkeypatch, name, message):
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "afile").write_text("x")
@@ -267,7 +270,7 @@ def _tags(text):
 
 def test_html_is_self_contained_and_linked(matmul, tmp_path):
     from tritonscope.outputs.render.html import python_line_of
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     text = save_report(matmul, tmp_path / "r.html").read_text()
     tags = _tags(text)
@@ -297,7 +300,7 @@ def test_html_shows_notes_in_margin_and_hover(matmul, tmp_path):
     from dataclasses import replace
 
     from tritonscope.core.model import Note
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     mma_line = next(ln.number for ln in matmul.parsed["ptx"].lines if "mma.sync" in ln.text)
     note = Note("ptx", mma_line, "instruction", "mma m16n8k16", "one warp multiplies <16x16> by <16x8>", None)
@@ -334,7 +337,7 @@ def test_markdown_has_summary_and_details(matmul, tmp_path):
     from dataclasses import replace
 
     from tritonscope.core.model import Note
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     note = Note("ttgir", 3, "encoding", "#blocked", "each thread holds [1, 2] elements", None)
     text = save_report(replace(matmul, notes=[note]), tmp_path / "r.md").read_text()
@@ -349,7 +352,7 @@ def test_markdown_has_summary_and_details(matmul, tmp_path):
 
 
 def test_text_report_is_the_terminal_view(matmul, tmp_path):
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     text = save_report(matmul, tmp_path / "r.txt").read_text()
     assert "matmul_kernel" in text and "PTX" in text and "mma.sync" in text
@@ -394,7 +397,7 @@ def hostile(tmp_path_factory):
 
 
 def test_hostile_source_cannot_inject_html(hostile, tmp_path):
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     assert "</pre><script>" in hostile.artifact.stages["python"]
     text = save_report(hostile, tmp_path / "h.html").read_text()
@@ -411,7 +414,7 @@ def test_hostile_source_cannot_inject_html(hostile, tmp_path):
 
 
 def test_hostile_source_cannot_break_markdown(hostile, tmp_path):
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     text = save_report(hostile, tmp_path / "h.md").read_text()
     # the comment holds a ``` run: the Python stage's fence is longer, so the code block cannot end early
@@ -426,7 +429,7 @@ def test_hostile_source_cannot_break_markdown(hostile, tmp_path):
 
 
 def test_hostile_report_round_trips_through_show(hostile, tmp_path):
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     path = save_report(hostile, tmp_path / "h.json")
     r = _cli("show", str(path), "--stage", "python", "--width", "150", "--no-color")
@@ -479,7 +482,8 @@ def test_compile_save_all_formats_and_show_matches(tmp_path, monkeypatch):
     # a relative-path report shows the same views, with the kernel's folder as '.'
     # (the live output and the report come from one compile: Triton's cache may hand another
     # compile of the same source the paths of a different file)
-    from tritonscope.outputs.report import kernel_folders, load_analysis
+    from tritonscope.outputs.portable import kernel_folders
+    from tritonscope.outputs.report import load_analysis
 
     # (--raw: the lines that carry paths, `#loc`, `!DIFile`, `//## File`, are folded noise otherwise;
     # PTX's DWARF bytes spell the path out, so its raw view differs beyond the path lines)
@@ -504,7 +508,8 @@ def test_compile_save_all_formats_and_show_matches(tmp_path, monkeypatch):
 
 
 def test_show_json_is_the_report(tmp_path, matmul):
-    from tritonscope.outputs.report import analysis_to_dict, save_report
+    from tritonscope.outputs.report import analysis_to_dict
+    from tritonscope.outputs.save import save_report
 
     path = save_report(matmul, tmp_path / "r.json", keep_paths=True)
     r = _cli("show", str(path), "--json")

@@ -132,7 +132,7 @@ def test_terminal_html_markdown_say_the_same(spilling):
     from tritonscope.outputs.render.html import render_html
     from tritonscope.outputs.render.markdown import render_markdown
     from tritonscope.outputs.render.summary_text import summary_rows
-    from tritonscope.outputs.report import render_text
+    from tritonscope.outputs.render.text import render_text
 
     want = _spill_text(spilling.summary.spills)
     rows = dict(summary_rows(spilling))
@@ -147,7 +147,8 @@ def test_terminal_html_markdown_say_the_same(spilling):
 
 
 def test_json_report_holds_the_summary(spilling, tmp_path):
-    from tritonscope.outputs.report import load_analysis, save_report
+    from tritonscope.outputs.report import load_analysis
+    from tritonscope.outputs.save import save_report
 
     path = save_report(spilling, tmp_path / "r.json")
     data = json.loads(path.read_text())
@@ -222,7 +223,8 @@ def test_bench_row_shows_the_spills(spilling, plain):
 
 
 def test_v1_report_opens_with_a_recomputed_summary():
-    from tritonscope.outputs.report import load_analysis, render_text
+    from tritonscope.outputs.render.text import render_text
+    from tritonscope.outputs.report import load_analysis
 
     path = ROOT / "tests" / "data" / "report_small.json"
     assert json.loads(path.read_text())["schema_version"] == 1, "keep the checked-in report a v1 fixture"

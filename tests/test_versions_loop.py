@@ -123,7 +123,7 @@ def test_loop_view_golden(name, a, b, regen):
 def moe_reports(tmp_path_factory):
     """The recorded MOE compiles as saved reports, so `diff A.json B.json --loop` runs on them without Triton."""
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
     from tritonscope.pipeline.result_cache import decode_artifact
 
     folder = tmp_path_factory.mktemp("loop")

@@ -296,14 +296,14 @@ class Result:
         tritonscope.show(path); the others fold noise lines unless `raw`.
         """
         from tritonscope.outputs.render.noise import RAW
-        from tritonscope.outputs.report import save_report
+        from tritonscope.outputs.save import save_report
 
         return save_report(self.analysis, path, force=force, keep_paths=keep_paths, hide=RAW if raw else None)
 
     def html(self, *, raw: bool = False) -> str:
         """The HTML report as one self-contained page (what `--save r.html` writes)."""
         from tritonscope.outputs.render.noise import RAW
-        from tritonscope.outputs.report import render_report
+        from tritonscope.outputs.save import render_report
 
         return render_report(self.analysis, "html", hide=RAW if raw else None)
 

@@ -244,10 +244,9 @@ def check_timeout(timeout: Optional[float]) -> None:
 
 def check_report_path(path: str, force: bool) -> str:
     """A report's format ('html', 'markdown', 'json', 'text') from --save, checked before any work."""
-    from tritonscope.core.output import check_path
-    from tritonscope.outputs.report import FORMATS
+    from tritonscope.outputs.save import check
 
-    return check_path(path, force=force, formats=FORMATS, what="report")
+    return check(path, force=force)
 
 
 RawOpt = typer.Option(False, "--raw",
@@ -287,7 +286,7 @@ def output_analysis(analysis, env: Env, *, as_json: bool, save: Optional[str], f
         print_analysis(analysis, env, stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines,
                        hide=hide)
     if save:
-        from tritonscope.outputs.report import save_report
+        from tritonscope.outputs.save import save_report
 
         save_report(analysis, save, force=force, keep_paths=keep_paths, hide=hide)
 
@@ -298,49 +297,19 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
 
     `hide`: the noise kinds the stage views fold (see noise_filter; None = all of them).
     """
-    from tritonscope.language.dialects import machine_stage
-    from tritonscope.outputs.render import views
-    from tritonscope.outputs.render.terminal import stage_panel, summary_panel
+    from tritonscope.outputs import sections
+    from tritonscope.outputs.render.page_view import page_renderables
 
     view = check_view(view)
     # By default, every stage this compile has (its backend's pipeline: PTX and SASS, or AMDGCN).
-    stages = parse_stage_list(stage, tuple(analysis.parsed))
+    stages = parse_stage_list(stage, tuple(analysis.parsed))  # checked even when empty: --stage '' is refused
+    page = sections.build(analysis, view=view, stages=stages if stage else None, line=line, layouts=layouts)
     console = env.console()
+    limit = max_lines if max_lines is not None else (0 if env.pager else DEFAULT_MAX_LINES)
     with env.paged(console):
-        console.print(summary_panel(analysis))
-        if analysis.passes and line is None:  # the pass table a --passes compile or a report carries
-            from tritonscope.outputs.render.passes_view import saved_table
-
-            console.print(saved_table(analysis.passes))
-        from tritonscope.analyses.explain import explanation_of
-
-        if explanation_of(analysis) is not None and line is None:  # `compile --explain`, or a report saved with it
-            from tritonscope.analyses.explain import Explanation
-            from tritonscope.outputs.render.explain_view import explain_renderable
-
-            console.print(explain_renderable(Explanation.from_dict(explanation_of(analysis)), console.width,
-                                             title="Explain"))
-        if line is not None:
-            shown = tuple(k for k in stages if k != "python") if stage else None
-            console.print(views.line_view(analysis, line, shown))
-        elif view == "side-by-side":
-            default = ("ttgir", machine_stage(analysis.parsed) or "ptx")
-            shown = tuple(k for k in (stages if stage else default) if k != "python")
-            console.print(views.side_by_side(analysis, shown, console.width, hide=hide))
-        elif view == "walkthrough":
-            console.print(views.walkthrough(analysis))
-        elif view == "mix":
-            console.print(views.mix_view(analysis))
-        else:
-            limit = max_lines if max_lines is not None else (0 if env.pager else DEFAULT_MAX_LINES)
-            for key in stages:
-                if key in analysis.parsed:
-                    console.print(stage_panel(analysis, key, width=console.width, max_lines=limit, hide=hide))
-        if layouts:
-            from tritonscope.outputs.render.layout_view import layout_panels
-
-            for panel in layout_panels(analysis):
-                console.print(panel)
+        for renderable in page_renderables(analysis, page, width=console.width, stage_width=console.width,
+                                           max_lines=limit, hide=hide):
+            console.print(renderable)
 
 
 # --------------------------------------------------------------------------

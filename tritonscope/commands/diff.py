@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from tritonscope.commands import _common as c
 from tritonscope.core.errors import UsageError
-from tritonscope.core.output import check_path, write_atomic
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape", "triton")
 # Launch options a side may set (as a launch's keyword arguments): side keyword -> Triton's option name.
 SIDE_OPTIONS = {"maxnreg": "maxnreg", "num_ctas": "num_ctas", "fp_fusion": "enable_fp_fusion",
                 "enable_fp_fusion": "enable_fp_fusion"}
 _BOOLS = {"1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False}
-SAVE_FORMATS = {".json": "json", ".txt": "text", ".html": "html"}
 
 
 def _side_option(which: str, key: str, value: str):
@@ -186,7 +183,9 @@ def diff_cmd(
         raise UsageError(f"-U/--context {context}: give 0 or more lines.",
                          hint="e.g. -U 2 (the default), or -U 0 for the changed lines alone.")
     if save:  # fail before compiling anything when --save cannot be honoured
-        check_path(save, force=force, formats=SAVE_FORMATS, what="diff")
+        from tritonscope.outputs import save as saving
+
+        saving.check(save, force=force, names=saving.DIFF, what="diff")
     side_a, side_b = parse_side(a, "a"), parse_side(b, "b")
     pair = targets if len(targets) == 2 else [targets[0], targets[0]]
     if len(targets) == 1 and _is_report(targets[0]):
@@ -293,18 +292,29 @@ def diff_cmd(
             an.prediction = predicted(an, gpu=gpu).to_dict()
     d = diff_analyses(analyses[0], analyses[1], stages=every_stage_key(), context=context,
                       force_different=force_different)
-    if loop:  # tritonscope/versions/loopview.py
-        from tritonscope.versions.loopview import loop_pair_of
-
-        loop = (loop_pair_of(analyses[0].artifact, analyses[1].artifact), context)
+    attached = (_loop_view(d, analyses, context),) if loop else ()
     if as_json:
-        typer.echo(json.dumps(_diff_dict(d, divergence, loop), indent=1))
+        typer.echo(json.dumps(_diff_dict(d, divergence, attached), indent=1))
     else:
         console = env.console()
         with env.paged(console):
-            _print_diff(console, d, stages, max_lines, divergence, loop)
+            _print_diff(console, d, stages, max_lines, divergence, attached)
     if save:
-        _save_diff(d, stages, max_lines, save, force=force, divergence=divergence, loop=loop)
+        from tritonscope.outputs.save import save_diff
+
+        save_diff(d, save, force=force, stages=stages, max_lines=max_lines, divergence=divergence,
+                  attached=attached)
+
+
+def _loop_view(d, analyses, context: int):
+    """--loop: the two innermost loops side by side (versions/loopview.py), attached to the diff's views."""
+    from tritonscope.outputs.render.diff_view import Attached
+    from tritonscope.versions.loop_view import loop_html, loop_panel
+    from tritonscope.versions.loopview import loop_pair_of
+
+    pair = loop_pair_of(analyses[0].artifact, analyses[1].artifact)
+    return Attached("loop", pair.to_dict(), loop_panel(pair, d.a_label, d.b_label, context=context),
+                    loop_html(pair, d.a_label, d.b_label, context=context))
 
 
 def _say_env(env):
@@ -324,52 +334,14 @@ def _compile_with_triton(request, triton_env, which: str):
     return compile_with_triton(request, triton_env, what=f"The compile of side {which.lower()}")
 
 
-def _diff_dict(d, divergence, loop=None) -> dict:
-    out = d.to_dict()
-    if loop:
-        out["loop"] = loop[0].to_dict()
-    if divergence is not None:
-        div, from_start = divergence
-        out["passes"] = {"divergence": div.to_dict() if div else None, "from_start": from_start}
-    return out
+def _diff_dict(d, divergence, attached=()) -> dict:
+    from tritonscope.outputs.render.diff_view import diff_data
+
+    return diff_data(d, divergence, attached)
 
 
-def _print_diff(console, d, stages, max_lines, divergence=None, loop=None) -> None:
-    from tritonscope.outputs.render.diff_view import diff_summary, stage_diff_panel
+def _print_diff(console, d, stages, max_lines, divergence=None, attached=()) -> None:
+    from tritonscope.outputs.render.diff_view import diff_renderables
 
-    console.print(diff_summary(d))
-    if loop:
-        from tritonscope.versions.loop_view import loop_panel
-
-        console.print(loop_panel(loop[0], d.a_label, d.b_label, context=loop[1]))
-    if divergence is not None:
-        from tritonscope.outputs.render.passes_view import divergence_view
-
-        console.print(divergence_view(*divergence, d.a_label, d.b_label))
-    for s in d.stages:
-        if s.key in stages and not s.identical:
-            console.print(stage_diff_panel(s, max_lines=max_lines))
-
-
-def _save_diff(d, stages, max_lines, path: str, *, force: bool, divergence=None, loop=None) -> Path:
-    """Write .json / .txt / .html (stages side by side) through the one writer."""
-    import io
-
-    from tritonscope.core.sanitize import SafeConsole
-
-    fmt = check_path(path, force=force, formats=SAVE_FORMATS, what="diff")
-    if fmt == "json":
-        text = json.dumps(_diff_dict(d, divergence, loop), indent=1) + "\n"
-    elif fmt == "html":
-        from tritonscope.outputs.render.html import render_html_diff
-
-        text = render_html_diff(d)
-        if loop:  # the loop view as the terminal shows it, in a <pre> before the end of the page
-            from tritonscope.versions.loop_view import loop_html
-
-            text = text.replace("</body>", loop_html(loop[0], d.a_label, d.b_label, context=loop[1]) + "</body>", 1)
-    else:
-        console = SafeConsole(width=120, file=io.StringIO(), color_system=None, force_terminal=False)
-        _print_diff(console, d, stages, max_lines, divergence, loop)
-        text = console.file.getvalue()
-    return write_atomic(path, text, force=force)
+    for renderable in diff_renderables(d, stages, max_lines, divergence, attached):
+        console.print(renderable)

@@ -20,9 +20,6 @@ import typer
 
 from tritonscope.commands import _common as c
 
-SAVE_FORMATS = {".json": "json", ".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html",
-                ".htm": "html"}
-
 TARGET_HELP = ("A built-in sample, path/to/file.py:kernel_name, or a kernel that already compiled (as `open` "
                "reads): a capture folder, a Triton cache or TRITON_KERNEL_DUMP folder, or a stage file (.ttgir, "
                ".ptx, .cubin, ...).")
@@ -443,11 +440,10 @@ def explain_cmd(
     from tritonscope.core.errors import UsageError
 
     env = env_of(ctx).with_display(width=width, color=color)
-    fmt = None
     if save:
-        from tritonscope.core.output import check_path
+        from tritonscope.outputs import save as saving
 
-        fmt = check_path(save, force=force, formats=SAVE_FORMATS, what="explain output")
+        saving.check(save, force=force, names=saving.EXPLAIN, what="explain output")
     if gpu:
         from tritonscope.core.gpus import PEAKS
         from tritonscope.core.errors import close_matches
@@ -494,20 +490,6 @@ def explain_cmd(
 
             console.print(f"predicted: {escape(prediction_text(analysis.prediction))}", highlight=False)
     if save:
-        save_explanation(analysis, expl, save, fmt, force=force, keep_paths=keep_paths, width=width)
+        from tritonscope.outputs.save import save_explanation
 
-
-def save_explanation(analysis, expl, path: str, fmt: str, *, force: bool, keep_paths: bool,
-                     width: Optional[int] = None) -> None:
-    """explain --save: .html/.md/.json are the compile report with the Explain section; .txt the verdicts alone."""
-    from tritonscope.core.output import write_atomic
-
-    if fmt == "text":
-        from tritonscope.outputs.render.explain_view import explanation_text
-
-        write_atomic(path, explanation_text(expl, width or 120), force=force)
-        return
-    from tritonscope.analyses.explain import attach_explanation
-    from tritonscope.outputs.report import save_report
-
-    save_report(attach_explanation(analysis, expl.to_dict()), path, force=force, keep_paths=keep_paths)
+        save_explanation(analysis, expl, save, force=force, keep_paths=keep_paths, width=width)

@@ -90,10 +90,9 @@ def open_cmd(
         raise UsageError("--diff compares a recompile with the original: add --recompile and a target.",
                          hint="e.g. --recompile --arch sm_80 --diff")
     if save and diff:  # --recompile --diff --save: the diff is what is saved (.json, .txt or .html)
-        from tritonscope.commands.diff import SAVE_FORMATS
-        from tritonscope.core.output import check_path
+        from tritonscope.outputs import save as saving
 
-        check_path(save, force=force, formats=SAVE_FORMATS, what="diff")
+        saving.check(save, force=force, names=saving.DIFF, what="diff")
     elif save:
         c.check_report_path(save, force)
     if emit:
@@ -134,10 +133,11 @@ def open_cmd(
         if diff:
             d = _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
             if save:
-                from tritonscope.commands.diff import _save_diff
                 from tritonscope.language.dialects import stage_keys
+                from tritonscope.outputs.save import save_diff
 
-                saved = _save_diff(d, c.parse_stage_list(stage, stage_keys()), max_lines, save, force=force)
+                saved = save_diff(d, save, force=force, stages=c.parse_stage_list(stage, stage_keys()),
+                                  max_lines=max_lines)
                 env.console(stderr=True).print(f"saved the diff to {escape(str(saved))}")
             if emit:
                 sources.emit_files(artifact, emit, binaries=sources.binaries_of_artifact(artifact), force=force)

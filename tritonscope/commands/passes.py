@@ -164,7 +164,7 @@ def save_with_passes(trace, path: str, *, force: bool = False, keep_paths: bool 
     """The compile's report (every stage, its notes, Triton's remarks) with the pass table in it."""
     from tritonscope.analyses.analysis import analyze
     from tritonscope.core.errors import UsageError
-    from tritonscope.outputs.report import save_report
+    from tritonscope.outputs.save import save_report
 
     if trace.artifact is None:
         raise UsageError("This pass trace has no compile to report (it was read from a dump file).")

@@ -1,4 +1,4 @@
-"""Saved reports: the versioned JSON schema, and writing report files.
+"""Saved reports: the versioned JSON schema (to_dict, from_dict, load; writing them: save.py).
 
 JSON holds everything the tool knows (an Analysis); `tritonscope show`
 rebuilds the Analysis from it without importing Triton.
@@ -26,15 +26,13 @@ Schema versions:
 from __future__ import annotations
 
 import json
-import os
-import re
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 from tritonscope.analyses.analysis import Analysis
 from tritonscope.pipeline.artifact_io import artifact_from_dict
-from tritonscope.core.errors import InputFileError, OutputError
+from tritonscope.core.errors import InputFileError
 from tritonscope.core.model import Artifact, Line, Note, ParsedStage, Resources, SourceLoc
 from tritonscope.inputs.sources.readers import max_report_bytes
 
@@ -315,194 +313,3 @@ def _replace(obj, **changes):
     from dataclasses import replace
 
     return replace(obj, **changes)
-
-
-
-# --------------------------------------------------------------------------
-# Writing report files
-# --------------------------------------------------------------------------
-
-FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
-           ".json": "json", ".txt": "text"}
-TEXT_WIDTH = 120  # columns of a saved .txt report
-
-
-def kernel_folders(analysis: Analysis) -> list[str]:
-    """Absolute folders written as '.' in a report, longest first."""
-    from tritonscope.pipeline.paths import kernel_files
-
-    folders = {os.path.dirname(f) for f in kernel_files(analysis) if os.path.isabs(f)}
-    # a kernel opened from disk (`open /abs/k.ttgir`, `explain /abs/capture`) names that path in its target
-    target = analysis.artifact.spec.target or ""
-    opened = target if os.path.exists(target) else target.rpartition(":")[0]
-    if opened and os.path.isabs(opened):
-        folders.add(os.path.dirname(opened.rstrip(os.sep)))
-    # the analysis holds names sanitized ('e\\x1b[31mx', LLVM's 'e\\1B[31mx'); the stages that PTX and nvdisasm
-    # wrote spell the folder's real characters their own way ('e\\033[31mx'): relativize spells the real one
-    folders |= {real for f in folders if (real := _unsanitized(f)) != f}
-    return sorted((f for f in folders if f not in ("", os.sep)), key=len, reverse=True)
-
-
-# /tmp/e\x1b[31mx (sanitize.visible)   /tmp/e\u202ex   /tmp/e\1B[31mx (LLVM's escape in !DIFile, loc)
-_SANITIZED = re.compile(r"\\x([0-9a-f]{2})|\\u(20[26][0-9a-e])|\\([0-9A-F]{2})(?![0-9A-Fa-f])")
-
-
-def _unsanitized(folder: str) -> str:
-    """The folder's real name from a sanitized spelling of it (each control character written out)."""
-    def char(m: re.Match) -> str:
-        code = int(next(g for g in m.groups() if g), 16)
-        return chr(code) if code < 0x20 or 0x7f <= code <= 0x9f or code >= 0x2000 else m.group(0)
-
-    return _SANITIZED.sub(char, folder)
-
-
-def relative_paths(analysis: Analysis) -> Analysis:
-    """A copy of the analysis with the kernel's folder written as '.' everywhere.
-
-    Stage texts carry the user's paths (loc(...), .file, DIFile, //## File);
-    so do locations, the spec and notes.  A report saved this way is already
-    relative (its spec.file is './x.py'), so saving it again changes nothing.
-    """
-    from tritonscope.pipeline.paths import install_folders
-
-    # the kernel's folders first: a kernel that lives under site-packages is still '.'
-    rewrites = [(f, ".") for f in kernel_folders(analysis)]
-    rewrites += [(f, SITE_PACKAGES) for f in install_folders() if all(f != k for k, _ in rewrites)]
-    # the temporary folders a compile used (a --passes compile's MLIR_DUMP_PATH in the metadata)
-    rewrites += [(f, TEMP) for f in temp_folders() if all(f != k for k, _ in rewrites)]
-    data = analysis_to_dict(analysis)
-    data = _map_strings(data, lambda s: _strip_folders(s, rewrites))
-    _dwarf_lines_from_stages(data)
-    return analysis_from_dict(data)  # layouts come back as dicts: the drawers take those too
-
-
-def _dwarf_lines_from_stages(data: dict[str, Any]) -> None:
-    """Parsed `.b8` lines as in their rewritten stage text.
-
-    A DWARF string is one `.b8 N` line per byte, so the folder in it spans
-    many parsed lines, which no one-string rewrite sees.  The stage text was
-    rewritten whole with its length kept (paths.relativize keep_length), so
-    its line N is the parsed line N.
-    """
-    stages = data["artifact"]["stages"]
-    for key, lines in data["parsed"].items():
-        text = stages.get(key)
-        if not text or ".b8" not in text:
-            continue
-        fixed = text.split("\n")
-        for ln in lines:
-            n = ln["number"]
-            if not (ln["raw"].startswith(".b8") and 0 < n <= len(fixed) and fixed[n - 1] != ln["raw"]):
-                continue
-            old, new = ln["raw"].split(), fixed[n - 1].split()
-            if len(old) < 2 or len(new) < 2 or new[0] != ".b8":
-                continue  # not a byte line of the rewritten text: leave the line as it was
-            ln["text"] = ln["text"].replace(f".b8 {old[1]}", f".b8 {new[1]}", 1)
-            ln["raw"] = fixed[n - 1]
-
-
-# How a saved report writes Python's package folders (Triton's libdevice in metadata["extern_libs"]).
-SITE_PACKAGES = "<site-packages>"
-# ... and the temporary folder (`compile --passes` dumps into one: MLIR_DUMP_PATH in the metadata).
-TEMP = "<tmp>"
-
-
-def temp_folders() -> list[str]:
-    """The system's temporary folder, as named and with links resolved (TMPDIR, else /tmp)."""
-    import tempfile
-
-    folder = tempfile.gettempdir()
-    return sorted({os.path.normpath(folder), os.path.realpath(folder)}, key=len, reverse=True)
-
-
-def _strip_folder(text: str, folder: str) -> str:
-    """`text` with `folder` written as '.' (one folder of _strip_folders)."""
-    return _strip_folders(text, [(folder, ".")])
-
-
-def _strip_folders(text: str, rewrites: list[tuple[str, str]]) -> str:
-    """`text` with each folder written as its replacement, in every spelling paths.relativize knows."""
-    from tritonscope.pipeline.paths import relativize
-
-    for folder, replacement in rewrites:
-        text = relativize(text, folder, replacement, keep_length=True)
-    return text
-
-
-def _map_strings(obj: Any, fn) -> Any:
-    if isinstance(obj, str):
-        return fn(obj)
-    if isinstance(obj, dict):
-        return {(fn(k) if isinstance(k, str) else k): _map_strings(v, fn) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_map_strings(v, fn) for v in obj)
-    return obj
-
-
-def render_report(analysis: Analysis, fmt: str, *, keep_paths: bool = False,
-                  hide: frozenset[str] | None = None) -> str:
-    """The text of a report in one format ('html', 'markdown', 'json', 'text').
-
-    `hide`: the noise kinds the views fold (render/noise.py; None = the default,
-    empty = --raw).  JSON always holds every stage's full text.
-    """
-    if not keep_paths:
-        analysis = relative_paths(analysis)
-    if fmt == "json":
-        data = analysis_to_dict(analysis)
-        data["paths"] = "absolute" if keep_paths else "relative to the kernel's folder"
-        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    if fmt == "html":
-        from tritonscope.outputs.render.html import render_html
-
-        return render_html(analysis, hide=hide)
-    # The analysis' text is already sanitized (analyze, load_analysis); the .md and .txt files are read
-    # with `cat` too, so they get the same last pass as a terminal (sanitize.visible).
-    from tritonscope.core.sanitize import visible
-
-    if fmt == "markdown":
-        from tritonscope.outputs.render.markdown import render_markdown
-
-        return visible(render_markdown(analysis, hide=hide))
-    if fmt == "text":
-        return visible(render_text(analysis, hide=hide))
-    raise OutputError(f"Unknown report format {fmt!r}.", hint="Use html, markdown, json or text.")
-
-
-def render_text(analysis: Analysis, width: int = TEXT_WIDTH, *, hide: frozenset[str] | None = None) -> str:
-    """The terminal's summary and stage views, as plain text."""
-    import io
-
-    from tritonscope.outputs.render.terminal import stage_panel, summary_panel
-    from tritonscope.core.sanitize import SafeConsole
-
-    console = SafeConsole(file=io.StringIO(), width=width, no_color=True, color_system=None,
-                      highlight=False, record=True, soft_wrap=False)
-    console.print(summary_panel(analysis))
-    if analysis.passes:
-        from tritonscope.outputs.render.passes_view import saved_table
-
-        console.print(saved_table(analysis.passes))
-    from tritonscope.analyses.explain import Explanation, explanation_of
-
-    explained = explanation_of(analysis)
-    if explained is not None:
-        from tritonscope.outputs.render.explain_view import explain_renderable
-
-        console.print(explain_renderable(Explanation.from_dict(explained), width, title="Explain"))
-    for key in analysis.parsed:
-        console.print(stage_panel(analysis, key, hide=hide))
-    return console.export_text(styles=False)
-
-
-def save_report(analysis: Analysis, path: str | Path, *, force: bool = False, keep_paths: bool = False,
-                hide: frozenset[str] | None = None) -> Path:
-    """Write a report; the format follows the extension (.html, .md, .json, .txt).
-
-    Paths are written relative to the kernel file's folder unless
-    `keep_paths`.  The write is atomic and never overwrites without `force`.
-    """
-    from tritonscope.core.output import check_path, write_atomic
-
-    fmt = check_path(path, force=force, formats=FORMATS, what="report")  # before rendering: fail fast
-    return write_atomic(path, render_report(analysis, fmt, keep_paths=keep_paths, hide=hide), force=force)

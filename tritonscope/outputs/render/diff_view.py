@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from rich import box
 from rich.console import Group
 from rich.panel import Panel
@@ -76,6 +79,46 @@ def diff_summary(d: ConfigDiff) -> Panel:
         st.add_row(dialect(s.key).title, _stage_count(s))
     parts += [Text(""), Text("stages (noise-normalized)", style="bold"), st]
     return Panel(Group(*parts), title=f"tritonscope diff · {d.kernel}", box=box.ROUNDED, expand=False)
+
+
+@dataclass(frozen=True)
+class Attached:
+    """A view a higher layer adds to a diff (versions' loop view, `diff --loop`), already made: its data for
+    --json, its terminal renderable, and its HTML for a saved page.  The diff's own views stay here."""
+
+    key: str
+    data: dict
+    renderable: Any
+    html: str
+
+
+def diff_renderables(d: ConfigDiff, stages, max_lines, divergence=None, attached: tuple = ()):
+    """What `diff` prints (and saves as .txt): the summary, views attached to it, where the passes diverge
+    (--passes), each changed stage.
+
+    `divergence`: (the first pass that differs or None, whether from the start), from `diff --passes`.
+    """
+    yield diff_summary(d)
+    for a in attached:
+        yield a.renderable
+    if divergence is not None:
+        from tritonscope.outputs.render.passes_view import divergence_view
+
+        yield divergence_view(*divergence, d.a_label, d.b_label)
+    for s in d.stages:
+        if s.key in stages and not s.identical:
+            yield stage_diff_panel(s, max_lines=max_lines)
+
+
+def diff_data(d: ConfigDiff, divergence=None, attached: tuple = ()) -> dict:
+    """The diff as `diff --json` prints it and `--save x.json` writes it (with the pass divergence, if asked)."""
+    out = d.to_dict()
+    for a in attached:
+        out[a.key] = a.data
+    if divergence is not None:
+        div, from_start = divergence
+        out["passes"] = {"divergence": div.to_dict() if div else None, "from_start": from_start}
+    return out
 
 
 def _stage_count(s: StageDiff) -> Text:

@@ -30,7 +30,7 @@ from typing import Any
 from tritonscope.analyses.analysis import Analysis
 from tritonscope.language.dialects import dialect
 from tritonscope.core.model import Line, Note
-from tritonscope.outputs.render.summary_text import summary_rows
+from tritonscope.outputs.render.summary_text import BAD_LABELS
 
 
 def _e(text: Any) -> str:
@@ -44,37 +44,18 @@ def _e(text: Any) -> str:
 # --------------------------------------------------------------------------
 
 
-def mix_table(analysis: Analysis) -> tuple[list[str], list[tuple[str, list[int]]]]:
-    """(stage keys, [(class, counts per stage)]) for stages that have a mix."""
-    stages = [k for k, counts in analysis.mix.items() if counts]
-    classes: list[str] = []
-    for k in stages:
-        for c in analysis.mix[k]:
-            if c not in classes:
-                classes.append(c)
-    return stages, [(c, [analysis.mix[k].get(c, 0) for k in stages]) for c in classes]
+def python_line_of(analysis: Analysis, key: str, line: Line, kernel_files: frozenset[str] | None = None) -> int | None:
+    """The kernel-file line a stage line comes from (None when elsewhere or unknown).
 
+    `kernel_files`: paths.kernel_files(analysis), which a page looks up once (sections.Page); None: looked up here.
+    """
+    from tritonscope.outputs.sections import python_line_of as line_of
 
-def python_line_of(analysis: Analysis, key: str, line: Line) -> int | None:
-    """The kernel-file line a stage line comes from (None when elsewhere or unknown)."""
-    if key == "python":
-        return line.loc.line if line.loc else analysis.artifact.python_first_line + line.number - 1
-    if line.loc and line.loc.file in _kernel_files(analysis):
-        return line.loc.line
-    return None
+    if kernel_files is None:
+        from tritonscope.pipeline.paths import kernel_files as files_of
 
-
-def _kernel_files(analysis: Analysis) -> set[str]:
-    from tritonscope.pipeline.paths import kernel_files
-
-    cached = getattr(analysis, "_ts_kernel_files", None)
-    if cached is None:
-        cached = kernel_files(analysis)
-        try:
-            analysis._ts_kernel_files = cached  # type: ignore[attr-defined]
-        except AttributeError:
-            pass
-    return cached
+        kernel_files = frozenset(files_of(analysis))
+    return line_of(analysis, key, line, kernel_files)
 
 
 # --------------------------------------------------------------------------
@@ -346,58 +327,97 @@ HIDDEN_AT_FIRST = ("llir",)
 ALIGNED_COLUMNS = ("ptx", "sass")
 
 
-def render_html(analysis: Analysis, *, hide: frozenset[str] | None = None) -> str:
-    """The report page.  Noise lines (debug sections, directives, comments: each dialect's
-    noise()) are in the page but folded when their kind is in `hide` (default: every kind;
-    `--raw` passes none); a checkbox per kind unfolds them, and every line keeps its number."""
+# The sections the top box holds (the page's at-a-glance part); the other sections follow it, and the
+# stages are panes under the toggles.
+TOP = ("summary", "explain", "remarks", "mix")
+
+
+def render_html(analysis: Analysis, *, hide: frozenset[str] | None = None, page=None) -> str:
+    """The report page: the sections of `page` (default: sections.build's report page).
+
+    Noise lines (debug sections, directives, comments: each dialect's noise())
+    are in the page but folded when their kind is in `hide` (default: every
+    kind; `--raw` passes none); a checkbox per kind unfolds them, and every
+    line keeps its number."""
+    from tritonscope.outputs import sections
     from tritonscope.outputs.render import noise
 
+    page = page or sections.build(analysis)
     hide = noise.DEFAULT_HIDE if hide is None else hide
-    views = {key: noise.view_lines(analysis, key, raw=noise.is_raw(hide)) for key in analysis.parsed}
+    keys = [s.data for s in page.sections if s.kind == "stage"]
+    views = {key: noise.view_lines(analysis, key, raw=noise.is_raw(hide)) for key in keys}
     kinds = {key: noise.classify(key, lines) for key, lines in views.items()}
     present = noise.ordered_kinds({kind for per_stage in kinds.values() for kind in per_stage.values()})
-    a = analysis.artifact
-    spec = a.spec
     out: list[str] = []
     w = out.append
+    _head(analysis, w, body_class=" ".join(["squeeze"] + [f"show-{_e(k)}" for k in present if k not in hide]))
+    w("<div id=\"top\">\n")
+    for section in page.sections:
+        if section.kind in TOP:
+            _SECTIONS[section.kind](analysis, section.data, w)
+    w("</div>\n")
+    for section in page.sections:
+        if section.kind not in TOP and section.kind in _SECTIONS:
+            _SECTIONS[section.kind](analysis, section.data, w)
+    _toggles(keys, kinds, present, hide, w)
+    w("<main id=\"panes\">\n")
+    shown = [k for k in keys if k not in HIDDEN_AT_FIRST] or keys
+    for key in keys:
+        _pane(analysis, key, w, hidden=key not in shown, kinds=kinds[key], lines=views[key], hide=hide,
+              kernel_files=page.kernel_files)
+    w("</main>\n<div id=\"info\" hidden></div>\n")
+    w(f"<footer>tritonscope report · {_e(analysis.artifact.spec.kernel)} · kernel hash "
+      f"{_e(analysis.artifact.kernel_hash)}</footer>\n")
+    w(f"<script>{_JS}</script>\n</body>\n</html>\n")
+    return "".join(out)
+
+
+def _head(analysis: Analysis, w, *, body_class: str) -> None:
+    """From the doctype to the page's heading: the policy, the title, the style, <body>."""
+    a = analysis.artifact
+    spec = a.spec
     w("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
     w(f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_e(_csp(_JS))}\">\n")
     w("<meta name=\"referrer\" content=\"no-referrer\">\n")
     w("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
     w(f"<meta name=\"generator\" content=\"tritonscope\">\n<title>{_e(spec.kernel)} · {_e(spec.label())}"
       " · tritonscope</title>\n")
-    body_attrs = " class=\"" + " ".join(["squeeze"] + [f"show-{_e(k)}" for k in present if k not in hide]) + "\""
-    w(f"<style>{_CSS}</style>\n</head>\n<body{body_attrs}>\n")
+    w(f"<style>{_CSS}</style>\n</head>\n<body class=\"{body_class}\">\n")
     w(f"<header><h1>{_e(spec.kernel)} <small>{_e(spec.label())} · Triton {_e(a.triton_version)}</small></h1>"
       "</header>\n")
 
-    w("<div id=\"top\">\n<section id=\"summary\"><table class=\"kv\">\n")
-    for label, value in summary_rows(analysis):
-        cls = " class=\"bad\"" if label == "fits" else ""
+
+def _summary_section(analysis: Analysis, summary, w) -> None:
+    """The summary's rows (a problem row in red) and the compiler's warnings."""
+    w("<section id=\"summary\"><table class=\"kv\">\n")
+    for label, value in summary.rows:
+        cls = " class=\"bad\"" if label in BAD_LABELS else ""
         w(f"<tr><td>{_e(label)}</td><td{cls}>{_e(value)}</td></tr>\n")
     w("</table>\n")
-    for warning in a.warnings:
+    for warning in summary.warnings:
         w(f"<p class=\"warn\">warning: {_e(warning)}</p>\n")
     w("</section>\n")
-    _explain_section(analysis, w)
-    _remarks_section(analysis, w)
-    mixes = [(k, counts) for k, counts in analysis.mix.items() if counts]
-    if mixes:
-        w("<section id=\"mix\"><h2>Instruction mix</h2><div class=\"mixes\">")
-        for key, counts in mixes:
-            w(f"<table class=\"mix\" data-stage=\"{_e(key)}\"><tr><th>{_e(key.upper())}</th><th></th></tr>\n")
-            for cls_name, n in counts.items():
-                w(f"<tr><td>{_e(cls_name)}</td><td class=\"c\">{_e(n)}</td></tr>\n")
-            w("</table>\n")
-        w("</div></section>\n")
-    w("</div>\n")
 
-    _passes_section(analysis, w)
-    layouts = _layout_figures(analysis)
-    if layouts:
-        w("<section id=\"layouts\"><h2>Layouts</h2>\n" + "".join(layouts) + "</section>\n")
 
-    keys = [k for k in analysis.parsed]
+def _mix_section(analysis: Analysis, mix, w) -> None:
+    """One small table per stage that counts instructions."""
+    w("<section id=\"mix\"><h2>Instruction mix</h2><div class=\"mixes\">")
+    for key, counts in mix.per_stage:
+        w(f"<table class=\"mix\" data-stage=\"{_e(key)}\"><tr><th>{_e(key.upper())}</th><th></th></tr>\n")
+        for cls_name, n in counts.items():
+            w(f"<tr><td>{_e(cls_name)}</td><td class=\"c\">{_e(n)}</td></tr>\n")
+        w("</table>\n")
+    w("</div></section>\n")
+
+
+def _layouts_section(analysis: Analysis, layouts, w) -> None:
+    figures = _layout_figures(layouts)
+    if figures:
+        w("<section id=\"layouts\"><h2>Layouts</h2>\n" + "".join(figures) + "</section>\n")
+
+
+def _toggles(keys: list[str], kinds: dict, present: list[str], hide: frozenset[str], w) -> None:
+    """The bar of checkboxes: a pane per stage, a kind of noise, wrapping, squeezing."""
     shown = [k for k in keys if k not in HIDDEN_AT_FIRST] or keys
     w("<nav id=\"toggles\"><fieldset id=\"stages\"><legend>stages:</legend>")
     for key in keys:
@@ -417,17 +437,11 @@ def render_html(analysis: Analysis, *, hide: frozenset[str] | None = None) -> st
       "<input type=\"checkbox\" data-squeeze checked> squeeze PTX/SASS blanks</label>")
     w("<span class=\"hint\">click a line to highlight what the same Python line became in every stage"
       " (Esc clears); hover a note for its explanation</span></nav>\n")
-    w("<main id=\"panes\">\n")
-    for key in keys:
-        _pane(analysis, key, w, hidden=key not in shown, kinds=kinds[key], lines=views[key], hide=hide)
-    w("</main>\n<div id=\"info\" hidden></div>\n")
-    w(f"<footer>tritonscope report · {_e(spec.kernel)} · kernel hash {_e(a.kernel_hash)}</footer>\n")
-    w(f"<script>{_JS}</script>\n</body>\n</html>\n")
-    return "".join(out)
 
 
 def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int, str] | None = None,
-          lines: tuple | None = None, hide: frozenset[str] | None = None) -> None:
+          lines: tuple | None = None, hide: frozenset[str] | None = None,
+          kernel_files: frozenset[str] | None = None) -> None:
     title = dialect(key).title
     stage = analysis.parsed[key]
     notes = analysis.notes_for(key)
@@ -454,7 +468,7 @@ def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int
       "<button type=\"button\" class=\"focus\" data-act=\"focus\" title=\"show this pane alone (again: all)\">"
       "focus</button></span></h2><div class=\"code\">\n")
     for line in lines:
-        py = python_line_of(analysis, key, line)
+        py = python_line_of(analysis, key, line, kernel_files)
         number = py if key == "python" and py is not None else line.number
         attrs = f" data-py=\"{py}\"" if py is not None else ""
         line_notes = notes.get(line.number, ())
@@ -477,14 +491,11 @@ def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int
     w("</div></section>\n")
 
 
-def _remarks_section(analysis: Analysis, w) -> None:
+def _remarks_section(analysis: Analysis, remarks, w) -> None:
     """Triton's remarks, each linked to its Python line (a click selects it, as clicking the line does)."""
-    from tritonscope.analyses.remarks import grouped, made_by
+    from tritonscope.analyses.remarks import made_by
 
-    said = grouped(analysis.artifact.remarks)
-    if not said:
-        return
-    src = {ln.loc.line: ln.text for ln in analysis.parsed["python"].lines if ln.loc} if "python" in analysis.parsed else {}
+    said, src = remarks.said, remarks.source
     w("<section id=\"remarks\"><h2>Triton's remarks</h2><ul>\n")
     for r, details in said:
         where = _e(r.where())
@@ -501,19 +512,13 @@ def _remarks_section(analysis: Analysis, w) -> None:
     w("</ul></section>\n")
 
 
-def _explain_section(analysis: Analysis, w) -> None:
+def _explain_section(analysis: Analysis, expl, w) -> None:
     """explain's verdicts (`compile --explain`, `explain --save`): mark, kind, title, evidence and fix; a Python
     line in the evidence selects that line, as clicking it does."""
-    from tritonscope.analyses.explain import explanation_of
-
-    explained = explanation_of(analysis)
-    if explained is None:
-        return
-    from tritonscope.analyses.explain import Explanation
     from tritonscope.outputs.render.explain_view import MARK, SKIP_MARK, source_lines, tally, where
+    from tritonscope.outputs.sections import python_source
 
-    expl = Explanation.from_dict(explained)
-    src = {ln.loc.line for ln in analysis.parsed["python"].lines if ln.loc} if "python" in analysis.parsed else set()
+    src = set(python_source(analysis))
     w(f"<section id=\"explain\"><h2>Explain</h2><p>{_e(expl.label)} · Triton {_e(expl.triton_version)}")
     if expl.checked_compiles:
         w(f" · {expl.checked_compiles} candidate compile{'s' if expl.checked_compiles != 1 else ''} to check fixes")
@@ -542,14 +547,10 @@ def _explain_section(analysis: Analysis, w) -> None:
       + "</p></section>\n")
 
 
-def _passes_section(analysis: Analysis, w) -> None:
+def _passes_section(analysis: Analysis, trace, w) -> None:
     """The pass table a `--passes` compile carries (unchanged runs folded, as in the terminal)."""
-    if not analysis.passes:
-        return
-    from tritonscope.analyses.passes import PassTrace
     from tritonscope.outputs.render.passes_view import table_rows, table_title
 
-    trace = PassTrace.from_dict(analysis.passes)
     w(f"<section id=\"passes\"><h2>Compiler passes</h2><p>{_e(table_title(trace))}</p>\n<table>"
       "<tr><th>step</th><th>pass</th><th>stage</th><th>+lines</th><th>-lines</th><th>what changed</th>"
       "<th>ms</th></tr>\n")
@@ -576,21 +577,26 @@ def _note(note: Note) -> str:
     return f"<span class=\"note k-{kind}\" title=\"{_e(tip)}\">{_e(note.label)}</span>"
 
 
+# How each section looks on the page (render_html places them: TOP, then the rest).
+_SECTIONS = {"summary": _summary_section, "explain": _explain_section, "remarks": _remarks_section,
+             "mix": _mix_section, "passes": _passes_section, "layouts": _layouts_section}
+
+
 # SVG from our own layout drawer is inlined; anything that could load or run
 # something is refused rather than trusted.
 _UNSAFE_SVG = re.compile(r"<\s*(?:script|foreignObject|iframe|image|use)\b|\son\w+\s*=|javascript:|"
                          r"(?:xlink:)?href\s*=\s*[\"'](?!#)|url\(\s*[\"']?(?!#)", re.I)
 
 
-def _layout_figures(analysis: Analysis) -> list[str]:
-    if not analysis.layouts:
+def _layout_figures(layouts) -> list[str]:
+    if not layouts:
         return []
     try:
         from tritonscope.outputs.render.layout_view import layout_svg
     except ImportError:
         return ["<p class=\"warn\">Layout drawings are not available in this tritonscope.</p>"]
     figures = []
-    for layout in analysis.layouts:
+    for layout in layouts:
         name = _layout_name(layout)
         try:
             svg = layout_svg(layout)

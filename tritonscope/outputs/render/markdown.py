@@ -14,8 +14,6 @@ import re
 
 from tritonscope.analyses.analysis import Analysis
 from tritonscope.language.dialects import dialect
-from tritonscope.outputs.render.html import mix_table, python_line_of
-from tritonscope.outputs.render.summary_text import summary_rows
 
 # Markdown punctuation that could start a link, emphasis, code span or end a table cell.
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -33,14 +31,11 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
-def _remarks(analysis: Analysis) -> list[str]:
+def _remarks(analysis: Analysis, remarks) -> list[str]:
     """Triton's remarks as a list: place, severity, stage, message, the Python line."""
-    from tritonscope.analyses.remarks import grouped, made_by
+    from tritonscope.analyses.remarks import made_by
 
-    said = grouped(analysis.artifact.remarks)
-    if not said:
-        return []
-    src = {ln.loc.line: ln.text for ln in analysis.parsed["python"].lines if ln.loc} if "python" in analysis.parsed else {}
+    said, src = remarks.said, remarks.source
     out = ["**Triton's remarks**", ""]
     for r, details in said:
         by = f" ({made_by(r)})" if r.stage else ""
@@ -52,14 +47,10 @@ def _remarks(analysis: Analysis) -> list[str]:
     return out + [""]
 
 
-def _passes(analysis: Analysis) -> list[str]:
+def _passes(analysis: Analysis, trace) -> list[str]:
     """The pass table a `--passes` compile carries, folded as in the terminal, in a <details> block."""
-    if not analysis.passes:
-        return []
-    from tritonscope.analyses.passes import PassTrace
     from tritonscope.outputs.render.passes_view import table_rows, table_title
 
-    trace = PassTrace.from_dict(analysis.passes)
     out = ["<details>", f"<summary>Compiler passes: {html.escape(table_title(trace))}</summary>", "",
            "| step | pass | stage | +lines | -lines | what changed | ms |",
            "| ---: | --- | --- | ---: | ---: | --- | ---: |"]
@@ -70,17 +61,10 @@ def _passes(analysis: Analysis) -> list[str]:
     return out + ["", "</details>", ""]
 
 
-def _explain(analysis: Analysis) -> list[str]:
+def _explain(analysis: Analysis, expl) -> list[str]:
     """explain's verdicts (`compile --explain`, `explain --save`): each with its evidence in a fence and its fix."""
-    from tritonscope.analyses.explain import explanation_of
-
-    explained = explanation_of(analysis)
-    if explained is None:
-        return []
-    from tritonscope.analyses.explain import Explanation
     from tritonscope.outputs.render.explain_view import MARK, SKIP_MARK, source_lines, tally, where
 
-    expl = Explanation.from_dict(explained)
     head = f"`{_cell(expl.label)}` · Triton {_cell(expl.triton_version)}"
     if expl.checked_compiles:
         head += f" · {expl.checked_compiles} candidate compile{'s' if expl.checked_compiles != 1 else ''} to check fixes"
@@ -101,54 +85,77 @@ def _explain(analysis: Analysis) -> list[str]:
     return out
 
 
-def render_markdown(analysis: Analysis, *, hide: frozenset[str] | None = None) -> str:
-    """The report; noise lines of a kind in `hide` (default: all, none with --raw) are left out of the
-    code blocks, with one line per stage saying how many (line numbers in the notes stay real)."""
-    from tritonscope.outputs.render import noise
-
-    a = analysis.artifact
-    spec = a.spec
-    out: list[str] = [f"## tritonscope: {_cell(spec.kernel)} ({_cell(spec.label())})", ""]
+def _summary(analysis: Analysis, summary) -> list[str]:
+    """The title, the summary's rows as a table, the compiler's warnings as quotes."""
+    spec = analysis.artifact.spec
+    out = [f"## tritonscope: {_cell(spec.kernel)} ({_cell(spec.label())})", ""]
     out += ["| | |", "| --- | --- |"]
-    out += [f"| **{_cell(label)}** | {_cell(value)} |" for label, value in summary_rows(analysis)]
+    out += [f"| **{_cell(label)}** | {_cell(value)} |" for label, value in summary.rows]
     out.append("")
-    for warning in a.warnings:
+    for warning in summary.warnings:
         out.append(f"> warning: {_cell(warning)}")
-    if a.warnings:
+    return out + ([""] if summary.warnings else [])
+
+
+def _mix(analysis: Analysis, mix) -> list[str]:
+    """The instruction mix as one table: a row per class, a column per stage."""
+    stages, rows = mix.table()
+    if not rows:
+        return []
+    out = ["**Instruction mix**", "", "| class | " + " | ".join(k.upper() for k in stages) + " |",
+           "| --- |" + " ---: |" * len(stages)]
+    out += [f"| {_cell(c)} | " + " | ".join(str(n) for n in counts) + " |" for c, counts in rows]
+    return out + [""]
+
+
+def _stage(analysis: Analysis, key: str, hide: frozenset[str] | None, kernel_files: frozenset[str]) -> list[str]:
+    """A stage in a <details> block: its code in a fence (noise folded, with a line saying how much), its notes."""
+    from tritonscope.outputs.render import noise
+    from tritonscope.outputs.sections import python_line_of
+
+    stage = analysis.parsed[key]
+    info = dialect(key)
+    notes = analysis.notes_for(key)
+    count = sum(map(len, notes.values()))
+    summary = f"{info.title}: {len(stage.lines)} lines" + (f", {count} notes" if count else "")
+    out = ["<details>", f"<summary>{html.escape(summary)}</summary>", ""]
+    folded = noise.fold(analysis, key, hide)
+    out += [_fence("\n".join(line.text for line in folded.shown), info.fence), ""]
+    if folded.hidden:
+        out += [f"<sub>{html.escape(noise.message(folded.hidden, 'saving with --raw keeps them'))}</sub>", ""]
+    if notes:
+        out += ["Notes:", ""]
+        by_number = {line.number: line for line in stage.lines}
+        for number in sorted(notes):
+            line = by_number.get(number)
+            py = python_line_of(analysis, key, line, kernel_files) if line else None
+            where = f"line {number}" + (f" (Python line {py})" if py is not None and key != "python" else "")
+            for note in notes[number]:
+                ref = f" ({_cell(note.reference)})" if note.reference else ""
+                out.append(f"- {where}: **{_cell(note.label)}**: {_cell(note.explanation)}{ref}")
         out.append("")
-    out += _explain(analysis)
-    out += _remarks(analysis)
-    out += _passes(analysis)
-    stages, rows = mix_table(analysis)
-    if rows:
-        out += ["**Instruction mix**", "", "| class | " + " | ".join(k.upper() for k in stages) + " |",
-                "| --- |" + " ---: |" * len(stages)]
-        out += [f"| {_cell(c)} | " + " | ".join(str(n) for n in counts) + " |" for c, counts in rows]
-        out.append("")
-    for key, stage in analysis.parsed.items():
-        info = dialect(key)
-        title = info.title
-        notes = analysis.notes_for(key)
-        count = sum(map(len, notes.values()))
-        summary = f"{title}: {len(stage.lines)} lines" + (f", {count} notes" if count else "")
-        out += ["<details>", f"<summary>{html.escape(summary)}</summary>", ""]
-        folded = noise.fold(analysis, key, hide)
-        text = "\n".join(line.text for line in folded.shown)
-        out += [_fence(text, info.fence), ""]
-        if folded.hidden:
-            out += [f"<sub>{html.escape(noise.message(folded.hidden, 'saving with --raw keeps them'))}</sub>", ""]
-        if notes:
-            out += ["Notes:", ""]
-            by_number = {line.number: line for line in stage.lines}
-            for number in sorted(notes):
-                line = by_number.get(number)
-                py = python_line_of(analysis, key, line) if line else None
-                where = f"line {number}" + (f" (Python line {py})" if py is not None and key != "python" else "")
-                for note in notes[number]:
-                    ref = f" ({_cell(note.reference)})" if note.reference else ""
-                    out.append(f"- {where}: **{_cell(note.label)}**: {_cell(note.explanation)}{ref}")
-            out.append("")
-        out += ["</details>", ""]
+    return out + ["</details>", ""]
+
+
+# How each section looks in Markdown (layouts are drawings: the Markdown report has none).
+_SECTIONS = {"summary": _summary, "explain": _explain, "remarks": _remarks, "passes": _passes, "mix": _mix}
+
+
+def render_markdown(analysis: Analysis, *, hide: frozenset[str] | None = None, page=None) -> str:
+    """The report: the sections of `page` (default: sections.build's report page, without layouts).
+
+    Noise lines of a kind in `hide` (default: all, none with --raw) are left out of the code blocks, with
+    one line per stage saying how many (line numbers in the notes stay real)."""
+    from tritonscope.outputs import sections
+
+    page = page or sections.build(analysis, layouts=False)
+    out: list[str] = []
+    for section in page.sections:
+        if section.kind == "stage":
+            out += _stage(analysis, section.data, hide, page.kernel_files)
+        elif section.kind in _SECTIONS:
+            out += _SECTIONS[section.kind](analysis, section.data)
+    a = analysis.artifact
     out.append(f"<sub>tritonscope report · Triton {html.escape(a.triton_version)} · kernel hash "
                f"{html.escape(a.kernel_hash[:16])}</sub>")
     return "\n".join(out) + "\n"

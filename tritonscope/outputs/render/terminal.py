@@ -13,21 +13,26 @@ from tritonscope.analyses.analysis import Analysis
 from tritonscope.language.dialects import dialect
 
 
-def summary_panel(analysis: Analysis) -> Panel:
-    """The summary rows (render/summary_text.py, shared with HTML and Markdown), plus the mix and timing."""
+def summary_panel(analysis: Analysis, summary=None) -> Panel:
+    """The summary rows (render/summary_text.py, shared with HTML and Markdown), plus the mix and timing.
+
+    `summary`: the page's summary section (sections.Summary); None: made from the analysis.
+    """
     from tritonscope.outputs.render.summary_text import BAD_LABELS, summary_rows
 
     a = analysis.artifact
+    rows = summary.rows if summary is not None else summary_rows(analysis)
+    warnings = summary.warnings if summary is not None else a.warnings
     t = Table.grid(padding=(0, 2))
     t.add_column(style="bold")
     t.add_column()
-    for label, value in summary_rows(analysis):
+    for label, value in rows:
         if label == "hash":
             t.add_row("mix", mix_text(analysis))
             value += f"  compiled in {a.compile_seconds:.2f} s"
         t.add_row(label, Text(value, style="bold red") if label in BAD_LABELS else value)
     body = [t]
-    for w in a.warnings:
+    for w in warnings:
         body.append(Text(f"warning: {w}", style="yellow"))
     return Panel(Group(*body), title=f"tritonscope · {a.spec.kernel}", box=box.ROUNDED, expand=False)
 

@@ -343,7 +343,20 @@ def walkthrough(analysis: Analysis) -> RenderableType:
 
     out.append(Rule(f"What Triton does with {spec.kernel} ({spec.label()})", align="left"))
 
-    # ---- Python: the program / tile index arithmetic ----------------------
+    _walk_python(analysis, out, note_para, refs)
+    _walk_ttir(analysis, out, note_para, refs)
+    _walk_ttgir(analysis, out, note_para, refs)
+    _walk_ptx(analysis, out, note_para, refs)
+    _walk_sass(analysis, out, note_para, refs)
+    _walk_remarks(analysis, out, note_para, refs)
+    _walk_machine(analysis, out, note_para, refs)
+    _walk_ending(analysis, out, note_para, refs)
+    return Group(*out)
+
+
+def _walk_python(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """The launch grid, the program's tile indices, its loads and stores, the dot (from the Python source)."""
+    spec = analysis.artifact.spec
     _section(out, "Triton (Python)")
     src = python_lines(analysis)
     grid = tuple(spec.grid) if spec.grid else None
@@ -386,7 +399,9 @@ def walkthrough(analysis: Analysis) -> RenderableType:
         out.append(_para(f"tl.dot does the tile matmul: {_x(da['shape'])} {da['elem']} x {_x(db['shape'])} {db['elem']} "
                          f"accumulated into {_x(dc['shape'])} {dc['elem']}."))
 
-    # ---- TTIR ---------------------------------------------------------------
+
+def _walk_ttir(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """TTIR: explicit tensor types and broadcasting, with the counts of the ops that show it."""
     ttir_ops = _ops(analysis, "ttir")
     if ttir_ops:
         _section(out, "Triton IR (TTIR)")
@@ -402,7 +417,10 @@ def walkthrough(analysis: Analysis) -> RenderableType:
                      {"op": "scf.for"}):
             note_para(_first_note(analysis, "ttir", **want), "  e.g. ")
 
-    # ---- TTGIR --------------------------------------------------------------
+
+def _walk_ttgir(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """TTGIR: the layouts, and the memory and compute ops after pipelining."""
+    spec = analysis.artifact.spec
     if "ttgir" in analysis.parsed:
         _section(out, "Triton GPU IR (TTGIR)")
         out.append(_para("TTGIR adds a layout (encoding) to every tensor: which thread and register holds which "
@@ -425,7 +443,10 @@ def walkthrough(analysis: Analysis) -> RenderableType:
         if dot_target and dot_target.facts.get("target_encoding"):
             note_para(dot_target, "  ")
 
-    # ---- PTX ----------------------------------------------------------------
+
+def _walk_ptx(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """PTX: global -> shared copies, shared -> registers, the tensor cores, and the rest."""
+    spec = analysis.artifact.spec
     ptx = _counted(analysis, "ptx")
     if "ptx" in analysis.parsed:
         _section(out, "PTX")
@@ -477,7 +498,9 @@ def walkthrough(analysis: Analysis) -> RenderableType:
         if other:
             out.append(_para("  Also: " + ", ".join(f"{len(occ)} {name}" for name, occ in other.items()) + "."))
 
-    # ---- SASS ---------------------------------------------------------------
+
+def _walk_sass(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """SASS: what the GPU runs, and which SASS each PTX instruction became."""
     sass = _counted(analysis, "sass")
     if sass:
         _section(out, "SASS")
@@ -494,7 +517,10 @@ def walkthrough(analysis: Analysis) -> RenderableType:
                 out.append(_para(f"  PTX {ptx_name} → SASS {', '.join(names)}"))
         refs.setdefault(_ref("SASS"), None)
 
-    # ---- Triton's own remarks -----------------------------------------------
+
+def _walk_remarks(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """What Triton itself said (its remarks, as notes on the source)."""
+    src = python_lines(analysis)
     said = [n for n in analysis.notes if n.stage == SOURCE and n.kind == REMARK]
     if said:
         from tritonscope.triton_api.remarks import Remark
@@ -512,12 +538,16 @@ def walkthrough(analysis: Analysis) -> RenderableType:
             for detail in f.get("notes") or ():
                 out.append(_para(f"    note: {detail}"))
 
-    # ---- Machine code without a section of its own (AMDGCN) -----------------
+
+def _walk_machine(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """Machine code without a section of its own (AMDGCN), told through its dialect's classes."""
     for key in _compiled(analysis):
         if key not in ("ptx", "sass") and dialect(key).classes and _counted(analysis, key):
             _machine_section(analysis, key, out, note_para)
 
-    # ---- The path ---------------------------------------------------------
+
+def _walk_ending(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
+    """The memory path, and the references the sections cited."""
     path = _memory_path(analysis) or next(
         (p for p in (_class_path(analysis, k) for k in _compiled(analysis) if k not in ("ptx", "sass")
                      and dialect(k).classes) if p), "")
@@ -527,7 +557,6 @@ def walkthrough(analysis: Analysis) -> RenderableType:
     if refs:
         _section(out, "References")
         out.append(_para("\n".join(f"  - {r}" for r in refs)))
-    return Group(*out)
 
 
 # TTGIR ops of AMD and Blackwell targets the walkthrough counts and explains (their notes: dialects/mlir.py).
