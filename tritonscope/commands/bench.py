@@ -73,15 +73,18 @@ def bench_cmd(
     from tritonscope.measure import runner
     from tritonscope.measure.bench import bench_configs
     from tritonscope.core.env import env_of
-    from tritonscope.inputs.kernels import option_words, parse_assignments
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.core.model import option_words
+    from tritonscope.inputs.kernels import parse_assignments
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import local_arch, resolve
 
     env = env_of(ctx).with_display(width=width, color=color)
-    options = c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else
+    c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else
     if save:  # fail before any timing when the file cannot be written
         _check_save(save, force)
     runner.require_gpu("`tritonscope bench`")
-    arch = c.default_arch()
+    arch = local_arch()
+    pipe = Pipeline()
 
     # every comma-separated value is one point of the sweep
     axes: list[tuple[str, list[str]]] = []
@@ -102,8 +105,8 @@ def bench_cmd(
                                  _int(chosen.get("block"), "--block"), arg, _int(chosen.get("w"), "--num-warps"),
                                  _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype,
                                  maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-        c.check_options_for_arches(options, [arch])  # --num-ctas 2 on an sm_80: exit 2 before any compile
-        loadeds.append(build_spec(request, arch))
+        # this GPU's Config: --num-ctas 2 on an sm_80 is refused (exit 2) before any compile
+        loadeds.append(pipe.bind(resolve(request, arch)))
 
     err = env.console(stderr=True)
 

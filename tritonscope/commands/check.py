@@ -84,13 +84,18 @@ def check_cmd(
                              "to read them from).", hint="e.g. --expect tensor-cores --expect no-spills")
     else:
         ex.refuse_kernel_option(target, kernel)
+        from dataclasses import replace
+
+        from tritonscope.pipeline.config import resolve
+
         base = c.make_request(target, constexpr, block, arg, num_warps, num_stages, archs[0], shape, dtype,
                               maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-        c.check_options_for_arches(base.options, archs)  # e.g. --maxnreg for an AMD arch: exit 2, no compile
+        # one Config per --arch, each resolved before any compile (e.g. --maxnreg for an AMD arch: exit 2)
+        configs = [resolve(replace(base, arch=a)) for a in archs]
         if not parsed:
-            from tritonscope.pipeline.binding import build_spec
+            from tritonscope.pipeline.compiler import Pipeline
 
-            loaded = build_spec(base, c.arch_default(base.arch))
+            loaded = Pipeline().bind(configs[0])
             declared = (loaded.example or {}).get("expect") or []
             if not declared:
                 raise UsageError("No expectations: give --expect EXPR, or an \"expect\": [...] list in the "
@@ -99,16 +104,13 @@ def check_cmd(
             parsed = [parse_expectation(str(e)) for e in declared]
     results = []
     checked = target  # the kernel's name, once one is explained
-    for a in archs:
+    for i, a in enumerate(archs):
         if found:
             wanted = {**changes, **ex.recompile_changes(a, None, None, None, None, None, None)}
             analysis, expl = ex.run_explain_found(target, kernel, env, changes=wanted, shapes=[], gpu=None,
                                                   check_fixes=False, progress=not as_json, triton_banks=False)
         else:
-            from dataclasses import replace
-
-            request = replace(base, arch=a) if a else base
-            analysis, expl = ex.run_explain(request, env, shapes=[], gpu=None, check_fixes=False,
+            analysis, expl = ex.run_explain(configs[i], env, shapes=[], gpu=None, check_fixes=False,
                                             progress=not as_json, triton_banks=False)
         checked = expl.kernel
         results.extend(evaluate(expl, analysis, parsed))

@@ -101,9 +101,9 @@ def compile_cmd(
     c.check_line(line)
     c.check_timeout(timeout)
     hide = c.noise_filter(raw, keep)
-    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config, gpu=gpu)
-    c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for an AMD target: exit 2
+    # the one Config: values checked, the arch resolved, e.g. --maxnreg for an AMD target refused (exit 2)
+    request = c.make_config(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                            maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config, gpu=gpu)
     c.parse_stage_list(stage, stage_keys())  # a bad --stage fails before the compile
     if gpu is not None:  # an unknown GPU fails before the compile
         from tritonscope.cost import resolve_gpu
@@ -119,10 +119,13 @@ def compile_cmd(
     if passes:  # one compile in a child gives the stages and the pass table
         from tritonscope.commands.passes import trace_request
 
+        from tritonscope.pipeline.compiler import Compiled
+
         with trace_request(request, env, progress=not as_json) as trace:
-            artifact = trace.artifact
+            compiled = Compiled(trace.artifact, request)
     else:
-        artifact = c.compile_request(request, env, progress=not as_json, cache=not no_cache, timeout=timeout)
+        compiled = c.compile_request(request, env, progress=not as_json, cache=not no_cache, timeout=timeout)
+    artifact = compiled.artifact
     if emit:
         from tritonscope.inputs.sources import binaries_of_artifact, binary_ext, emit_files
         from tritonscope.core.model import ARCHES
@@ -138,7 +141,7 @@ def compile_cmd(
                    "run again with --no-cache to compile afresh")
             env.console(stderr=True).print(f"note: Triton's cache does not hold this compile's .{wanted}, so it "
                                            f"was not written ({why}).", markup=False)
-    analysis = c.analysis_of(artifact)
+    analysis = c.analysis_of(compiled)
     if trace is not None:
         analysis.passes = trace.to_dict()
 

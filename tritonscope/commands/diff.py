@@ -197,9 +197,10 @@ def diff_cmd(
                                  hint="Diff a report against a kernel config, or two reports, as saved.")
             loaded.append(("report", target))
         else:
-            request = side_request(replace(base, target=target), side)
-            c.check_options_for_arches(request.options, [request.arch])  # e.g. maxnreg on gfx942: exit 2
-            loaded.append(("kernel", request))
+            from tritonscope.pipeline.config import resolve
+
+            # the side's one Config: its arch resolved, e.g. maxnreg on gfx942 refused (exit 2)
+            loaded.append(("kernel", resolve(side_request(replace(base, target=target), side))))
 
     if passes and (side_a.get("triton") or side_b.get("triton")):
         raise UsageError("--passes runs in this environment's Triton: it cannot be combined with triton=.",
@@ -216,6 +217,7 @@ def diff_cmd(
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --passes")
     analyses = []
     specs = []
+    pipe = c.pipeline(env, progress=not as_json)
     for kind, what in loaded:
         if kind == "report":
             from tritonscope.outputs.report import load_analysis
@@ -224,9 +226,7 @@ def diff_cmd(
             analyses.append(an)
             specs.append(an.artifact.spec)
         else:
-            from tritonscope.pipeline.binding import build_spec
-
-            ld = build_spec(what, c.arch_default(what.arch))
+            ld = pipe.bind(what)
             analyses.append(ld)
             specs.append(ld.spec)
 
@@ -251,34 +251,23 @@ def diff_cmd(
 
     from tritonscope.analyses.analysis import analyze
 
-    err = env.console(stderr=True)
     divergence = None
     if passes:  # one compile per side, with dumps; its artifact is the side's analysis too
         from tritonscope.analyses.passes import first_divergence, trace_both
 
-        requests = [what for _, what in loaded]
-        default = c.arch_default(all(r.arch for r in requests))
-        if err.is_terminal and not as_json:
-            with err.status("compiling A and B with every pass dumped..."):
-                ta, tb = trace_both(requests[0], requests[1], default)
-        else:
-            ta, tb = trace_both(requests[0], requests[1], default)
+        configs = [what for _, what in loaded]
+        with c.spinner(env, not as_json)("compiling A and B with every pass dumped..."):
+            ta, tb = trace_both(configs[0], configs[1], configs[0].arch)
         with ta, tb:
             divergence = first_divergence(ta, tb)
             analyses = [analyze(ta.artifact), analyze(tb.artifact)]
         loaded = [("done", None), ("done", None)]
-    for i, (kind, _) in enumerate(loaded):
-        if kind == "kernel":
-            from tritonscope.pipeline.compile import compile_artifact
-
-            ld = analyses[i]
-            work = (lambda ld=ld, i=i: compile_artifact(ld)) if not tritons[i] else \
-                (lambda i=i: _compile_with_triton(loaded[i][1], tritons[i], "AB"[i]))
-            if err.is_terminal and not as_json:
-                with err.status(f"compiling {'AB'[i]}: {ld.spec.label()} ..."):
-                    analyses[i] = analyze(work())
-            else:
-                analyses[i] = analyze(work())
+    for i, (kind, config) in enumerate(loaded):
+        if kind == "kernel":  # through the one compile path (its result cache too), or another Triton's child
+            say = f"compiling {'AB'[i]}: {analyses[i].spec.label()} ..."
+            compiled = _compile_with_triton(pipe, config, tritons[i], "AB"[i], say) if tritons[i] else \
+                pipe.compile(config, loaded=analyses[i], status=say)
+            analyses[i] = c.analysis_of(compiled)
 
     if predict or gpu is not None:  # both sides at their own launch, on one GPU
         from tritonscope.cost import predict as predicted
@@ -307,25 +296,14 @@ def _say_env(env):
     return say
 
 
-def _compile_with_triton(request, triton_env, which: str):
-    """A side with triton=: compiled in a child of that environment (tritonscope/versions), as an Artifact."""
-    from dataclasses import asdict
-
-    from tritonscope.core.child import run_in_child
-    from tritonscope.pipeline.result_cache import decode_artifact
+def _compile_with_triton(pipe, config, triton_env, which: str, say: str):
+    """A side with triton=: compiled in a child of that environment (tritonscope/versions)."""
+    from tritonscope.core.model import ARCHES
     from tritonscope.versions.run import Side
 
-    default = c.arch_default(request.arch)
-    arch = request.arch or default
-    from tritonscope.inputs.kernels import canonical_arch
-    from tritonscope.core.model import ARCHES
-
-    backend = ARCHES[canonical_arch(arch)].backend
     side = Side(which.upper(), triton_env)
-    data = run_in_child("tritonscope.pipeline.compile:compile_in_child", {"request": asdict(request), "default_arch": default},
-                        what=f"The compile of side {which} with {side.label()}", env=side.child_env({backend}),
-                        python=triton_env.python)
-    return decode_artifact(data)
+    return pipe.compile_in(config, python=triton_env.python, env=side.child_env({ARCHES[config.arch].backend}),
+                           what=f"The compile of side {which} with {side.label()}", status=say)
 
 
 def _diff_dict(d, divergence) -> dict:

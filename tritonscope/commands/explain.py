@@ -102,42 +102,40 @@ def refuse_kernel_option(target: str, kernel: Optional[str]) -> None:
 # --------------------------------------------------------------------------
 
 
-def shapes_for(request, shapes: list[str], default_arch: str):
+def shapes_for(config, shapes: list[str]):
     """explain.Shape for each --shape: its grid and arguments from the kernel's example launch (no compile)."""
     from dataclasses import replace
 
     from tritonscope.analyses.explain import Shape
     from tritonscope.inputs.kernels import parse_shape
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
 
     out = []
     for text in shapes:
-        loaded = build_spec(replace(request, shape=text), default_arch)
+        loaded = Pipeline().bind(replace(config, shape=text))
         spec = loaded.spec
         out.append(Shape(parse_shape(text), spec.grid, dict(spec.args), (loaded.launch or {}).get("flops")))
     return out
 
 
-def run_explain(request, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
+def run_explain(config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
                 triton_banks: bool = True):
-    """Request -> (Analysis, Explanation): one compile, the verdicts, candidate compiles for the fixes."""
+    """Config -> (Analysis, Explanation): one compile, the verdicts, candidate compiles for the fixes."""
     from tritonscope.analyses.analysis import analyze
 
-    artifact = c.compile_request(request, env, progress=progress)
-    analysis = analyze(artifact)
-    return analysis, explain_analysis(analysis, request, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
+    analysis = analyze(c.compile_request(config, env, progress=progress).artifact)
+    return analysis, explain_analysis(analysis, config, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
                                       progress=progress, triton_banks=triton_banks)
 
 
-def explain_analysis(analysis, request, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool,
+def explain_analysis(analysis, config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool,
                      progress: bool = True, triton_banks: bool = True):
-    """The Explanation of a compile of `request` (its Analysis made already: `compile --explain` shares it)."""
+    """The Explanation of a compile of `config` (its Analysis made already: `compile --explain` shares it)."""
     from tritonscope import triton_api
     from tritonscope.analyses.explain import apply_change
 
     artifact = analysis.artifact
-    arch = artifact.spec.arch
-    pinned = request if request.arch else _with_arch(request, arch)
+    fixes = c.pipeline(env, progress=False)
 
     def recompile(change: dict):
         import contextlib
@@ -147,10 +145,10 @@ def explain_analysis(analysis, request, env, *, shapes: list[str], gpu: Optional
 
         # a candidate Triton rejects (ptxas out of registers...) prints its own report: keep it out of ours
         with contextlib.redirect_stdout(io.StringIO()):
-            return analyze(c.compile_request(apply_change(pinned, change), env, progress=False))
+            return analyze(fixes.compile(apply_change(config, change)).artifact)
 
     cubin = triton_api.cached_stage_file(artifact.kernel_hash, artifact.spec.kernel, "cubin")
-    problem = shapes_for(pinned, shapes, arch) if shapes else []
+    problem = shapes_for(config, shapes) if shapes else []
     return _explain_with_status(analysis, env, progress, recompile=recompile if check_fixes else None,
                                 shapes=problem, gpu=gpu, cubin=cubin, triton_banks=triton_banks)
 
@@ -172,12 +170,6 @@ def _explain_with_status(analysis, env, progress: bool, **kw):
         with err.status("checking what would help (compiling candidate fixes)..."):
             return explain(analysis, **kw)
     return explain(analysis, **kw)
-
-
-def _with_arch(request, arch: str):
-    from dataclasses import replace
-
-    return replace(request, arch=arch)
 
 
 # --------------------------------------------------------------------------
@@ -216,7 +208,7 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
     """
     from tritonscope.inputs import sources
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.inputs.kernels import option_words
+    from tritonscope.core.model import option_words
 
     source = sources.open_source(path)
     entry = sources.find_entry(source, kernel)
@@ -312,8 +304,9 @@ def found_shapes(artifact, shapes: list[str], where: str):
     from tritonscope.core.errors import TritonscopeError
     from tritonscope.analyses.explain import Shape
     from tritonscope.inputs.kernels import Request, TensorArg, parse_arg_value, parse_shape
-    from tritonscope.pipeline.binding import build_spec
     from tritonscope.core.model import ARCHES, DEFAULT_ARCH
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     spec = artifact.spec
     dims = [parse_shape(t) for t in shapes]
@@ -328,7 +321,7 @@ def found_shapes(artifact, shapes: list[str], where: str):
                           constexprs={k: str(v) for k, v in spec.constexprs.items()}, shape=text,
                           dtype=next(iter(pointers.values()), None), num_warps=spec.num_warps)
         try:
-            loaded = build_spec(request, spec.arch if spec.arch in ARCHES else DEFAULT_ARCH)
+            loaded = Pipeline().bind(resolve(request, spec.arch if spec.arch in ARCHES else DEFAULT_ARCH))
         except TritonscopeError as e:
             out.append(Shape(d, None, {}, None, f"its file's EXAMPLES launch does not describe it: {e.message}"))
             continue
@@ -466,10 +459,10 @@ def explain_cmd(
                                            check_fixes=not no_check_fixes, progress=not as_json)
     else:
         refuse_kernel_option(target, kernel)
-        request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch,
-                                 shape[0] if shape else None, dtype, maxnreg=maxnreg, num_ctas=num_ctas,
-                                 fp_fusion=fp_fusion)
-        c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for AMD: exit 2, no compile
+        # e.g. --maxnreg for AMD: exit 2, no compile
+        request = c.make_config(target, constexpr, block, arg, num_warps, num_stages, arch,
+                                shape[0] if shape else None, dtype, maxnreg=maxnreg, num_ctas=num_ctas,
+                                fp_fusion=fp_fusion)
         analysis, expl = run_explain(request, env, shapes=list(shape or []), gpu=gpu,
                                      check_fixes=not no_check_fixes, progress=not as_json)
     if predict:

@@ -10,20 +10,16 @@ import typer
 from tritonscope.commands import _common as c
 
 
-def trace_request(request, env, *, progress: bool = True):
-    """Request -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
+def trace_request(config, env, *, progress: bool = True):
+    """Config -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
 
     The trace carries the compile's Artifact too (`trace.artifact`), so
     `compile --passes` and `passes --save` need no second compile.
     """
     from tritonscope.analyses import passes
 
-    default = c.arch_default(request.arch)
-    err = env.console(stderr=True)
-    if progress and err.is_terminal:
-        with err.status(f"compiling {request.target} with every pass dumped..."):
-            return passes.trace_passes(request, default)
-    return passes.trace_passes(request, default)
+    with c.spinner(env, progress)(f"compiling {config.target} with every pass dumped..."):
+        return passes.trace_passes(config, config.arch)
 
 
 def passes_cmd(
@@ -112,9 +108,9 @@ def passes_cmd(
     elif not target:
         raise UsageError("Missing TARGET.", hint="e.g. tritonscope passes matmul --block 16, or --dump FILE.")
     else:
-        request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                                 maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-        c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for AMD: exit 2, no compile
+        # e.g. --maxnreg for AMD: exit 2, no compile
+        request = c.make_config(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                                maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
         trace = trace_request(request, env, progress=not as_json)
     with trace:
         step = trace.step(pass_) if pass_ else None

@@ -58,7 +58,8 @@ def run_cmd(
 
     from tritonscope.measure import runner
     from tritonscope.core.env import env_of
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import local_arch, resolve
 
     env = env_of(ctx).with_display(width=width, color=color)
     request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype,
@@ -73,9 +74,8 @@ def run_cmd(
             result = runner.run_interpreted(request, seed=seed)
     else:
         runner.require_gpu("`tritonscope run` without --interpret")
-        arch = c.default_arch()
-        c.check_options_for_arches(request.options, [arch])  # --num-ctas 2 on an sm_80 GPU: exit 2
-        loaded = build_spec(request, arch)
+        # this GPU's Config: --num-ctas 2 on an sm_80 GPU is refused (exit 2)
+        loaded = Pipeline().bind(resolve(request, local_arch()))
         result, _ = runner.run_on_gpu(loaded, seed=seed)
 
     if as_json:

@@ -80,7 +80,7 @@ def sweep_cmd(
     """
     from tritonscope.measure import sweep as sw
     from tritonscope.core.env import env_of
-    from tritonscope.inputs.kernels import option_words
+    from tritonscope.core.model import option_words
 
     env = env_of(ctx).with_display(width=width, color=color)
     if save:  # fail before the sweep starts when the rows cannot be written
@@ -190,8 +190,9 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
     arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts."""
     from tritonscope.measure import sweep as sw
     from tritonscope import triton_api
-    from tritonscope.pipeline.binding import build_spec
     from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     axes = sw.parse_constexpr_axes(constexpr)
     warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
@@ -211,7 +212,7 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
                           maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
     c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
     first = {k: v[0] for k, v in axes.items()}
-    loaded = build_spec(sw_replace(base, constexprs=first), default_arch)
+    loaded = Pipeline().bind(resolve(sw_replace(base, constexprs=first), default_arch))
     auto = triton_api.autotune_configs(loaded.obj)
     bases = [sw_replace(base, arch=arches[0] if arches else None)]
     if block_values:  # --block(s): the tile constexprs it sets become part of each config

@@ -162,7 +162,7 @@ def _compile(loaded: Loaded, args, arch, fresh: bool = False, remarks: bool = Tr
         raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot compile for "
                            f"{arch.name}.", hint="Install a Triton wheel that includes triton/backends/amd.")
     try:
-        from tritonscope.inputs.kernels import TRITON_OPTIONS
+        from tritonscope.core.model import TRITON_OPTIONS
 
         return triton_api.compile_kernel(
             loaded.jit_fn, args, **arch_target(arch),
@@ -350,17 +350,19 @@ def cuda_resources(text: str | None, metadata: dict[str, Any]) -> Resources:
 
 
 def compile_in_child(payload: dict) -> dict:
-    """child.run_in_child's side of `compile_with_timeout`: the request compiled here, the Artifact encoded."""
-    from tritonscope.inputs.kernels import Request
+    """child.run_in_child's side of `compile_elsewhere`: the Config compiled here, the Artifact encoded."""
     from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.config import Config
     from tritonscope.pipeline.result_cache import encode_artifact
 
-    loaded = build_spec(Request(**payload["request"]), payload["default_arch"])
+    loaded = build_spec(Config(**payload["config"]))
     return encode_artifact(compile_artifact(loaded, guard=False))
 
 
-def compile_with_timeout(request, default_arch: str, timeout: float, *, label: str = "") -> Artifact:
-    """Compile `request` in a child process that is stopped after `timeout` seconds (`compile --timeout`).
+def compile_elsewhere(config, *, timeout: float | None = None, what: str = "The compile", env=None,
+                      python: str | None = None) -> Artifact:
+    """Compile `config` in a child process: one stopped after `timeout` seconds (`compile --timeout`), or
+    one of another Python (`python`, `env`: a Triton of tritonscope/versions, diff's `triton=`).
 
     Triton's compile cannot be interrupted from inside the process (it runs in
     C++ and in ptxas), so it runs in a child of its own process group, which
@@ -368,18 +370,17 @@ def compile_with_timeout(request, default_arch: str, timeout: float, *, label: s
     caller saves reports only after this returns, and Triton writes its cache
     atomically.  Raises CompileTimeoutError (exit 11).
     """
-    from dataclasses import asdict
-
     from tritonscope.core.child import ChildTimeoutError, run_in_child
     from tritonscope.core.errors import CompileTimeoutError
     from tritonscope.pipeline.result_cache import decode_artifact
 
-    payload = {"request": asdict(request), "default_arch": default_arch}
+    extra = {k: v for k, v in (("timeout", timeout), ("env", env), ("python", python)) if v is not None}
     try:
-        data = run_in_child("tritonscope.pipeline.compile:compile_in_child", payload, what="The compile", timeout=timeout)
+        data = run_in_child("tritonscope.pipeline.compile:compile_in_child", {"config": config.payload()},
+                            what=what, **extra)
     except ChildTimeoutError:
         raise CompileTimeoutError(
-            f"The compile of {label or request.target} did not finish within {timeout:g} s; it was stopped. "
+            f"The compile of {config.target} did not finish within {timeout:g} s; it was stopped. "
             "Nothing was written.",
             hint="Give it more time (--timeout), or use a smaller block, fewer stages or fewer warps.") from None
     return decode_artifact(data)
