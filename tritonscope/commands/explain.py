@@ -122,7 +122,9 @@ def run_explain(config, env, *, shapes: list[str], gpu: Optional[str], check_fix
                 triton_banks: bool = True):
     """Config -> (Analysis, Explanation): one compile, the verdicts, candidate compiles for the fixes."""
     from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.config import resolve
 
+    config = resolve(config)  # a Request (the tests', the API's) resolved once here
     analysis = analyze(c.compile_request(config, env, progress=progress).artifact)
     return analysis, explain_analysis(analysis, config, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
                                       progress=progress, triton_banks=triton_banks)
@@ -134,7 +136,10 @@ def explain_analysis(analysis, config, env, *, shapes: list[str], gpu: Optional[
     from tritonscope import triton_api
     from tritonscope.analyses.explain import apply_change
 
+    from tritonscope.pipeline.config import resolve
+
     artifact = analysis.artifact
+    config = resolve(config, artifact.spec.arch)
     fixes = c.pipeline(env, progress=False)
 
     def recompile(change: dict):

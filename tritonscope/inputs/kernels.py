@@ -694,12 +694,6 @@ def kernel_value(value: Any) -> Any:
     return value
 
 
-# (file, kernel name) -> the JITFunction a Python caller handed over, so that
-# load_for_spec finds it again instead of executing the caller's file (a
-# script's __main__, a notebook cell that is no file at all).
-_HELD: dict[tuple[str, str], Any] = {}
-
-
 def held_kernel(obj) -> tuple[Path, Any, str, Any, Any]:
     """(file, module namespace, name, obj, JITFunction) for a kernel object the caller holds.
 
@@ -719,14 +713,12 @@ def held_kernel(obj) -> tuple[Path, Any, str, Any, Any]:
         path = path.resolve()
     namespace = type(sys)("_tritonscope_held")
     namespace.__dict__.update(getattr(py, "__globals__", {}))
-    _HELD[(str(path), py.__name__)] = fn
     return path, namespace, py.__name__, obj, fn
 
 
 def load_for_spec(spec: KernelSpec) -> tuple[Any, Callable | None]:
-    """Re-find the JITFunction for a spec (e.g. in a worker process)."""
-    if (spec.file, spec.kernel) in _HELD:
-        return _HELD[(spec.file, spec.kernel)]
+    """Re-find the JITFunction for a spec (e.g. in a worker process): its file is imported (a kernel a Python
+    caller handed over travels as Loaded.jit_fn instead, so its file is never run again)."""
     path = Path(spec.file)
     if not path.is_file():
         raise NotFoundError(f"No such file: {spec.file}", hint="The kernel file has moved; recompile from the new path.")

@@ -172,10 +172,11 @@ def _compile(loaded: Loaded, args, arch, fresh: bool = False, remarks: bool = Tr
     except KeyboardInterrupt:
         raise
     except Exception as e:  # Triton raises many types; classify what we can
-        raise compile_error(e, spec) from e
+        raise compile_error(e, spec, loaded.jit_fn) from e
 
 
-def compile_error(e: Exception, spec) -> Exception:
+def compile_error(e: Exception, spec, jit_fn: Any = None) -> Exception:
+    """Triton's exception as a typed error; `jit_fn` (the kernel, when the caller holds it) numbers its lines."""
     if triton_api.is_out_of_resources(e):
         return OutOfResourcesError(str(e), hint="Use smaller blocks, fewer stages, or a bigger target.")
     info = triton_api.compilation_error_info(e)
@@ -183,7 +184,7 @@ def compile_error(e: Exception, spec) -> Exception:
         message, lineno, line_text = info
         where = ""
         if lineno:
-            src_first = _first_line(spec)
+            src_first = _first_line(spec, jit_fn)
             file_line = (src_first + lineno - 1) if src_first else lineno
             where = f" at {Path(spec.file).name}:{file_line}"
         misfit = _misfit_parameter(spec, message, line_text)
@@ -235,12 +236,13 @@ def _misfit_parameter(spec, message: str, line_text: str | None) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _first_line(spec) -> int | None:
-    """File line of the `def`: Triton numbers error lines from there (decorators are cut)."""
+def _first_line(spec, jit_fn: Any = None) -> int | None:
+    """File line of the `def`: Triton numbers error lines from there (decorators are cut).  The kernel is
+    `jit_fn` when the caller holds it (a Python caller's own function: its file is never run again)."""
     try:
         from tritonscope.inputs.kernels import load_for_spec
 
-        lines, first = inspect.getsourcelines(triton_api.python_function(load_for_spec(spec)))
+        lines, first = inspect.getsourcelines(triton_api.python_function(jit_fn or load_for_spec(spec)))
     except Exception:
         return None
     offset = next((i for i, text in enumerate(lines) if re.match(r"\s*def\s", text)), 0)
