@@ -4,7 +4,6 @@ were checked only after the work.  Each gets one line and its documented exit co
 from __future__ import annotations
 
 import importlib
-import json
 
 import pytest
 from typer.testing import CliRunner

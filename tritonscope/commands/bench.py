@@ -9,8 +9,10 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import DISPLAY, LAUNCH, Values, composed
 
 
+@composed
 def bench_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
@@ -28,9 +30,7 @@ def bench_cmd(
         None, "--shape", metavar="SHAPE",
         help="Problem shape, repeatable: --shape 1024x1024x1024 --shape 4096x4096x4096."),
     dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    launch: Values = LAUNCH,
     warmup: int = typer.Option(25, "--warmup", help="do_bench warm-up time in ms."),
     rep: int = typer.Option(100, "--rep", help="do_bench repetition time in ms (the median is reported)."),
     no_torch: bool = typer.Option(False, "--no-torch", help="Skip the torch baseline."),
@@ -38,8 +38,7 @@ def bench_cmd(
                                                             "or the figures (.json)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     as_json: bool = typer.Option(False, "--json", help="Print every figure as JSON."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Time a kernel on the local GPU: TFLOP/s, bandwidth, torch, peak, correctness.
 
@@ -72,14 +71,13 @@ def bench_cmd(
     """
     from tritonscope.measure import runner
     from tritonscope.measure.bench import bench_configs
-    from tritonscope.core.env import env_of
     from tritonscope.core.model import option_words
     from tritonscope.inputs.kernels import parse_assignments
     from tritonscope.pipeline.compiler import Pipeline
     from tritonscope.pipeline.config import local_arch, resolve
 
-    env = env_of(ctx).with_display(width=width, color=color)
-    c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else
+    env = display.env(ctx)
+    launch.launch_options()  # a bad value: exit 2, before anything else
     if save:  # fail before any timing when the file cannot be written
         _check_save(save, force)
     runner.require_gpu("`tritonscope bench`")
@@ -104,7 +102,7 @@ def bench_cmd(
         request = c.make_request(target, [f"{k}={v}" for k, v in cx.items()],
                                  _int(chosen.get("block"), "--block"), arg, _int(chosen.get("w"), "--num-warps"),
                                  _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype,
-                                 maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+                                 maxnreg=launch.maxnreg, num_ctas=launch.num_ctas, fp_fusion=launch.fp_fusion)
         # this GPU's Config: --num-ctas 2 on an sm_80 is refused (exit 2) before any compile
         loadeds.append(pipe.bind(resolve(request, arch)))
 

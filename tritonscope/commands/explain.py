@@ -19,6 +19,7 @@ from typing import Any, List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
 
 SAVE_FORMATS = {".json": "json", ".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html",
                 ".htm": "html"}
@@ -376,21 +377,12 @@ def _why_no_example(spec) -> str:
 # --------------------------------------------------------------------------
 
 
+@composed
 def explain_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=TARGET_HELP),
     kernel: Optional[str] = KernelOpt,
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    arch: Optional[str] = c.ArchOpt,
-    shape: Optional[List[str]] = ShapesOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    cfg: Values = CONFIG.but(shape=(Optional[List[str]], ShapesOpt)),
     gpu: Optional[str] = GpuOpt,
     predict: bool = typer.Option(False, "--predict",
                                  help="Also predict the kernel's time at its launch with the GPU-less cost model "
@@ -404,8 +396,7 @@ def explain_cmd(
                                                             ".json); .txt writes the verdicts as printed."),
     force: bool = c.ForceOpt,
     keep_paths: bool = c.KeepPathsOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Explain a config: one verdict per finding, with the stage line and Python line that show it and a fix.
 
@@ -437,10 +428,10 @@ def explain_cmd(
 
       tritonscope explain matmul --block 16 --save report.html
     """
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import UsageError
 
-    env = env_of(ctx).with_display(width=width, color=color)
+    env = display.env(ctx)
+    shape = cfg.shape
     fmt = None
     if save:
         from tritonscope.core.output import check_path
@@ -458,16 +449,15 @@ def explain_cmd(
         for s in shape:
             parse_shape(s)
     if is_found_target(target):
-        refuse_for_found(target, **{"--block": block, "--arg": arg, "--dtype": dtype})
-        changes = recompile_changes(arch, num_warps, num_stages, constexpr, maxnreg, num_ctas, fp_fusion)
+        refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--dtype": cfg.dtype})
+        changes = recompile_changes(cfg.arch, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
+                                    cfg.fp_fusion)
         analysis, expl = run_explain_found(target, kernel, env, changes=changes, shapes=list(shape or []), gpu=gpu,
                                            check_fixes=not no_check_fixes, progress=not as_json)
     else:
         refuse_kernel_option(target, kernel)
         # e.g. --maxnreg for AMD: exit 2, no compile
-        request = c.make_config(target, constexpr, block, arg, num_warps, num_stages, arch,
-                                shape[0] if shape else None, dtype, maxnreg=maxnreg, num_ctas=num_ctas,
-                                fp_fusion=fp_fusion)
+        request = cfg.config(target, shape=shape[0] if shape else None)
         analysis, expl = run_explain(request, env, shapes=list(shape or []), gpu=gpu,
                                      check_fixes=not no_check_fixes, progress=not as_json)
     if predict:
@@ -492,7 +482,7 @@ def explain_cmd(
 
             console.print(f"predicted: {escape(prediction_text(analysis.prediction))}", highlight=False)
     if save:
-        save_explanation(analysis, expl, save, fmt, force=force, keep_paths=keep_paths, width=width)
+        save_explanation(analysis, expl, save, fmt, force=force, keep_paths=keep_paths, width=display.width)
 
 
 def save_explanation(analysis, expl, path: str, fmt: str, *, force: bool, keep_paths: bool,

@@ -8,6 +8,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
 
 
 def trace_request(config, env, *, progress: bool = True):
@@ -22,20 +23,11 @@ def trace_request(config, env, *, progress: bool = True):
         return passes.trace_passes(config, config.arch)
 
 
+@composed
 def passes_cmd(
     ctx: typer.Context,
     target: Optional[str] = typer.Argument(None, help=c.TARGET_HELP + " (or give --dump FILE)."),
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    arch: Optional[str] = c.ArchOpt,
-    shape: Optional[str] = c.ShapeOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    kernel: Values = CONFIG,
     show_all: bool = typer.Option(False, "--all", help="Show every pass step, not only those that changed the IR."),
     pass_: Optional[str] = typer.Option(None, "--pass", metavar="N|NAME",
                                         help="Show one step's before/after as a coloured diff "
@@ -58,9 +50,7 @@ def passes_cmd(
                                             ".html, .md, .json or .txt (by extension); `show` replays it."),
     force: bool = c.ForceOpt,
     keep_paths: bool = c.KeepPathsOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
-    pager: bool = c.PagerOpt,
+    display: Values = DISPLAY,
 ):
     """Compile once with Triton's per-pass IR dumps on and show what each pass changed.
 
@@ -89,10 +79,9 @@ def passes_cmd(
       tritonscope passes --dump my_dump.mlir --find ttg.convert_layout
     """
     from tritonscope.analyses import passes
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import UsageError
 
-    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
+    env = display.env(ctx)
     diff_style = check_diff_style(diff_style)
     c.check_line(line)
     find = [passes.check_query(q) for q in find or []]  # an empty or bad query fails before the compile
@@ -109,8 +98,7 @@ def passes_cmd(
         raise UsageError("Missing TARGET.", hint="e.g. tritonscope passes matmul --block 16, or --dump FILE.")
     else:
         # e.g. --maxnreg for AMD: exit 2, no compile
-        request = c.make_config(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                                maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+        request = kernel.config(target)
         trace = trace_request(request, env, progress=not as_json)
     with trace:
         step = trace.step(pass_) if pass_ else None

@@ -9,9 +9,28 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import DISPLAY, LAUNCH, Values, composed
 from tritonscope.core.errors import ExitCode
 
 
+SchedulerOpt = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
+                            help="Run the configs on a Dask cluster: a running scheduler's "
+                                 "address, or local (a cluster of --jobs processes here). "
+                                 "Needs the dask extra: pip install 'tritonscope[dask]'.")
+SortOpt = typer.Option(None, "--sort",
+                       help="Sort by config, shared, registers, spills, occupancy, time, "
+                            "num_warps, num_stages or a constexpr; prefix - for descending.")
+WhereOpt = typer.Option(None, "--where",
+                        help="Keep rows matching: fits, nofit, ok, failed, or FIELD<op>VALUE "
+                             "(shared<100000, BLOCK=64); repeatable, all must hold.")
+GpuOpt = typer.Option(None, "--gpu", help="The GPU whose predicted time each config gets (H100, "
+                                         "H100 PCIe, H200, A100, B200; default: the local GPU, "
+                                         "else each arch's reference GPU).")
+TopOpt = typer.Option(3, "--top", min=1, help="Configs on the short list worth measuring (widened when "
+                                               "the best predictions are closer than their expected error).")
+
+
+@composed
 def sweep_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
@@ -28,31 +47,18 @@ def sweep_cmd(
                                        help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE[,DTYPE...]", help="Input dtype axis for a sample."),
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    launch: Values = LAUNCH,
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
-                                            help="Run the configs on a Dask cluster: a running scheduler's "
-                                                 "address, or local (a cluster of --jobs processes here). "
-                                                 "Needs the dask extra: pip install 'tritonscope[dask]'."),
-    sort: Optional[str] = typer.Option(None, "--sort",
-                                       help="Sort by config, shared, registers, spills, occupancy, time, "
-                                            "num_warps, num_stages or a constexpr; prefix - for descending."),
-    where: Optional[List[str]] = typer.Option(None, "--where",
-                                              help="Keep rows matching: fits, nofit, ok, failed, or FIELD<op>VALUE "
-                                                   "(shared<100000, BLOCK=64); repeatable, all must hold."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="The GPU whose predicted time each config gets (H100, "
-                                                         "H100 PCIe, H200, A100, B200; default: the local GPU, "
-                                                         "else each arch's reference GPU)."),
-    top: int = typer.Option(3, "--top", min=1, help="Configs on the short list worth measuring (widened when "
-                                                     "the best predictions are closer than their expected error)."),
+    scheduler: Optional[str] = SchedulerOpt,
+    sort: Optional[str] = SortOpt,
+    where: Optional[List[str]] = WhereOpt,
+    gpu: Optional[str] = GpuOpt,
+    top: int = TopOpt,
     no_cache: bool = typer.Option(False, "--no-cache", help="Recompile every config (ignore cached rows)."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the rows as .csv or .json."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Compile a grid of configs in parallel and tabulate what each needs and whether it fits.
 
@@ -79,17 +85,16 @@ def sweep_cmd(
       tritonscope sweep matmul_grouped -c BLOCK_K=32,64 -w 4,8 --shape 4096x4096x4096 --gpu H100 --sort predicted
     """
     from tritonscope.measure import sweep as sw
-    from tritonscope.core.env import env_of
     from tritonscope.core.model import option_words
 
-    env = env_of(ctx).with_display(width=width, color=color)
+    env = display.env(ctx)
     if save:  # fail before the sweep starts when the rows cannot be written
         sw.check_save_path(save, force=force)
     if scheduler is not None:  # a bad address, or no `distributed`: exit 2 before any work
         scheduler = sw.check_scheduler(scheduler)
     requests, loaded, base, auto, arches = build_requests(target, constexpr, block, blocks, arg, num_warps,
-                                                          num_stages, arch, shape, dtype, maxnreg, num_ctas,
-                                                          fp_fusion, gpu)
+                                                          num_stages, arch, shape, dtype, launch.maxnreg,
+                                                          launch.num_ctas, launch.fp_fusion, gpu)
     default_arch = c.default_arch()
     # a --where or --sort no row could answer fails now, not after every config has compiled
     sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})
