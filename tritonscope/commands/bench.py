@@ -9,23 +9,21 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import DISPLAY, LAUNCH, Values, composed
+from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, Values, composed
 
 
 @composed
 def bench_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    constexpr: Optional[List[str]] = typer.Option(
-        None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
-        help="Set a constexpr (repeatable); a comma-separated list sweeps it, e.g. -c BLOCK_SIZE=32,64,128."),
-    block: Optional[int] = c.BlockOpt,
-    blocks: Optional[str] = c.BlocksOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
-                                            help="Warps per program; a list sweeps: 4,8."),
-    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
-                                             help="Pipelining stages; a list sweeps: 2,3,4."),
+    grid: Values = AXES.but(
+        constexpr=(Optional[List[str]], typer.Option(
+            None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
+            help="Set a constexpr (repeatable); a comma-separated list sweeps it, e.g. -c BLOCK_SIZE=32,64,128.")),
+        num_warps=(Optional[str], typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
+                                               help="Warps per program; a list sweeps: 4,8.")),
+        num_stages=(Optional[str], typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
+                                                help="Pipelining stages; a list sweeps: 2,3,4."))),
     shape: Optional[List[str]] = typer.Option(
         None, "--shape", metavar="SHAPE",
         help="Problem shape, repeatable: --shape 1024x1024x1024 --shape 4096x4096x4096."),
@@ -86,12 +84,12 @@ def bench_cmd(
 
     # every comma-separated value is one point of the sweep
     axes: list[tuple[str, list[str]]] = []
-    for name, value in parse_assignments(constexpr, "constexpr").items():
+    for name, value in parse_assignments(grid.constexpr, "constexpr").items():
         axes.append((f"c:{name}", [v.strip() for v in value.split(",") if v.strip()]))
-    block_values = c.block_axis(block, blocks)
+    block_values = c.block_axis(grid.block, grid.blocks)
     if block_values:
         axes.append(("block", [str(v) for v in block_values]))
-    for key, text in (("w", num_warps), ("s", num_stages)):
+    for key, text in (("w", grid.num_warps), ("s", grid.num_stages)):
         if text:
             axes.append((key, [v.strip() for v in text.split(",") if v.strip()]))
     axes.append(("shape", list(shape) if shape else [None]))
@@ -100,7 +98,7 @@ def bench_cmd(
         chosen = dict(zip((k for k, _ in axes), point))
         cx = {k[2:]: v for k, v in chosen.items() if k.startswith("c:")}
         request = c.make_request(target, [f"{k}={v}" for k, v in cx.items()],
-                                 _int(chosen.get("block"), "--block"), arg, _int(chosen.get("w"), "--num-warps"),
+                                 _int(chosen.get("block"), "--block"), grid.arg, _int(chosen.get("w"), "--num-warps"),
                                  _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype,
                                  maxnreg=launch.maxnreg, num_ctas=launch.num_ctas, fp_fusion=launch.fp_fusion)
         # this GPU's Config: --num-ctas 2 on an sm_80 is refused (exit 2) before any compile

@@ -22,6 +22,8 @@ import functools
 import inspect
 from typing import Any, List, Optional
 
+import typer
+
 from tritonscope.commands import _common as c
 
 
@@ -112,6 +114,18 @@ CONFIG = CONSTEXPRS + Group([
     ("dtype", Optional[str], c.DtypeOpt),
 ]) + LAUNCH
 CONFIG.values = ConfigValues
+# a grid of configs (sweep, bench): each comma-separated list is an axis
+AXES = Group([
+    ("constexpr", Optional[List[str]], typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
+                                                    help="A constexpr axis (repeatable), e.g. -c BLOCK=16,32,64.")),
+    ("block", Optional[int], c.BlockOpt),
+    ("blocks", Optional[str], c.BlocksOpt),
+    ("arg", Optional[List[str]], c.ArgOpt),
+    ("num_warps", Optional[str], typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
+                                              help="Warps axis, e.g. 2,4,8.")),
+    ("num_stages", Optional[str], typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
+                                               help="Pipelining stages axis, e.g. 1,2,3.")),
+])
 # how the result is drawn on the terminal
 DISPLAY = Group([
     ("width", Optional[int], c.WidthOpt),

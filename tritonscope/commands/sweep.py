@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import DISPLAY, LAUNCH, Values, composed
+from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, Values, composed
 from tritonscope.core.errors import ExitCode
 
 
@@ -34,15 +34,7 @@ TopOpt = typer.Option(3, "--top", min=1, help="Configs on the short list worth m
 def sweep_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    constexpr: Optional[List[str]] = typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
-                                                  help="A constexpr axis (repeatable), e.g. -c BLOCK=16,32,64."),
-    block: Optional[int] = c.BlockOpt,
-    blocks: Optional[str] = c.BlocksOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
-                                            help="Warps axis, e.g. 2,4,8."),
-    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
-                                             help="Pipelining stages axis, e.g. 1,2,3."),
+    axes: Values = AXES,
     arch: Optional[str] = typer.Option(None, "--arch", metavar="ARCH[,ARCH...]",
                                        help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
     shape: Optional[str] = c.ShapeOpt,
@@ -92,9 +84,9 @@ def sweep_cmd(
         sw.check_save_path(save, force=force)
     if scheduler is not None:  # a bad address, or no `distributed`: exit 2 before any work
         scheduler = sw.check_scheduler(scheduler)
-    requests, loaded, base, auto, arches = build_requests(target, constexpr, block, blocks, arg, num_warps,
-                                                          num_stages, arch, shape, dtype, launch.maxnreg,
-                                                          launch.num_ctas, launch.fp_fusion, gpu)
+    requests, loaded, base, auto, arches = build_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
+                                                          axes.num_warps, axes.num_stages, arch, shape, dtype,
+                                                          launch.maxnreg, launch.num_ctas, launch.fp_fusion, gpu)
     default_arch = c.default_arch()
     # a --where or --sort no row could answer fails now, not after every config has compiled
     sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})

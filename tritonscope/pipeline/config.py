@@ -8,7 +8,7 @@ GPU's, else model.DEFAULT_ARCH), and a launch option the target cannot take is
 refused.  Everything downstream (binding, the result cache, children, fix checks)
 reads the Config and nothing else.
 
-A Config has the field names of a Request, so `asdict(config)` is what a child
+A Config is a Request with its arch resolved, so `asdict(config)` is what a child
 process rebuilds it from (`Config(**payload)`).
 """
 
@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from tritonscope.inputs.kernels import Request
+
 # A launch's own words for its options (what `-w`, `-s`, --maxnreg, --num-ctas and --fp-fusion set,
 # and what explain's fixes and diff's sides change): the field of a Config each one lives in.
 LAUNCH_FIELDS = ("num_warps", "num_stages")
@@ -24,22 +26,12 @@ LAUNCH_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion")
 
 
 @dataclass(frozen=True)
-class Config:
-    """One compile's config, resolved: the target, constexprs, arguments, shape, dtype, the canonical arch
-    and the launch options (num_warps, num_stages; maxnreg, num_ctas, enable_fp_fusion in `options`)."""
+class Config(Request):
+    """One compile's config, resolved: a Request's fields (the target, constexprs, arguments, shape, dtype, the
+    launch options num_warps, num_stages and, in `options`, maxnreg, num_ctas, enable_fp_fusion) with the arch
+    canonical (a key of model.ARCHES) and never empty; made by resolve()."""
 
-    target: str
-    constexprs: dict[str, str] = None  # type: ignore[assignment]
-    args: dict[str, str] = None        # type: ignore[assignment]
-    block: int | None = None
-    num_warps: int | None = None
-    num_stages: int | None = None
-    arch: str = ""                     # canonical: a key of model.ARCHES (resolve() fills it)
-    shape: str | None = None
-    dtype: str | None = None
-    options: dict[str, Any] = None     # type: ignore[assignment]  # Triton's names: maxnreg, num_ctas, ...
-    config: int | None = None          # an @triton.autotune kernel's config (1-based)
-    gpu: str | None = None             # --gpu: whom a kernel file's import-time questions are answered as
+    arch: str = ""
 
     def with_launch(self, **words: Any) -> "Config":
         """This config with launch options changed, each by a launch's own keyword
