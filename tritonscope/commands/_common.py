@@ -87,21 +87,31 @@ def make_request(target: str, constexpr: Optional[List[str]], block: Optional[in
                  gpu: Optional[str] = None):
     """The command line's words as a kernels.Request, every value checked before any file is loaded or Triton
     is entered (a command that compiles for several arches makes one Config of it per arch)."""
-    from tritonscope.inputs.kernels import Request, check_request, parse_assignments
+    from tritonscope.inputs.kernels import check_request
 
-    options = launch_options(maxnreg, num_ctas, fp_fusion)
-    return check_request(Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
-                                 args=parse_assignments(arg, "argument"), num_warps=num_warps,
-                                 num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, options=options,
-                                 config=config, gpu=gpu))
+    return check_request(_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                                  maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config, gpu=gpu))
 
 
 def make_config(*words, **keywords):
-    """make_request's words as the one resolved Config (pipeline/config.py): the arch canonical (--arch, else the
-    local GPU's, else the default), a launch option the arch cannot take refused, before any work."""
+    """make_request's words as the one resolved Config (pipeline/config.py): every value checked, the arch
+    canonicalised once (--arch, else the local GPU's, else the default), a launch option the arch cannot take
+    refused, before any file is loaded or Triton is entered."""
     from tritonscope.pipeline.config import resolve
 
-    return resolve(make_request(*words, **keywords))
+    return resolve(_request(*words, **keywords))
+
+
+def _request(target: str, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype, *, maxnreg=None,
+             num_ctas=None, fp_fusion=None, config=None, gpu=None):
+    """The command line's words as a kernels.Request, unchecked but for -c/--arg's NAME=VALUE form and the
+    launch options' ranges."""
+    from tritonscope.inputs.kernels import Request, parse_assignments
+
+    options = launch_options(maxnreg, num_ctas, fp_fusion)
+    return Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
+                   args=parse_assignments(arg, "argument"), num_warps=num_warps, num_stages=num_stages, arch=arch,
+                   shape=shape, dtype=dtype, options=options, config=config, gpu=gpu)
 
 
 def spinner(env: Env, progress: bool = True):

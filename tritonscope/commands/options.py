@@ -45,18 +45,19 @@ class ConfigValues(Values):
 
     def request(self, target: str, **changes: Any):
         """A checked kernels.Request (for a command that compiles it for several arches)."""
-        words = {"constexpr": self.constexpr, "block": self.block, "arg": self.arg, "num_warps": self.num_warps,
-                 "num_stages": self.num_stages, "arch": self.arch, "shape": self.shape, "dtype": self.dtype, **changes}
-        return c.make_request(target, words["constexpr"], words["block"], words["arg"], words["num_warps"],
-                              words["num_stages"], words["arch"], words["shape"], words["dtype"],
-                              maxnreg=self.maxnreg, num_ctas=self.num_ctas, fp_fusion=self.fp_fusion,
-                              **{k: v for k, v in changes.items() if k in ("config", "gpu")})
+        return c.make_request(*self._words(target, changes), **self._keywords(changes))
 
     def config(self, target: str, **changes: Any):
         """The one resolved Config (pipeline/config.py): checked, its arch canonical, its launch options fit for it."""
-        from tritonscope.pipeline.config import resolve
+        return c.make_config(*self._words(target, changes), **self._keywords(changes))
 
-        return resolve(self.request(target, **changes))
+    def _words(self, target: str, changes: dict) -> list:
+        return [target, *(changes.get(n, getattr(self, n)) for n in
+                          ("constexpr", "block", "arg", "num_warps", "num_stages", "arch", "shape", "dtype"))]
+
+    def _keywords(self, changes: dict) -> dict:
+        return {"maxnreg": self.maxnreg, "num_ctas": self.num_ctas, "fp_fusion": self.fp_fusion,
+                **{k: v for k, v in changes.items() if k in ("config", "gpu")}}
 
     def launch_options(self) -> dict:
         """--maxnreg / --num-ctas / --fp-fusion as Triton's option names, checked."""

@@ -635,6 +635,13 @@ def check_request(req: Request) -> Request:
     tensor or number are refused here rather than replaced by a default or
     left for Triton to trip over.
     """
+    checked_arch(req)
+    return req
+
+
+def checked_arch(req: Request) -> str | None:
+    """check_request's checks, in its order; the arch the request names, canonical (None when it names none).
+    pipeline/config.resolve keeps the answer, so that the arch is canonicalised once."""
     if req.num_warps is not None and req.num_warps not in WARPS:
         raise UsageError(f"--num-warps {req.num_warps} is not a power of two from 1 to 32.",
                          hint="Use 1, 2, 4, 8, 16 or 32.")
@@ -643,18 +650,19 @@ def check_request(req: Request) -> Request:
     if req.block is not None and req.block < 1:
         raise UsageError(f"--block {req.block}: a tile size is a positive whole number.",
                          hint="e.g. --block 16 (a power of two: tl.arange needs one).")
+    arch = None
     if req.arch is not None:
         if not req.arch.strip():
             raise UsageError("--arch is empty.", hint=f"Name a target: {', '.join(ARCHES)}; "
                                                       "or leave --arch out for the local GPU's (else sm_90a).")
-        canonical_arch(req.arch)
+        arch = canonical_arch(req.arch)
     if req.shape is not None:
         parse_shape(req.shape)
     if req.dtype is not None:
         canonical_dtype(req.dtype)
     for name, text in (req.args or {}).items():
         check_arg_text(name, text)
-    return req
+    return arch
 
 
 @dataclass(frozen=True)

@@ -66,12 +66,12 @@ def local_arch() -> str:
 def resolve(request, default_arch: str | None = None) -> Config:
     """A kernels.Request (or a Config) -> its Config: every value checked (exit 2; 3 for an unknown arch), the arch
     canonicalised once, else `default_arch`, else the local GPU's; a launch option the arch cannot take refused."""
-    from tritonscope.inputs.kernels import canonical_arch, check_launch_options, check_request
+    from tritonscope.inputs.kernels import check_launch_options, checked_arch
 
     if isinstance(request, Config) and request.arch:
         return request
-    check_request(request)  # the arch too: an empty or unknown --arch fails here
-    arch = canonical_arch(request.arch) if request.arch else (default_arch or local_arch())
+    # every value checked; the arch canonicalised, here only (an empty or unknown --arch fails here)
+    arch = checked_arch(request) or default_arch or local_arch()
     check_options_for_arch(request.options, arch)
     values = {f.name: getattr(request, f.name) for f in fields(Config)}
     return Config(**{**values, "arch": arch, "options": check_launch_options(request.options)})
