@@ -23,6 +23,15 @@ def trace_request(config, env, *, progress: bool = True):
         return passes.trace_passes(config, config.arch)
 
 
+DiffStyleOpt = typer.Option("auto", "--diff-style", metavar="STYLE",
+                            help="How --pass shows the diff: side-by-side (before left, after right), "
+                                 "unified, or auto (side by side on a terminal at least 160 columns "
+                                 "wide).")
+DumpOpt = typer.Option(None, "--dump", metavar="FILE",
+                       help="Read a dump you made (MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE) "
+                            "instead of compiling.")
+
+
 @composed
 def passes_cmd(
     ctx: typer.Context,
@@ -37,13 +46,8 @@ def passes_cmd(
                                                   "some text (#mma) or a /regex/ (repeatable)."),
     line: Optional[int] = typer.Option(None, "--line", help="Follow Python line N's ops through the passes."),
     context: int = typer.Option(3, "--context", min=0, help="Lines of context in the --pass diff."),
-    diff_style: str = typer.Option("auto", "--diff-style", metavar="STYLE",
-                                   help="How --pass shows the diff: side-by-side (before left, after right), "
-                                        "unified, or auto (side by side on a terminal at least 160 columns "
-                                        "wide)."),
-    dump: Optional[str] = typer.Option(None, "--dump", metavar="FILE",
-                                       help="Read a dump you made (MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE) "
-                                            "instead of compiling."),
+    diff_style: str = DiffStyleOpt,
+    dump: Optional[str] = DumpOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the pass table (and any --find/--line/--pass answer) as JSON."),
     save: Optional[str] = typer.Option(None, "--save",
                                        help="Save a report with the pass table and Triton's remarks: "
