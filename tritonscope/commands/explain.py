@@ -171,11 +171,9 @@ def explain_into_report(analysis, request, env, *, shapes: list[str], progress: 
 def _explain_with_status(analysis, env, progress: bool, **kw):
     from tritonscope.analyses.explain import explain
 
-    err = env.console(stderr=True)
-    if progress and err.is_terminal and kw.get("recompile") is not None:
-        with err.status("checking what would help (compiling candidate fixes)..."):
-            return explain(analysis, **kw)
-    return explain(analysis, **kw)
+    with c.spinner(env, progress and kw.get("recompile") is not None)(
+            "checking what would help (compiling candidate fixes)..."):
+        return explain(analysis, **kw)
 
 
 # --------------------------------------------------------------------------
@@ -222,11 +220,7 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
     artifact, cubin = original, sources.cubin_of(entry)
     described = _described(source, entry, path)
     if changes:
-        err = env.console(stderr=True)
-        if progress and err.is_terminal:
-            with err.status(f"recompiling {entry.name} ..."):
-                artifact = sources.recompile(entry, original, **changes)
-        else:
+        with c.spinner(env, progress)(f"recompiling {entry.name} ..."):
             artifact = sources.recompile(entry, original, **changes)
         cubin = sources.binaries_of_artifact(artifact).get("cubin")
         described += ", recompiled with " + ", ".join(

@@ -54,12 +54,8 @@ def run_cmd(
     env = display.env(ctx)
     request = kernel.request(target)
     console = env.console()
-    err = env.console(stderr=True)
     if interpret:
-        if err.is_terminal and not as_json:
-            with err.status(f"running {target} in Triton's interpreter on the CPU..."):
-                result = runner.run_interpreted(request, seed=seed)
-        else:
+        with c.spinner(env, not as_json)(f"running {target} in Triton's interpreter on the CPU..."):
             result = runner.run_interpreted(request, seed=seed)
     else:
         runner.require_gpu("`tritonscope run` without --interpret")
