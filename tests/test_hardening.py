@@ -361,7 +361,7 @@ def test_timeout_gives_the_same_compile(compiled):
     from tritonscope.inputs.kernels import Request
 
     artifact = compile_request(Request("matmul", block=16, arch="sm_90a"), Env(), progress=False, cache=False,
-                               timeout=300)
+                               timeout=300).artifact
     direct = compiled("matmul", block=16)
     assert artifact.stages == direct.stages and artifact.resources == direct.resources
 

@@ -4,7 +4,6 @@ were checked only after the work.  Each gets one line and its documented exit co
 from __future__ import annotations
 
 import importlib
-import json
 
 import pytest
 from typer.testing import CliRunner
@@ -21,7 +20,7 @@ def _no_work(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("work started before the options were checked")
 
-    for module, name in (("pipeline.compile", "compile_artifact"), ("pipeline.compile", "_compile"), ("pipeline.compile", "compile_with_timeout"),
+    for module, name in (("pipeline.compile", "compile_artifact"), ("pipeline.compile", "_compile"), ("pipeline.compile", "compile_elsewhere"),
                          ("measure.sweep", "run_sweep"), ("pipeline.binding", "build_spec"), ("commands.passes", "trace_request"),
                          ("outputs.report", "load_analysis")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)

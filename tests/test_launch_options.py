@@ -23,7 +23,6 @@ from typer.testing import CliRunner
 
 from tritonscope.cli import app
 from tritonscope.core.errors import ExitCode
-from tritonscope.inputs.kernels import config_label
 
 runner = CliRunner()
 SPILLS = ["-c", "BLOCK=4096", "--arch", "sm_90a"]   # vector_add: ~78 registers per thread unlimited
@@ -146,7 +145,7 @@ def test_sweep_options_reach_every_config(tmp_path):
 
 def test_launch_options_have_one_spelling_in_labels_and_headers():
     """Triton's own names, as a launch passes them, wherever a label or a table header lists launch options."""
-    from tritonscope.inputs.kernels import option_words
+    from tritonscope.core.model import option_words
 
     assert option_words({"maxnreg": 32, "grid_rows": 7, "enable_fp_fusion": False, "num_ctas": None}) \
         == "maxnreg=32 enable_fp_fusion=False"
@@ -268,7 +267,7 @@ def test_bench_compiles_and_launches_with_the_options(monkeypatch):
     launched = []
 
     def timed(loaded, *, artifact=None, **_):  # what bench_loaded does, minus the GPU: resources, the launch
-        row = b.BenchRow(config_label(loaded.spec), loaded.spec.shape, loaded.spec.dtype,
+        row = b.BenchRow(loaded.spec.label(options=True), loaded.spec.shape, loaded.spec.dtype,
                          dict(loaded.spec.constexprs), loaded.spec.num_warps, loaded.spec.num_stages, "ok")
         b._resources_into(row, artifact)
         kernel = RecordingKernel()

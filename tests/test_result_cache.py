@@ -93,7 +93,7 @@ def compile_once(request):
     from tritonscope.commands._common import compile_request
     from tritonscope.core.env import Env
 
-    return compile_request(request, Env(), progress=False)
+    return compile_request(request, Env(), progress=False).artifact
 
 
 def test_a_repeat_is_answered_from_the_cache_with_the_same_artifact(kernel):
@@ -202,7 +202,7 @@ def test_no_entry_without_the_recorded_knob_list_or_without_sass(kernel, monkeyp
     assert result_cache.lookup(request(), "sm_80") is None
     partial = result_cache.decode_artifact(result_cache.encode_artifact(artifact))
     del partial.stages["sass"]
-    assert result_cache.store(request(constexprs={"BLOCK": "32"}), "sm_80", None, partial) is False
+    assert result_cache.store(request(constexprs={"BLOCK": "32"}), "sm_80", None, partial) is None
 
 
 def test_artifacts_round_trip_exactly(compiled):
@@ -266,3 +266,34 @@ def test_the_key_is_read_without_importing_triton(tmp_path):
     done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, TRITONSCOPE_CACHE_DIR=str(tmp_path)))
     assert done.returncode == 0, done.stderr
+
+
+def test_the_entry_travels_with_the_compile_and_keeps_its_analysis(kernel):
+    """pipeline.compiler: a compile gives its artifact with its entry; the analysis goes into that entry (no
+    table keyed by id() on the side), and the next repeat reads it from there."""
+    from tritonscope.commands._common import analysis_of, compile_request
+    from tritonscope.core.env import Env
+
+    _, _, request, compiles = kernel
+    fresh = compile_request(request(), Env(), progress=False)
+    assert fresh.loaded is not None and fresh.entry is not None and fresh.entry.analysis() is None
+    assert fresh.config.arch == "sm_80"
+    analysis_of(fresh)
+    again = compile_request(request(), Env(), progress=False)
+    assert again.loaded is None and again.entry is not None and compiles == ["BLOCK=64 w4 s3 sm_80"]
+    assert again.entry.analysis()["artifact"]["spec"]["kernel"] == "add_kernel"
+    assert analysis_of(again).summary.registers == analysis_of(fresh).summary.registers
+    assert not hasattr(result_cache, "_ENTRIES")
+
+
+def test_a_command_records_only_its_own_entries(kernel):
+    """replay keeps a command's output only when the command used exactly one entry: recording() sees the
+    entries looked up or stored inside it, not those of earlier commands in the same process."""
+    _, _, request, _ = kernel
+    compile_once(request())
+    with result_cache.recording() as used:
+        compile_once(request())
+    assert len(used) == 1 and used[0].data["parts"]["request"]["arch"] == "sm_80"
+    with result_cache.recording() as used:
+        pass
+    assert used == []

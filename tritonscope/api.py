@@ -74,11 +74,10 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     which of its configs (1-based, after its prune_configs_by; default the first).
     """
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.pipeline.compile import compile_artifact
     from tritonscope.core.errors import OutOfResourcesError, UsageError
     from tritonscope.inputs.kernels import Request
-    from tritonscope.pipeline.binding import build_spec
-    from tritonscope.core.model import DEFAULT_ARCH
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
     kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
@@ -96,12 +95,14 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
         block=block, num_warps=num_warps, num_stages=num_stages, arch=arch,
         shape=_shape_text(shape), dtype=dtype,
     )
+    pipe = Pipeline()  # the one compile path; the API keeps no result cache
     try:
-        loaded = build_spec(request, DEFAULT_ARCH if arch else _default_arch(), kernel_object=kernel_object)
+        config = resolve(request)  # the arch: arch=, else the local GPU's, else the default
+        loaded = pipe.bind(config, kernel_object=kernel_object)
     except UsageError as e:  # the request checks speak the command line's language: say it in this API's
         raise _in_api_terms(e) from None
     try:
-        artifact = compile_artifact(loaded)
+        artifact = pipe.compile(config, loaded=loaded).artifact
     except UsageError as e:  # the runaway guard
         raise _in_api_terms(e) from None
     result = Result(analyze(artifact))
@@ -424,13 +425,3 @@ def _shape_text(shape: str | Iterable[int] | None) -> str | None:
     if shape is None or isinstance(shape, str):
         return shape
     return "x".join(str(int(d)) for d in shape)
-
-
-def _default_arch() -> str:
-    """The local GPU's arch when tritonscope knows it, else sm_90a (as the CLI does)."""
-    from tritonscope import triton_api
-    from tritonscope.core.model import DEFAULT_ARCH, arch_for_capability
-
-    cap = triton_api.local_gpu_capability()
-    found = arch_for_capability(cap) if cap else None
-    return found.name if found else DEFAULT_ARCH

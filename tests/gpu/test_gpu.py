@@ -22,7 +22,7 @@ if not torch.cuda.is_available():  # pragma: no cover - collected only with -m g
 
 from tritonscope.measure import runner  # noqa: E402
 from tritonscope.pipeline.binding import build_spec  # noqa: E402
-from tritonscope.inputs.kernels import Request, list_samples, spec_options  # noqa: E402
+from tritonscope.inputs.kernels import Request, list_samples  # noqa: E402
 
 ARCH = "sm_90a"
 # Every sample at its default config; a few more configs that change the
@@ -117,7 +117,7 @@ def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
         ours, real = normalize(stage, artifact.stages[stage]), normalize(stage, compiled.asm[stage])
         same[stage] = ours == real
     real_hash = compiled.hash if hasattr(compiled, "hash") else compiled.metadata.hash
-    options = spec_options(loaded.spec)
+    options = loaded.spec.launch_options()
     print(f"\nFIDELITY {target} [{loaded.spec.label()}{''.join(f' {k}={v}' for k, v in options.items())}] "
           f"shape={loaded.spec.shape}: "
           + " ".join(f"{k}={'same' if v else 'DIFFERENT'}" for k, v in same.items())

@@ -6,7 +6,6 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.pipeline.arch import arch_default, default_arch  # noqa: F401  (commands ask through _common)
 
 from tritonscope.core.env import Env
 from tritonscope.core.errors import UsageError
@@ -61,6 +60,13 @@ ShapeOpt = typer.Option(None, "--shape", metavar="SHAPE", help="Problem shape fo
 DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype for a sample: fp16, bf16, fp32, fp8e4nv, ...")
 
 
+def default_arch() -> str:
+    """The local GPU's arch when there is one we know, else the default (pipeline/config.local_arch)."""
+    from tritonscope.pipeline.config import local_arch
+
+    return local_arch()
+
+
 LayoutsOpt = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses.")
 ReportSaveOpt = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension).")
 EmitOpt = typer.Option(None, "--emit", metavar="DIR",
@@ -80,64 +86,64 @@ def make_request(target: str, constexpr: Optional[List[str]], block: Optional[in
                  shape: Optional[str], dtype: Optional[str], *, maxnreg: Optional[int] = None,
                  num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None, config: Optional[int] = None,
                  gpu: Optional[str] = None):
-    from tritonscope.inputs.kernels import Request, check_request, parse_assignments
+    """The command line's words as a kernels.Request, every value checked before any file is loaded or Triton
+    is entered (a command that compiles for several arches makes one Config of it per arch)."""
+    from tritonscope.inputs.kernels import check_request
+
+    return check_request(_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                                  maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config, gpu=gpu))
+
+
+def make_config(*words, **keywords):
+    """make_request's words as the one resolved Config (pipeline/config.py): every value checked, the arch
+    canonicalised once (--arch, else the local GPU's, else the default), a launch option the arch cannot take
+    refused, before any file is loaded or Triton is entered."""
+    from tritonscope.pipeline.config import resolve
+
+    return resolve(_request(*words, **keywords))
+
+
+def _request(target: str, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype, *, maxnreg=None,
+             num_ctas=None, fp_fusion=None, config=None, gpu=None):
+    """The command line's words as a kernels.Request, unchecked but for -c/--arg's NAME=VALUE form and the
+    launch options' ranges."""
+    from tritonscope.inputs.kernels import Request, parse_assignments
 
     options = launch_options(maxnreg, num_ctas, fp_fusion)
-    # every value checked here, before any file is loaded or Triton is entered
-    return check_request(Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
-                                 args=parse_assignments(arg, "argument"), num_warps=num_warps,
-                                 num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, options=options,
-                                 config=config, gpu=gpu))
+    return Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
+                   args=parse_assignments(arg, "argument"), num_warps=num_warps, num_stages=num_stages, arch=arch,
+                   shape=shape, dtype=dtype, options=options, config=config, gpu=gpu)
 
 
-def compile_request(request, env: Env, *, progress: bool = True, cache: bool = True,
+def spinner(env: Env, progress: bool = True):
+    """`with spinner(env, progress)(text):` a spinner on stderr while Triton works, on a terminal only."""
+    import contextlib
+
+    err = env.console(stderr=True)
+    show = progress and err.is_terminal
+    return lambda text: err.status(text) if show else contextlib.nullcontext()
+
+
+def pipeline(env: Env, *, progress: bool = True, cache: bool = True, timeout: Optional[float] = None):
+    """The commands' Pipeline: a spinner, the result cache (`cache=False`: --no-cache, compile afresh and keep the
+    fresh result), --timeout, and the views loaded while nvdisasm runs."""
+    from tritonscope.pipeline.compiler import Pipeline
+
+    return Pipeline(status=spinner(env, progress), cache="use" if cache else "refresh", timeout=timeout,
+                    meanwhile=_load_views)
+
+
+def compile_request(config, env: Env, *, progress: bool = True, cache: bool = True,
                     timeout: Optional[float] = None):
-    """Request -> Artifact, with a spinner on stderr while Triton works.
+    """Config -> Compiled (pipeline/compiler.py), with a spinner on stderr while Triton works.
 
     A repeat comes from tritonscope's result cache (result_cache.py), which
     is checked before Triton is imported; `cache=False` (--no-cache) skips
     that look-up and compiles, and the fresh result replaces the kept one.
     """
-    from tritonscope.pipeline import result_cache
-    from tritonscope.inputs.kernels import canonical_arch
+    from tritonscope.pipeline.config import resolve
 
-    # only look for a local GPU when the user named no arch (build_spec validates theirs)
-    default = arch_default(request.arch)
-    arch = canonical_arch(request.arch) if request.arch else default
-    use_cache = result_cache.enabled()
-    if cache and use_cache:
-        kept = result_cache.lookup(request, arch)
-        if kept is not None:
-            from tritonscope import triton_api
-
-            triton_api.stop_key_digest()
-            return kept
-
-    from tritonscope.pipeline.compile import compile_artifact
-    from tritonscope.pipeline.binding import build_spec
-
-    err = env.console(stderr=True)
-    if timeout is not None:
-        # --timeout: the kernel file is imported and compiled in a child process that is stopped when time is
-        # up (an import that hangs at module level included), so it is never imported here; the result is
-        # therefore not stored in the result cache (its entry lists the files the import loaded)
-        from tritonscope.pipeline.compile import compile_with_timeout
-
-        with _spinner(err, progress, f"compiling {request.target} (at most {timeout:g} s)..."):
-            return compile_with_timeout(request, default, timeout, label=request.target)
-    loaded = build_spec(request, default)
-    with _spinner(err, progress, f"compiling {loaded.spec.kernel} for {loaded.spec.arch} ({loaded.spec.label()})..."):
-        artifact = compile_artifact(loaded, meanwhile=_load_views)
-    if use_cache:
-        result_cache.store(request, arch, loaded, artifact)
-    return artifact
-
-
-def _spinner(err, progress: bool, text: str):
-    """A spinner on stderr while Triton works, on a terminal only."""
-    import contextlib
-
-    return err.status(text) if progress and err.is_terminal else contextlib.nullcontext()
+    return pipeline(env, progress=progress, cache=cache, timeout=timeout).compile(resolve(config))
 
 
 def _load_views() -> None:
@@ -149,25 +155,25 @@ def _load_views() -> None:
     warm_up()
 
 
-def analysis_of(artifact):
-    """analyze(artifact), read from the result cache when compile_request found the artifact there.
+def analysis_of(compiled):
+    """analyze(compiled.artifact), read from its result-cache entry when it has one that holds it.
 
-    An analysis made here goes into the artifact's entry (when it has one),
-    so the next repeat skips parsing and annotating too.
+    An analysis made here goes into the entry (when there is one), so the
+    next repeat skips parsing and annotating too.
     """
-    from tritonscope.pipeline import result_cache
     from tritonscope.analyses.analysis import analyze
     from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict
 
-    kept = result_cache.kept_analysis(artifact)
+    entry = compiled.entry
+    kept = entry.analysis() if entry is not None else None
     if kept is not None:
         try:
             return analysis_from_dict(kept, "tritonscope's result cache")
         except Exception:  # a damaged entry: analyze afresh (and keep that)
             pass
-    analysis = analyze(artifact)
-    if result_cache.has_entry(artifact):
-        result_cache.keep_analysis(artifact, analysis_to_dict(analysis))
+    analysis = analyze(compiled.artifact)
+    if entry is not None:
+        entry.keep_analysis(analysis_to_dict(analysis))
     return analysis
 
 
@@ -324,29 +330,10 @@ def launch_options(maxnreg: Optional[int], num_ctas: Optional[int], fp_fusion: O
 
 
 def check_options_for_arches(options: Optional[dict], arches) -> None:
-    """Refuse (exit 2, before any compile) a launch option the named target cannot take, as its launch would.
+    """Refuse (exit 2, before any compile) a launch option one of the (canonical) `arches` cannot take: what
+    resolving a Config checks for its one arch (pipeline/config.check_options_for_arch), for a command of several."""
+    from tritonscope.pipeline.config import check_options_for_arch
 
-    maxnreg is ptxas's register limit: Triton's HIP backend has no such
-    option, and a launch that passes it on an AMD GPU fails.  num_ctas > 1
-    is a thread-block cluster, which Triton's CUDA backend refuses below
-    sm_90.  (Whether an AMD target takes num_ctas > 1 is the HIP backend's
-    own check, made when it compiles.)
-    """
-    from tritonscope.inputs.kernels import canonical_arch
-    from tritonscope.core.model import ARCHES
-
-    options = options or {}
     for name in arches or ():
-        if not name:
-            continue
-        arch = ARCHES[canonical_arch(name)]
-        if arch.backend == "hip" and options.get("maxnreg") is not None:
-            raise UsageError(f"--maxnreg is a CUDA launch option (ptxas's register limit); Triton's HIP backend has "
-                             f"no such option, and a launch with maxnreg= on {arch.name} fails.",
-                             hint="Leave --maxnreg out for AMD targets.")
-        if arch.backend == "cuda" and (options.get("num_ctas") or 1) > 1 and arch.capability < 90:
-            raise UsageError(f"--num-ctas {options['num_ctas']} makes a thread-block cluster, which needs sm_90 or "
-                             f"newer; Triton refuses it for {arch.name}.",
-                             hint="Use --num-ctas 1 (the default) on this target, or target sm_90a or newer.")
-
-
+        if name:
+            check_options_for_arch(options, name)

@@ -9,28 +9,26 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, Values, composed
 
 
+@composed
 def bench_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    constexpr: Optional[List[str]] = typer.Option(
-        None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
-        help="Set a constexpr (repeatable); a comma-separated list sweeps it, e.g. -c BLOCK_SIZE=32,64,128."),
-    block: Optional[int] = c.BlockOpt,
-    blocks: Optional[str] = c.BlocksOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
-                                            help="Warps per program; a list sweeps: 4,8."),
-    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
-                                             help="Pipelining stages; a list sweeps: 2,3,4."),
+    grid: Values = AXES.but(
+        constexpr=(Optional[List[str]], typer.Option(
+            None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
+            help="Set a constexpr (repeatable); a comma-separated list sweeps it, e.g. -c BLOCK_SIZE=32,64,128.")),
+        num_warps=(Optional[str], typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
+                                               help="Warps per program; a list sweeps: 4,8.")),
+        num_stages=(Optional[str], typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
+                                                help="Pipelining stages; a list sweeps: 2,3,4."))),
     shape: Optional[List[str]] = typer.Option(
         None, "--shape", metavar="SHAPE",
         help="Problem shape, repeatable: --shape 1024x1024x1024 --shape 4096x4096x4096."),
     dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    launch: Values = LAUNCH,
     warmup: int = typer.Option(25, "--warmup", help="do_bench warm-up time in ms."),
     rep: int = typer.Option(100, "--rep", help="do_bench repetition time in ms (the median is reported)."),
     no_torch: bool = typer.Option(False, "--no-torch", help="Skip the torch baseline."),
@@ -38,8 +36,7 @@ def bench_cmd(
                                                             "or the figures (.json)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     as_json: bool = typer.Option(False, "--json", help="Print every figure as JSON."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Time a kernel on the local GPU: TFLOP/s, bandwidth, torch, peak, correctness.
 
@@ -72,25 +69,27 @@ def bench_cmd(
     """
     from tritonscope.measure import runner
     from tritonscope.measure.bench import bench_configs
-    from tritonscope.core.env import env_of
-    from tritonscope.inputs.kernels import option_words, parse_assignments
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.core.model import option_words
+    from tritonscope.inputs.kernels import parse_assignments
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import local_arch, resolve
 
-    env = env_of(ctx).with_display(width=width, color=color)
-    options = c.launch_options(maxnreg, num_ctas, fp_fusion)  # a bad value: exit 2, before anything else
+    env = display.env(ctx)
+    launch.launch_options()  # a bad value: exit 2, before anything else
     if save:  # fail before any timing when the file cannot be written
         _check_save(save, force)
     runner.require_gpu("`tritonscope bench`")
-    arch = c.default_arch()
+    arch = local_arch()
+    pipe = Pipeline()
 
     # every comma-separated value is one point of the sweep
     axes: list[tuple[str, list[str]]] = []
-    for name, value in parse_assignments(constexpr, "constexpr").items():
+    for name, value in parse_assignments(grid.constexpr, "constexpr").items():
         axes.append((f"c:{name}", [v.strip() for v in value.split(",") if v.strip()]))
-    block_values = c.block_axis(block, blocks)
+    block_values = c.block_axis(grid.block, grid.blocks)
     if block_values:
         axes.append(("block", [str(v) for v in block_values]))
-    for key, text in (("w", num_warps), ("s", num_stages)):
+    for key, text in (("w", grid.num_warps), ("s", grid.num_stages)):
         if text:
             axes.append((key, [v.strip() for v in text.split(",") if v.strip()]))
     axes.append(("shape", list(shape) if shape else [None]))
@@ -99,11 +98,11 @@ def bench_cmd(
         chosen = dict(zip((k for k, _ in axes), point))
         cx = {k[2:]: v for k, v in chosen.items() if k.startswith("c:")}
         request = c.make_request(target, [f"{k}={v}" for k, v in cx.items()],
-                                 _int(chosen.get("block"), "--block"), arg, _int(chosen.get("w"), "--num-warps"),
+                                 _int(chosen.get("block"), "--block"), grid.arg, _int(chosen.get("w"), "--num-warps"),
                                  _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype,
-                                 maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-        c.check_options_for_arches(options, [arch])  # --num-ctas 2 on an sm_80: exit 2 before any compile
-        loadeds.append(build_spec(request, arch))
+                                 maxnreg=launch.maxnreg, num_ctas=launch.num_ctas, fp_fusion=launch.fp_fusion)
+        # this GPU's Config: --num-ctas 2 on an sm_80 is refused (exit 2) before any compile
+        loadeds.append(pipe.bind(resolve(request, arch)))
 
     err = env.console(stderr=True)
 

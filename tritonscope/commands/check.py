@@ -15,9 +15,11 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
 from tritonscope.commands.explain import TARGET_HELP, KernelOpt
 
 
+@composed
 def check_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=TARGET_HELP),
@@ -27,24 +29,13 @@ def check_cmd(
         help="An expectation (repeatable): tensor-cores, pipelined, no-spills, fits, no-bank-conflicts, tf32, "
              "width>=BITS, shared<=BYTES (KiB ok), registers<=N, occupancy>=FRACTION (or %), stages>=N, "
              "blocks>=N; prefix ! to negate.  Default: the kernel's EXAMPLES entry's \"expect\" list."),
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    arch: Optional[List[str]] = typer.Option(None, "--arch", help="Target GPU (repeatable: every expectation is "
-                                                                  "checked for each arch); default as compile.  "
-                                                                  "A found kernel is recompiled for each."),
-    shape: Optional[str] = c.ShapeOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    cfg: Values = CONFIG.but(arch=(Optional[List[str]], typer.Option(
+        None, "--arch", help="Target GPU (repeatable: every expectation is checked for each arch); default as "
+                             "compile.  A found kernel is recompiled for each."))),
     junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="Also write JUnit XML (.xml)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
     force: bool = c.ForceOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Check expectations about a compiled kernel; exit 10 when one does not hold (for CI).
 
@@ -61,21 +52,21 @@ def check_cmd(
       tritonscope check ~/.triton/cache --kernel matmul_kernel --expect tensor-cores --expect no-spills
     """
     from tritonscope.commands import explain as ex
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import CheckFailedError, UsageError
     from tritonscope.analyses.explain import evaluate, parse_expectation
 
-    env = env_of(ctx).with_display(width=width, color=color)
+    env = display.env(ctx)
     if junit:
         from tritonscope.core.output import check_path
 
         check_path(junit, force=force, formats={".xml": "junit"}, what="JUnit")
     parsed = [parse_expectation(e) for e in (expect or [])]
-    archs = list(arch or [None])
+    archs = list(cfg.arch or [None])
     found = ex.is_found_target(target)
     if found:
-        ex.refuse_for_found(target, **{"--block": block, "--arg": arg, "--shape": shape, "--dtype": dtype})
-        changes = ex.recompile_changes(None, num_warps, num_stages, constexpr, maxnreg, num_ctas, fp_fusion)
+        ex.refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--shape": cfg.shape, "--dtype": cfg.dtype})
+        changes = ex.recompile_changes(None, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
+                                       cfg.fp_fusion)
         for a in archs:  # every --arch checked before anything is opened
             if a:
                 ex.recompile_changes(a, None, None, None, None, None, None)
@@ -84,13 +75,17 @@ def check_cmd(
                              "to read them from).", hint="e.g. --expect tensor-cores --expect no-spills")
     else:
         ex.refuse_kernel_option(target, kernel)
-        base = c.make_request(target, constexpr, block, arg, num_warps, num_stages, archs[0], shape, dtype,
-                              maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-        c.check_options_for_arches(base.options, archs)  # e.g. --maxnreg for an AMD arch: exit 2, no compile
-        if not parsed:
-            from tritonscope.pipeline.binding import build_spec
+        from dataclasses import replace
 
-            loaded = build_spec(base, c.arch_default(base.arch))
+        from tritonscope.pipeline.config import resolve
+
+        base = cfg.request(target, arch=archs[0])
+        # one Config per --arch, each resolved before any compile (e.g. --maxnreg for an AMD arch: exit 2)
+        configs = [resolve(replace(base, arch=a)) for a in archs]
+        if not parsed:
+            from tritonscope.pipeline.compiler import Pipeline
+
+            loaded = Pipeline().bind(configs[0])
             declared = (loaded.example or {}).get("expect") or []
             if not declared:
                 raise UsageError("No expectations: give --expect EXPR, or an \"expect\": [...] list in the "
@@ -99,16 +94,13 @@ def check_cmd(
             parsed = [parse_expectation(str(e)) for e in declared]
     results = []
     checked = target  # the kernel's name, once one is explained
-    for a in archs:
+    for i, a in enumerate(archs):
         if found:
             wanted = {**changes, **ex.recompile_changes(a, None, None, None, None, None, None)}
             analysis, expl = ex.run_explain_found(target, kernel, env, changes=wanted, shapes=[], gpu=None,
                                                   check_fixes=False, progress=not as_json, triton_banks=False)
         else:
-            from dataclasses import replace
-
-            request = replace(base, arch=a) if a else base
-            analysis, expl = ex.run_explain(request, env, shapes=[], gpu=None, check_fixes=False,
+            analysis, expl = ex.run_explain(configs[i], env, shapes=[], gpu=None, check_fixes=False,
                                             progress=not as_json, triton_banks=False)
         checked = expl.kernel
         results.extend(evaluate(expl, analysis, parsed))

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, OUTPUT, STAGE_VIEWS, Values, composed
 from tritonscope.versions import sides
 
 
+@composed
 def compile_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    arch: Optional[str] = c.ArchOpt,
-    shape: Optional[str] = c.ShapeOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    kernel: Values = CONFIG,
     config: Optional[int] = c.ConfigOpt,
     predict: bool = typer.Option(False, "--predict",
                                  help="Also predict the kernel's time at its launch (GPU-less cost model, see "
@@ -33,10 +25,7 @@ def compile_cmd(
                                       help="The GPU to predict for (implies --predict) and to answer a kernel file's "
                                            "import-time questions as (its SM count; default: the local GPU, else the "
                                            "arch's reference GPU): H100, H100-PCIe, H200, A100, B200, MI300X."),
-    stage: Optional[str] = c.StageOpt,
-    view: str = c.ViewOpt,
-    line: Optional[int] = c.LineOpt,
-    layouts: bool = c.LayoutsOpt,
+    views: Values = STAGE_VIEWS,
     passes: bool = typer.Option(False, "--passes",
                                 help="Also record what each compiler pass did (one compile with Triton's per-pass "
                                      "dumps, in a private cache): the pass table is shown and goes into --save "
@@ -45,13 +34,7 @@ def compile_cmd(
                                  help="Also run explain's verdicts (fixes checked by compiling; with --shape, the "
                                       "waves and roofline for it): shown after the summary and saved as an "
                                       "Explain section in --save reports (see `tritonscope explain`)."),
-    as_json: bool = c.JsonOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
-    pager: bool = c.PagerOpt,
-    max_lines: Optional[int] = c.MaxLinesOpt,
-    raw: bool = c.RawOpt,
-    keep: Optional[str] = c.KeepOpt,
+    out: Values = OUTPUT,
     save: Optional[str] = c.ReportSaveOpt,
     emit: Optional[str] = c.EmitOpt,
     force: bool = c.ForceOpt,
@@ -97,19 +80,17 @@ def compile_cmd(
 
       tritonscope compile matmul --arch gfx942 --triton 3.6.0 --stage amdgcn
     """
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import OutOfResourcesError
     from tritonscope.language.dialects import stage_keys
 
-    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
-    view = c.check_view(view)
-    c.check_line(line)
+    env = out.env(ctx)
+    view = c.check_view(views.view)
+    c.check_line(views.line)
     c.check_timeout(timeout)
-    hide = c.noise_filter(raw, keep)
-    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config, gpu=gpu)
-    c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for an AMD target: exit 2
-    c.parse_stage_list(stage, stage_keys())  # a bad --stage fails before the compile
+    hide = c.noise_filter(out.raw, out.keep)
+    # the one Config: values checked, the arch resolved, e.g. --maxnreg for an AMD target refused (exit 2)
+    request = kernel.config(target, config=config, gpu=gpu)
+    c.parse_stage_list(views.stage, stage_keys())  # a bad --stage fails before the compile
     if gpu is not None:  # an unknown GPU fails before the compile
         from tritonscope.cost import resolve_gpu
 
@@ -120,61 +101,79 @@ def compile_cmd(
         from tritonscope.inputs.sources import check_emit_dir
 
         check_emit_dir(emit)
-    other = sides.triton_choice(triton, python)  # another Triton (tritonscope/versions/sides.py)
-    if other is not None:
-        sides.check_value(other)
-        if passes or explain:
-            sides.refuse_with("--passes" if passes else "--explain", "it compiles again in this environment.")
-        other = sides.resolve(other, progress=None if as_json else sides.say(env))
+    other = _other_triton(triton, python, passes=passes, explain=explain, env=env, quiet=out.as_json)
     trace = None
     if other is not None:
-        with c._spinner(env.console(stderr=True), not as_json, f"compiling {request.target} with Triton "
-                                                                f"{other.triton}..."):
-            artifact = sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
-                                                 timeout=timeout)
+        from tritonscope.pipeline.compiler import Compiled
+
+        with c.spinner(env, not out.as_json)(f"compiling {request.target} with Triton {other.triton}..."):
+            compiled = Compiled(sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
+                                                          timeout=timeout), request)
     elif passes:  # one compile in a child gives the stages and the pass table
         from tritonscope.commands.passes import trace_request
+        from tritonscope.pipeline.compiler import Compiled
 
-        with trace_request(request, env, progress=not as_json) as trace:
-            artifact = trace.artifact
+        with trace_request(request, env, progress=not out.as_json) as trace:
+            compiled = Compiled(trace.artifact, request)
     else:
-        artifact = c.compile_request(request, env, progress=not as_json, cache=not no_cache, timeout=timeout)
+        compiled = c.compile_request(request, env, progress=not out.as_json, cache=not no_cache, timeout=timeout)
+    artifact = compiled.artifact
     if emit:
-        from tritonscope.inputs.sources import binaries_of_artifact, binary_ext, emit_files
-        from tritonscope.core.model import ARCHES
-
-        from tritonscope.core.output import write_folder
-
-        binaries = binaries_of_artifact(artifact)  # the .cubin / .hsaco Triton's cache keeps for this compile
-        # every file or none: a full disk part way leaves no folder of 3 of 8 files
-        write_folder(emit, lambda staging: emit_files(artifact, staging, binaries=binaries), force=force)
-        wanted = binary_ext(ARCHES[artifact.spec.arch].backend) if artifact.spec.arch in ARCHES else None
-        if wanted and wanted not in binaries:
-            why = ("a --passes compile keeps it in a private cache: run the --emit without --passes" if passes else
-                   "run again with --no-cache to compile afresh")
-            env.console(stderr=True).print(f"note: Triton's cache does not hold this compile's .{wanted}, so it "
-                                           f"was not written ({why}).", markup=False)
-    analysis = c.analysis_of(artifact)
+        _emit(artifact, emit, env, force=force, passes=passes)
+    analysis = c.analysis_of(compiled)
     if trace is not None:
         analysis.passes = trace.to_dict()
-
-    if layouts:
-        from tritonscope.language.layouts import layouts_of
-
-        analysis.layouts = layouts_of(analysis)
-    if predict or gpu is not None:
-        from tritonscope.cost import predict as predicted
-
-        analysis.prediction = predicted(analysis, gpu=gpu).to_dict()
+    _extras(analysis, layouts=views.layouts, predict=predict or gpu is not None, gpu=gpu)
     if explain:  # the verdicts ride with the analysis into the views, --json and --save
         from tritonscope.commands.explain import explain_into_report
 
-        explain_into_report(analysis, request, env, shapes=[shape] if shape else [], progress=not as_json)
-    c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
-                      stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
+        explain_into_report(analysis, request, env, shapes=[kernel.shape] if kernel.shape else [],
+                            progress=not out.as_json)
+    c.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+                      stage=views.stage, view=view, line=views.line, layouts=views.layouts, max_lines=out.max_lines)
     problems = analysis.summary.fit.problems if analysis.summary.fit else ()
     if problems:
         raise OutOfResourcesError(
             f"{artifact.spec.kernel} ({artifact.spec.label()}) will not launch: " + "; ".join(problems) + ".",
             hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in shared memory).",
         )
+
+
+def _other_triton(triton, python, *, passes: bool, explain: bool, env, quiet: bool):
+    """--triton/--python: another Triton's environment (versions/sides.py), checked and made ready; None if not asked."""
+    other = sides.triton_choice(triton, python)
+    if other is None:
+        return None
+    sides.check_value(other)
+    if passes or explain:
+        sides.refuse_with("--passes" if passes else "--explain", "it compiles again in this environment.")
+    return sides.resolve(other, progress=None if quiet else sides.say(env))
+
+
+def _extras(analysis, *, layouts: bool, predict: bool, gpu) -> None:
+    """--layouts and --predict: what they add to the analysis."""
+    if layouts:
+        from tritonscope.language.layouts import layouts_of
+
+        analysis.layouts = layouts_of(analysis)
+    if predict:
+        from tritonscope.cost import predict as predicted
+
+        analysis.prediction = predicted(analysis, gpu=gpu).to_dict()
+
+
+def _emit(artifact, emit: str, env, *, force: bool, passes: bool) -> None:
+    """--emit DIR: each stage as a plain file, and the binary Triton's cache keeps for this compile."""
+    from tritonscope.core.model import ARCHES
+    from tritonscope.core.output import write_folder
+    from tritonscope.inputs.sources import binaries_of_artifact, binary_ext, emit_files
+
+    binaries = binaries_of_artifact(artifact)  # the .cubin / .hsaco Triton's cache keeps for this compile
+    # every file or none: a full disk part way leaves no folder of 3 of 8 files
+    write_folder(emit, lambda staging: emit_files(artifact, staging, binaries=binaries), force=force)
+    wanted = binary_ext(ARCHES[artifact.spec.arch].backend) if artifact.spec.arch in ARCHES else None
+    if wanted and wanted not in binaries:
+        why = ("a --passes compile keeps it in a private cache: run the --emit without --passes" if passes else
+               "run again with --no-cache to compile afresh")
+        env.console(stderr=True).print(f"note: Triton's cache does not hold this compile's .{wanted}, so it "
+                                       f"was not written ({why}).", markup=False)

@@ -9,6 +9,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
 from tritonscope.core.errors import UsageError
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape", "triton")
@@ -16,6 +17,31 @@ SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape", "triton")
 SIDE_OPTIONS = {"maxnreg": "maxnreg", "num_ctas": "num_ctas", "fp_fusion": "enable_fp_fusion",
                 "enable_fp_fusion": "enable_fp_fusion"}
 _BOOLS = {"1": True, "true": True, "on": True, "yes": True, "0": False, "false": False, "off": False, "no": False}
+
+
+SideAOpt = typer.Option(None, "--a", metavar="NAME=VALUE,...",
+                        help="Config of side A: constexprs and num_warps, num_stages, arch, dtype, "
+                             "shape, the launch options maxnreg, num_ctas, fp_fusion (on/off), "
+                             "and triton=VERSION or triton=/path/to/python (another Triton), "
+                             "comma-separated (repeatable).")
+SideBOpt = typer.Option(None, "--b", metavar="NAME=VALUE,...", help="Config of side B (as --a).")
+StagesOpt = typer.Option(None, "--stage", "--stages",
+                         help="Stages to diff: python,ttir,ttgir,llir,ptx,sass (amdgcn for AMD "
+                              "targets), all (default), or none for the summary only.")
+PassesOpt = typer.Option(False, "--passes",
+                         help="Also name the first compiler pass that treats A and B differently beyond the "
+                              "config's own numbers (both sides compile once with Triton's per-pass dumps; "
+                              "the rule is below).")
+PredictOpt = typer.Option(False, "--predict",
+                          help="Also predict each side's time at its launch (GPU-less cost model): the "
+                               "predicted speed ratio and the terms that explain it.")
+GpuOpt = typer.Option(None, "--gpu", metavar="GPU",
+                      help="The GPU to predict for (implies --predict; default: the local GPU, else "
+                           "the arch's reference GPU).")
+LoopOpt = typer.Option(False, "--loop",
+                       help="Also put the two sides' innermost loops side by side (SASS or AMDGCN, else PTX), "
+                            "memory waits, drains, barriers, loads and MMAs marked; alone, it replaces the "
+                            "stage diffs (add --stage to have both).")
 
 
 def _side_option(which: str, key: str, value: str):
@@ -76,54 +102,27 @@ def _is_report(target: str) -> bool:
     return target.lower().endswith(".json")
 
 
+@composed
 def diff_cmd(
     ctx: typer.Context,
     targets: List[str] = typer.Argument(..., metavar="TARGET [TARGET_B]",
                                         help="A kernel (sample or file.py:kernel) diffed against itself with --a/--b, "
                                              "or two sides: saved .json reports and/or kernels."),
-    a: Optional[List[str]] = typer.Option(None, "--a", metavar="NAME=VALUE,...",
-                                          help="Config of side A: constexprs and num_warps, num_stages, arch, dtype, "
-                                               "shape, the launch options maxnreg, num_ctas, fp_fusion (on/off), "
-                                               "and triton=VERSION or triton=/path/to/python (another Triton), "
-                                               "comma-separated (repeatable)."),
-    b: Optional[List[str]] = typer.Option(None, "--b", metavar="NAME=VALUE,...", help="Config of side B (as --a)."),
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    arch: Optional[str] = c.ArchOpt,
-    shape: Optional[str] = c.ShapeOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
-    stage: Optional[str] = typer.Option(None, "--stage", "--stages",
-                                        help="Stages to diff: python,ttir,ttgir,llir,ptx,sass (amdgcn for AMD "
-                                             "targets), all (default), or none for the summary only."),
+    a: Optional[List[str]] = SideAOpt,
+    b: Optional[List[str]] = SideBOpt,
+    kernel: Values = CONFIG,
+    stage: Optional[str] = StagesOpt,
     max_lines: int = typer.Option(60, "--max-lines", help="Diff lines shown per stage (0: all)."),
     context: int = typer.Option(2, "--context", "-U", help="Unchanged lines around each change."),
     force_different: bool = typer.Option(False, "--force-different", help="Diff two different kernels anyway."),
-    passes: bool = typer.Option(False, "--passes",
-                                help="Also name the first compiler pass that treats A and B differently beyond the "
-                                     "config's own numbers (both sides compile once with Triton's per-pass dumps; "
-                                     "the rule is below)."),
-    predict: bool = typer.Option(False, "--predict",
-                                 help="Also predict each side's time at its launch (GPU-less cost model): the "
-                                      "predicted speed ratio and the terms that explain it."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", metavar="GPU",
-                                      help="The GPU to predict for (implies --predict; default: the local GPU, else "
-                                           "the arch's reference GPU)."),
-    loop: bool = typer.Option(False, "--loop",
-                              help="Also put the two sides' innermost loops side by side (SASS or AMDGCN, else PTX), "
-                                   "memory waits, drains, barriers, loads and MMAs marked; alone, it replaces the "
-                                   "stage diffs (add --stage to have both)."),
+    passes: bool = PassesOpt,
+    predict: bool = PredictOpt,
+    gpu: Optional[str] = GpuOpt,
+    loop: bool = LoopOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the diff: .json, .txt or .html (by extension)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
-    pager: bool = c.PagerOpt,
+    display: Values = DISPLAY,
 ):
     """Diff two configs of one kernel: resources, instruction mix, encodings, every stage.
 
@@ -169,11 +168,11 @@ def diff_cmd(
 
       tritonscope diff matmul_grouped --shape 4096x4096x4096 --a BLOCK_M=64 --b BLOCK_M=128 --gpu H100 --stage none
     """
-    from tritonscope.analyses.diff import diff_analyses, spec_key
-    from tritonscope.core.env import env_of
+    from tritonscope.analyses.diff import diff_analyses
     from tritonscope.language.dialects import every_stage_key
+    from tritonscope.outputs.report import load_analysis
 
-    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
+    env = display.env(ctx)
     if len(targets) > 2:
         raise UsageError(f"diff takes one or two targets, got {len(targets)}.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")
@@ -191,21 +190,7 @@ def diff_cmd(
     if len(targets) == 1 and _is_report(targets[0]):
         raise UsageError("A saved report needs a second side to diff against.",
                          hint="tritonscope diff old.json new.json")
-    base = c.make_request("_", constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-
-    loaded = []
-    for target, side, which in ((pair[0], side_a, "a"), (pair[1], side_b, "b")):
-        if _is_report(target):
-            if side["constexprs"] or side["options"] or len(side) > 2:
-                raise UsageError(f"--{which} cannot change a saved report ({target}).",
-                                 hint="Diff a report against a kernel config, or two reports, as saved.")
-            loaded.append(("report", target))
-        else:
-            request = side_request(replace(base, target=target), side)
-            c.check_options_for_arches(request.options, [request.arch])  # e.g. maxnreg on gfx942: exit 2
-            loaded.append(("kernel", request))
-
+    loaded = _sides(pair, side_a, side_b, kernel.request("_"))
     if passes and (side_a.get("triton") or side_b.get("triton")):
         raise UsageError("--passes runs in this environment's Triton: it cannot be combined with triton=.",
                          hint="Diff the versions without --passes, or run `tritonscope passes` in each environment.")
@@ -219,72 +204,13 @@ def diff_cmd(
     if passes and [k for k, _ in loaded] != ["kernel", "kernel"]:
         raise UsageError("--passes compiles both sides with Triton's per-pass dumps: give two kernel configs.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --passes")
-    analyses = []
-    specs = []
-    for kind, what in loaded:
-        if kind == "report":
-            from tritonscope.outputs.report import load_analysis
+    pipe = c.pipeline(env, progress=not as_json)
+    analyses = [load_analysis(what) if kind == "report" else pipe.bind(what) for kind, what in loaded]
+    specs = [x.artifact.spec if kind == "report" else x.spec for (kind, _), x in zip(loaded, analyses)]
+    if _same(loaded, analyses, specs, side_a.get("triton") == side_b.get("triton")):
+        return _say_same(specs[0], as_json)
 
-            an = load_analysis(what)
-            analyses.append(an)
-            specs.append(an.artifact.spec)
-        else:
-            from tritonscope.pipeline.binding import build_spec
-
-            ld = build_spec(what, c.arch_default(what.arch))
-            analyses.append(ld)
-            specs.append(ld.spec)
-
-    kinds = [k for k, _ in loaded]
-    if kinds == ["report", "report"]:
-        same = spec_key(specs[0]) == spec_key(specs[1]) and all(
-            getattr(analyses[0].artifact, f) == getattr(analyses[1].artifact, f) for f in ("triton_version", "kernel_hash"))
-    else:
-        same = kinds == ["kernel", "kernel"] and side_a.get("triton") == side_b.get("triton") \
-            and spec_key(specs[0]) == spec_key(specs[1]) \
-            and specs[0].file == specs[1].file and specs[0].shape == specs[1].shape and specs[0].dtype == specs[1].dtype
-    if same:
-        msg = f"A and B are the same config ({specs[0].kernel}: {specs[0].label()}): nothing to diff."
-        if as_json:
-            typer.echo(json.dumps({"identical_configs": True, "config": specs[0].label()}))
-        else:
-            from tritonscope.core.sanitize import visible
-
-            typer.echo(visible(msg))
-            typer.echo("hint: give the sides different values, e.g. --a BLOCK=16 --b BLOCK=32", err=True)
-        return
-
-    from tritonscope.analyses.analysis import analyze
-
-    err = env.console(stderr=True)
-    divergence = None
-    if passes:  # one compile per side, with dumps; its artifact is the side's analysis too
-        from tritonscope.analyses.passes import first_divergence, trace_both
-
-        requests = [what for _, what in loaded]
-        default = c.arch_default(all(r.arch for r in requests))
-        if err.is_terminal and not as_json:
-            with err.status("compiling A and B with every pass dumped..."):
-                ta, tb = trace_both(requests[0], requests[1], default)
-        else:
-            ta, tb = trace_both(requests[0], requests[1], default)
-        with ta, tb:
-            divergence = first_divergence(ta, tb)
-            analyses = [analyze(ta.artifact), analyze(tb.artifact)]
-        loaded = [("done", None), ("done", None)]
-    for i, (kind, _) in enumerate(loaded):
-        if kind == "kernel":
-            from tritonscope.pipeline.compile import compile_artifact
-
-            ld = analyses[i]
-            work = (lambda ld=ld, i=i: compile_artifact(ld)) if not tritons[i] else \
-                (lambda i=i: _compile_with_triton(loaded[i][1], tritons[i], "AB"[i]))
-            if err.is_terminal and not as_json:
-                with err.status(f"compiling {'AB'[i]}: {ld.spec.label()} ..."):
-                    analyses[i] = analyze(work())
-            else:
-                analyses[i] = analyze(work())
-
+    analyses, divergence = _compile_sides(pipe, loaded, analyses, tritons, env, passes=passes, progress=not as_json)
     if predict or gpu is not None:  # both sides at their own launch, on one GPU
         from tritonscope.cost import predict as predicted
 
@@ -317,6 +243,68 @@ def _loop_view(d, analyses, context: int):
                     loop_html(pair, d.a_label, d.b_label, context=context))
 
 
+def _say_same(spec, as_json: bool) -> None:
+    """A and B are one config: said (exit 0), nothing diffed."""
+    if as_json:
+        typer.echo(json.dumps({"identical_configs": True, "config": spec.label()}))
+        return
+    from tritonscope.core.sanitize import visible
+
+    typer.echo(visible(f"A and B are the same config ({spec.kernel}: {spec.label()}): nothing to diff."))
+    typer.echo("hint: give the sides different values, e.g. --a BLOCK=16 --b BLOCK=32", err=True)
+
+
+def _sides(pair, side_a: dict, side_b: dict, base) -> list:
+    """[(kind, what)] for A and B: ("report", path) or ("kernel", its one Config: the arch resolved, e.g. maxnreg on
+    gfx942 refused, exit 2)."""
+    from tritonscope.pipeline.config import resolve
+
+    loaded = []
+    for target, side, which in ((pair[0], side_a, "a"), (pair[1], side_b, "b")):
+        if _is_report(target):
+            if side["constexprs"] or side["options"] or len(side) > 2:
+                raise UsageError(f"--{which} cannot change a saved report ({target}).",
+                                 hint="Diff a report against a kernel config, or two reports, as saved.")
+            loaded.append(("report", target))
+        else:
+            loaded.append(("kernel", resolve(side_request(replace(base, target=target), side))))
+    return loaded
+
+
+def _same(loaded, analyses, specs, same_triton: bool) -> bool:
+    """Whether A and B are one config (two reports of one compile, or two kernels bound alike)."""
+    from tritonscope.analyses.diff import spec_key
+
+    kinds = [k for k, _ in loaded]
+    if kinds == ["report", "report"]:
+        return spec_key(specs[0]) == spec_key(specs[1]) and all(
+            getattr(analyses[0].artifact, f) == getattr(analyses[1].artifact, f) for f in ("triton_version", "kernel_hash"))
+    return kinds == ["kernel", "kernel"] and same_triton and spec_key(specs[0]) == spec_key(specs[1]) \
+        and specs[0].file == specs[1].file and specs[0].shape == specs[1].shape and specs[0].dtype == specs[1].dtype
+
+
+def _compile_sides(pipe, loaded, analyses, tritons, env, *, passes: bool, progress: bool):
+    """Each kernel side compiled (its report read already): (the two Analyses, the pass divergence or None)."""
+    divergence = None
+    if passes:  # one compile per side, with dumps; its artifact is the side's analysis too
+        from tritonscope.analyses.analysis import analyze
+        from tritonscope.analyses.passes import first_divergence, trace_both
+
+        configs = [what for _, what in loaded]
+        with c.spinner(env, progress)("compiling A and B with every pass dumped..."):
+            ta, tb = trace_both(configs[0], configs[1], configs[0].arch)
+        with ta, tb:
+            return [analyze(ta.artifact), analyze(tb.artifact)], first_divergence(ta, tb)
+    analyses = list(analyses)
+    for i, (kind, config) in enumerate(loaded):
+        if kind == "kernel":  # through the one compile path (its result cache too), or another Triton's child
+            say = f"compiling {'AB'[i]}: {analyses[i].spec.label()} ..."
+            compiled = _compile_with_triton(pipe, config, tritons[i], "AB"[i], say) if tritons[i] else \
+                pipe.compile(config, loaded=analyses[i], status=say)
+            analyses[i] = c.analysis_of(compiled)
+    return analyses, divergence
+
+
 def _say_env(env):
     console = env.console(stderr=True)
 
@@ -327,11 +315,14 @@ def _say_env(env):
     return say
 
 
-def _compile_with_triton(request, triton_env, which: str):
-    """A side with triton=: compiled in a child of that environment (tritonscope/versions/sides.py)."""
-    from tritonscope.versions.sides import compile_with_triton
+def _compile_with_triton(pipe, config, triton_env, which: str, say: str):
+    """A side with triton=: compiled in a child of that environment (tritonscope/versions)."""
+    from tritonscope.core.model import ARCHES
+    from tritonscope.versions.run import Side
 
-    return compile_with_triton(request, triton_env, what=f"The compile of side {which.lower()}")
+    side = Side(which.upper(), triton_env)
+    return pipe.compile_in(config, python=triton_env.python, env=side.child_env({ARCHES[config.arch].backend}),
+                           what=f"The compile of side {which} with {side.label()}", status=say)
 
 
 def _diff_dict(d, divergence, attached=()) -> dict:

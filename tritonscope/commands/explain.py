@@ -19,6 +19,7 @@ from typing import Any, List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
 
 TARGET_HELP = ("A built-in sample, path/to/file.py:kernel_name, or a kernel that already compiled (as `open` "
                "reads): a capture folder, a Triton cache or TRITON_KERNEL_DUMP folder, or a stage file (.ttgir, "
@@ -99,42 +100,45 @@ def refuse_kernel_option(target: str, kernel: Optional[str]) -> None:
 # --------------------------------------------------------------------------
 
 
-def shapes_for(request, shapes: list[str], default_arch: str):
+def shapes_for(config, shapes: list[str]):
     """explain.Shape for each --shape: its grid and arguments from the kernel's example launch (no compile)."""
     from dataclasses import replace
 
     from tritonscope.analyses.explain import Shape
     from tritonscope.inputs.kernels import parse_shape
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
 
     out = []
     for text in shapes:
-        loaded = build_spec(replace(request, shape=text), default_arch)
+        loaded = Pipeline().bind(replace(config, shape=text))
         spec = loaded.spec
         out.append(Shape(parse_shape(text), spec.grid, dict(spec.args), (loaded.launch or {}).get("flops")))
     return out
 
 
-def run_explain(request, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
+def run_explain(config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
                 triton_banks: bool = True):
-    """Request -> (Analysis, Explanation): one compile, the verdicts, candidate compiles for the fixes."""
+    """Config -> (Analysis, Explanation): one compile, the verdicts, candidate compiles for the fixes."""
     from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.config import resolve
 
-    artifact = c.compile_request(request, env, progress=progress)
-    analysis = analyze(artifact)
-    return analysis, explain_analysis(analysis, request, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
+    config = resolve(config)  # a Request (the tests', the API's) resolved once here
+    analysis = analyze(c.compile_request(config, env, progress=progress).artifact)
+    return analysis, explain_analysis(analysis, config, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
                                       progress=progress, triton_banks=triton_banks)
 
 
-def explain_analysis(analysis, request, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool,
+def explain_analysis(analysis, config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool,
                      progress: bool = True, triton_banks: bool = True):
-    """The Explanation of a compile of `request` (its Analysis made already: `compile --explain` shares it)."""
+    """The Explanation of a compile of `config` (its Analysis made already: `compile --explain` shares it)."""
     from tritonscope import triton_api
     from tritonscope.analyses.explain import apply_change
 
+    from tritonscope.pipeline.config import resolve
+
     artifact = analysis.artifact
-    arch = artifact.spec.arch
-    pinned = request if request.arch else _with_arch(request, arch)
+    config = resolve(config, artifact.spec.arch)
+    fixes = c.pipeline(env, progress=False)
 
     def recompile(change: dict):
         import contextlib
@@ -144,10 +148,10 @@ def explain_analysis(analysis, request, env, *, shapes: list[str], gpu: Optional
 
         # a candidate Triton rejects (ptxas out of registers...) prints its own report: keep it out of ours
         with contextlib.redirect_stdout(io.StringIO()):
-            return analyze(c.compile_request(apply_change(pinned, change), env, progress=False))
+            return analyze(fixes.compile(apply_change(config, change)).artifact)
 
     cubin = triton_api.cached_stage_file(artifact.kernel_hash, artifact.spec.kernel, "cubin")
-    problem = shapes_for(pinned, shapes, arch) if shapes else []
+    problem = shapes_for(config, shapes) if shapes else []
     return _explain_with_status(analysis, env, progress, recompile=recompile if check_fixes else None,
                                 shapes=problem, gpu=gpu, cubin=cubin, triton_banks=triton_banks)
 
@@ -164,17 +168,9 @@ def explain_into_report(analysis, request, env, *, shapes: list[str], progress: 
 def _explain_with_status(analysis, env, progress: bool, **kw):
     from tritonscope.analyses.explain import explain
 
-    err = env.console(stderr=True)
-    if progress and err.is_terminal and kw.get("recompile") is not None:
-        with err.status("checking what would help (compiling candidate fixes)..."):
-            return explain(analysis, **kw)
-    return explain(analysis, **kw)
-
-
-def _with_arch(request, arch: str):
-    from dataclasses import replace
-
-    return replace(request, arch=arch)
+    with c.spinner(env, progress and kw.get("recompile") is not None)(
+            "checking what would help (compiling candidate fixes)..."):
+        return explain(analysis, **kw)
 
 
 # --------------------------------------------------------------------------
@@ -213,7 +209,7 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
     """
     from tritonscope.inputs import sources
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.inputs.kernels import option_words
+    from tritonscope.core.model import option_words
 
     source = sources.open_source(path)
     entry = sources.find_entry(source, kernel)
@@ -221,11 +217,7 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
     artifact, cubin = original, sources.cubin_of(entry)
     described = _described(source, entry, path)
     if changes:
-        err = env.console(stderr=True)
-        if progress and err.is_terminal:
-            with err.status(f"recompiling {entry.name} ..."):
-                artifact = sources.recompile(entry, original, **changes)
-        else:
+        with c.spinner(env, progress)(f"recompiling {entry.name} ..."):
             artifact = sources.recompile(entry, original, **changes)
         cubin = sources.binaries_of_artifact(artifact).get("cubin")
         described += ", recompiled with " + ", ".join(
@@ -309,8 +301,9 @@ def found_shapes(artifact, shapes: list[str], where: str):
     from tritonscope.core.errors import TritonscopeError
     from tritonscope.analyses.explain import Shape
     from tritonscope.inputs.kernels import Request, TensorArg, parse_arg_value, parse_shape
-    from tritonscope.pipeline.binding import build_spec
     from tritonscope.core.model import ARCHES, DEFAULT_ARCH
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     spec = artifact.spec
     dims = [parse_shape(t) for t in shapes]
@@ -325,7 +318,7 @@ def found_shapes(artifact, shapes: list[str], where: str):
                           constexprs={k: str(v) for k, v in spec.constexprs.items()}, shape=text,
                           dtype=next(iter(pointers.values()), None), num_warps=spec.num_warps)
         try:
-            loaded = build_spec(request, spec.arch if spec.arch in ARCHES else DEFAULT_ARCH)
+            loaded = Pipeline().bind(resolve(request, spec.arch if spec.arch in ARCHES else DEFAULT_ARCH))
         except TritonscopeError as e:
             out.append(Shape(d, None, {}, None, f"its file's EXAMPLES launch does not describe it: {e.message}"))
             continue
@@ -375,21 +368,12 @@ def _why_no_example(spec) -> str:
 # --------------------------------------------------------------------------
 
 
+@composed
 def explain_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=TARGET_HELP),
     kernel: Optional[str] = KernelOpt,
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    arch: Optional[str] = c.ArchOpt,
-    shape: Optional[List[str]] = ShapesOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    cfg: Values = CONFIG.but(shape=(Optional[List[str]], ShapesOpt)),
     gpu: Optional[str] = GpuOpt,
     predict: bool = typer.Option(False, "--predict",
                                  help="Also predict the kernel's time at its launch with the GPU-less cost model "
@@ -403,8 +387,7 @@ def explain_cmd(
                                                             ".json); .txt writes the verdicts as printed."),
     force: bool = c.ForceOpt,
     keep_paths: bool = c.KeepPathsOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Explain a config: one verdict per finding, with the stage line and Python line that show it and a fix.
 
@@ -436,10 +419,10 @@ def explain_cmd(
 
       tritonscope explain matmul --block 16 --save report.html
     """
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import UsageError
 
-    env = env_of(ctx).with_display(width=width, color=color)
+    env = display.env(ctx)
+    shape = cfg.shape
     if save:
         from tritonscope.outputs import save as saving
 
@@ -456,16 +439,15 @@ def explain_cmd(
         for s in shape:
             parse_shape(s)
     if is_found_target(target):
-        refuse_for_found(target, **{"--block": block, "--arg": arg, "--dtype": dtype})
-        changes = recompile_changes(arch, num_warps, num_stages, constexpr, maxnreg, num_ctas, fp_fusion)
+        refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--dtype": cfg.dtype})
+        changes = recompile_changes(cfg.arch, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
+                                    cfg.fp_fusion)
         analysis, expl = run_explain_found(target, kernel, env, changes=changes, shapes=list(shape or []), gpu=gpu,
                                            check_fixes=not no_check_fixes, progress=not as_json)
     else:
         refuse_kernel_option(target, kernel)
-        request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch,
-                                 shape[0] if shape else None, dtype, maxnreg=maxnreg, num_ctas=num_ctas,
-                                 fp_fusion=fp_fusion)
-        c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for AMD: exit 2, no compile
+        # e.g. --maxnreg for AMD: exit 2, no compile
+        request = cfg.config(target, shape=shape[0] if shape else None)
         analysis, expl = run_explain(request, env, shapes=list(shape or []), gpu=gpu,
                                      check_fixes=not no_check_fixes, progress=not as_json)
     if predict:
@@ -492,4 +474,4 @@ def explain_cmd(
     if save:
         from tritonscope.outputs.save import save_explanation
 
-        save_explanation(analysis, expl, save, force=force, keep_paths=keep_paths, width=width)
+        save_explanation(analysis, expl, save, force=force, keep_paths=keep_paths, width=display.width)

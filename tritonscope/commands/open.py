@@ -16,8 +16,10 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import OUTPUT, STAGE_VIEWS, Values, composed
 
 
+@composed
 def open_cmd(
     ctx: typer.Context,
     path: str = typer.Argument(..., help="A Triton cache (~/.triton/cache), an Inductor cache, a TRITON_KERNEL_DUMP "
@@ -40,17 +42,8 @@ def open_cmd(
     num_warps: Optional[int] = c.WarpsOpt,
     num_stages: Optional[int] = c.StagesOpt,
     constexpr: Optional[List[str]] = c.ConstexprOpt,
-    stage: Optional[str] = c.StageOpt,
-    view: str = c.ViewOpt,
-    line: Optional[int] = c.LineOpt,
-    layouts: bool = c.LayoutsOpt,
-    as_json: bool = c.JsonOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
-    pager: bool = c.PagerOpt,
-    max_lines: Optional[int] = c.MaxLinesOpt,
-    raw: bool = c.RawOpt,
-    keep: Optional[str] = c.KeepOpt,
+    views: Values = STAGE_VIEWS,
+    out: Values = OUTPUT,
     save: Optional[str] = c.ReportSaveOpt,
     emit: Optional[str] = c.EmitOpt,
     force: bool = c.ForceOpt,
@@ -76,16 +69,15 @@ def open_cmd(
     """
     from rich.markup import escape
 
-    from tritonscope.inputs import sources
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import UsageError
+    from tritonscope.inputs import sources
+    from tritonscope.language.dialects import every_stage_key
 
-    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
-    view = c.check_view(view)
+    env = out.env(ctx)
+    stage, view, line, layouts = views.stage, c.check_view(views.view), views.line, views.layouts
+    as_json, max_lines, raw, keep = out.as_json, out.max_lines, out.raw, out.keep
     hide = c.noise_filter(raw, keep)
-    from tritonscope.language.dialects import stage_keys
-
-    c.parse_stage_list(stage, stage_keys())
+    c.parse_stage_list(stage, every_stage_key())  # a bad --stage: exit 2 before any work
     if diff and not recompile:
         raise UsageError("--diff compares a recompile with the original: add --recompile and a target.",
                          hint="e.g. --recompile --arch sm_80 --diff")
@@ -118,18 +110,10 @@ def open_cmd(
         from tritonscope.inputs.kernels import parse_assignments
 
         original = artifact
-        err = env.console(stderr=True)
         want = parse_assignments(constexpr, "constexpr")
-
-        def run():
-            return sources.recompile(entry, original, arch=arch, num_warps=num_warps, num_stages=num_stages,
-                                     constexprs=want)
-
-        if err.is_terminal and not as_json:
-            with err.status(f"recompiling {entry.name} ..."):
-                artifact = run()
-        else:
-            artifact = run()
+        with c.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
+            artifact = sources.recompile(entry, original, arch=arch, num_warps=num_warps, num_stages=num_stages,
+                                         constexprs=want)
         if diff:
             d = _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
             if save:

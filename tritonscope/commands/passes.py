@@ -8,38 +8,35 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
 
 
-def trace_request(request, env, *, progress: bool = True):
-    """Request -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
+def trace_request(config, env, *, progress: bool = True):
+    """Config -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
 
     The trace carries the compile's Artifact too (`trace.artifact`), so
     `compile --passes` and `passes --save` need no second compile.
     """
     from tritonscope.analyses import passes
 
-    default = c.arch_default(request.arch)
-    err = env.console(stderr=True)
-    if progress and err.is_terminal:
-        with err.status(f"compiling {request.target} with every pass dumped..."):
-            return passes.trace_passes(request, default)
-    return passes.trace_passes(request, default)
+    with c.spinner(env, progress)(f"compiling {config.target} with every pass dumped..."):
+        return passes.trace_passes(config, config.arch)
 
 
+DiffStyleOpt = typer.Option("auto", "--diff-style", metavar="STYLE",
+                            help="How --pass shows the diff: side-by-side (before left, after right), "
+                                 "unified, or auto (side by side on a terminal at least 160 columns "
+                                 "wide).")
+DumpOpt = typer.Option(None, "--dump", metavar="FILE",
+                       help="Read a dump you made (MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE) "
+                            "instead of compiling.")
+
+
+@composed
 def passes_cmd(
     ctx: typer.Context,
     target: Optional[str] = typer.Argument(None, help=c.TARGET_HELP + " (or give --dump FILE)."),
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    arch: Optional[str] = c.ArchOpt,
-    shape: Optional[str] = c.ShapeOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    kernel: Values = CONFIG,
     show_all: bool = typer.Option(False, "--all", help="Show every pass step, not only those that changed the IR."),
     pass_: Optional[str] = typer.Option(None, "--pass", metavar="N|NAME",
                                         help="Show one step's before/after as a coloured diff "
@@ -49,22 +46,15 @@ def passes_cmd(
                                                   "some text (#mma) or a /regex/ (repeatable)."),
     line: Optional[int] = typer.Option(None, "--line", help="Follow Python line N's ops through the passes."),
     context: int = typer.Option(3, "--context", min=0, help="Lines of context in the --pass diff."),
-    diff_style: str = typer.Option("auto", "--diff-style", metavar="STYLE",
-                                   help="How --pass shows the diff: side-by-side (before left, after right), "
-                                        "unified, or auto (side by side on a terminal at least 160 columns "
-                                        "wide)."),
-    dump: Optional[str] = typer.Option(None, "--dump", metavar="FILE",
-                                       help="Read a dump you made (MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE) "
-                                            "instead of compiling."),
+    diff_style: str = DiffStyleOpt,
+    dump: Optional[str] = DumpOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the pass table (and any --find/--line/--pass answer) as JSON."),
     save: Optional[str] = typer.Option(None, "--save",
                                        help="Save a report with the pass table and Triton's remarks: "
                                             ".html, .md, .json or .txt (by extension); `show` replays it."),
     force: bool = c.ForceOpt,
     keep_paths: bool = c.KeepPathsOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
-    pager: bool = c.PagerOpt,
+    display: Values = DISPLAY,
 ):
     """Compile once with Triton's per-pass IR dumps on and show what each pass changed.
 
@@ -93,10 +83,9 @@ def passes_cmd(
       tritonscope passes --dump my_dump.mlir --find ttg.convert_layout
     """
     from tritonscope.analyses import passes
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import UsageError
 
-    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
+    env = display.env(ctx)
     diff_style = check_diff_style(diff_style)
     c.check_line(line)
     find = [passes.check_query(q) for q in find or []]  # an empty or bad query fails before the compile
@@ -112,9 +101,8 @@ def passes_cmd(
     elif not target:
         raise UsageError("Missing TARGET.", hint="e.g. tritonscope passes matmul --block 16, or --dump FILE.")
     else:
-        request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                                 maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
-        c.check_options_for_arches(request.options, [request.arch])  # e.g. --maxnreg for AMD: exit 2, no compile
+        # e.g. --maxnreg for AMD: exit 2, no compile
+        request = kernel.config(target)
         trace = trace_request(request, env, progress=not as_json)
     with trace:
         step = trace.step(pass_) if pass_ else None

@@ -3,33 +3,24 @@
 from __future__ import annotations
 
 import json
-from typing import List, Optional
 
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
 
 
+@composed
 def run_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
-    block: Optional[int] = c.BlockOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    shape: Optional[str] = c.ShapeOpt,
-    dtype: Optional[str] = c.DtypeOpt,
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    kernel: Values = CONFIG.without("arch"),
     interpret: bool = typer.Option(False, "--interpret",
                                    help="Run through Triton's interpreter on the CPU (TRITON_INTERPRET=1); "
                                         "no GPU needed, but slow: use a small --shape."),
     seed: int = typer.Option(0, "--seed", help="Seed for the random inputs."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Run a kernel on random inputs and compare its outputs with torch.
 
@@ -57,25 +48,19 @@ def run_cmd(
     from rich.table import Table
 
     from tritonscope.measure import runner
-    from tritonscope.core.env import env_of
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import local_arch, resolve
 
-    env = env_of(ctx).with_display(width=width, color=color)
-    request = c.make_request(target, constexpr, block, arg, num_warps, num_stages, None, shape, dtype,
-                             maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+    env = display.env(ctx)
+    request = kernel.request(target)
     console = env.console()
-    err = env.console(stderr=True)
     if interpret:
-        if err.is_terminal and not as_json:
-            with err.status(f"running {target} in Triton's interpreter on the CPU..."):
-                result = runner.run_interpreted(request, seed=seed)
-        else:
+        with c.spinner(env, not as_json)(f"running {target} in Triton's interpreter on the CPU..."):
             result = runner.run_interpreted(request, seed=seed)
     else:
         runner.require_gpu("`tritonscope run` without --interpret")
-        arch = c.default_arch()
-        c.check_options_for_arches(request.options, [arch])  # --num-ctas 2 on an sm_80 GPU: exit 2
-        loaded = build_spec(request, arch)
+        # this GPU's Config: --num-ctas 2 on an sm_80 GPU is refused (exit 2)
+        loaded = Pipeline().bind(resolve(request, local_arch()))
         result, _ = runner.run_on_gpu(loaded, seed=seed)
 
     if as_json:

@@ -13,22 +13,16 @@ from typing import Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import OUTPUT, STAGE_VIEWS, Values, composed
 
 
+@composed
 def show_cmd(
     ctx: typer.Context,
     report: str = typer.Argument(..., help="A report saved with --save FILE.json."),
-    stage: Optional[str] = c.StageOpt,
-    view: str = c.ViewOpt,
-    line: Optional[int] = c.LineOpt,
-    layouts: bool = typer.Option(False, "--layouts", help="Draw the layouts saved in the report."),
-    as_json: bool = c.JsonOpt,
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
-    pager: bool = c.PagerOpt,
-    max_lines: Optional[int] = c.MaxLinesOpt,
-    raw: bool = c.RawOpt,
-    keep: Optional[str] = c.KeepOpt,
+    views: Values = STAGE_VIEWS.but(layouts=(bool, typer.Option(False, "--layouts",
+                                                                help="Draw the layouts saved in the report."))),
+    out: Values = OUTPUT,
     save: Optional[str] = typer.Option(None, "--save", help="Save it again as .html, .md, .json or .txt (by extension)."),
     force: bool = c.ForceOpt,
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep the report's file paths as they are in --save."),
@@ -48,18 +42,18 @@ def show_cmd(
 
       tritonscope show r.json --save r.html
     """
-    from tritonscope.core.env import env_of
     from tritonscope.core.errors import UsageError
     from tritonscope.outputs.report import load_analysis
 
-    env = env_of(ctx).with_display(width=width, color=color, pager=pager)
-    hide = c.noise_filter(raw, keep)
-    c.check_line(line)
+    env = out.env(ctx)
+    hide = c.noise_filter(out.raw, out.keep)
+    c.check_line(views.line)
     if save:  # fail before any work
         c.check_report_path(save, force)
     analysis = load_analysis(report)
-    if layouts and not analysis.layouts:
+    if views.layouts and not analysis.layouts:
         raise UsageError(f"{report} was saved without layouts.",
                          hint="Save it with `tritonscope compile ... --layouts --save FILE.json`.")
-    c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
-                      stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
+    c.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+                      stage=views.stage, view=views.view, line=views.line, layouts=views.layouts,
+                      max_lines=out.max_lines)

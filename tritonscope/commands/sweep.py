@@ -8,50 +8,48 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, Values, composed
 from tritonscope.versions import sides
 
 
+SchedulerOpt = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
+                            help="Run the configs on a Dask cluster: a running scheduler's "
+                                 "address, or local (a cluster of --jobs processes here). "
+                                 "Needs the dask extra: pip install 'tritonscope[dask]'.")
+SortOpt = typer.Option(None, "--sort",
+                       help="Sort by config, shared, registers, spills, occupancy, time, "
+                            "num_warps, num_stages or a constexpr; prefix - for descending.")
+WhereOpt = typer.Option(None, "--where",
+                        help="Keep rows matching: fits, nofit, ok, failed, or FIELD<op>VALUE "
+                             "(shared<100000, BLOCK=64); repeatable, all must hold.")
+GpuOpt = typer.Option(None, "--gpu", help="The GPU whose predicted time each config gets (H100, "
+                                         "H100 PCIe, H200, A100, B200; default: the local GPU, "
+                                         "else each arch's reference GPU).")
+TopOpt = typer.Option(3, "--top", min=1, help="Configs on the short list worth measuring (widened when "
+                                               "the best predictions are closer than their expected error).")
+
+
+@composed
 def sweep_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    constexpr: Optional[List[str]] = typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
-                                                  help="A constexpr axis (repeatable), e.g. -c BLOCK=16,32,64."),
-    block: Optional[int] = c.BlockOpt,
-    blocks: Optional[str] = c.BlocksOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
-                                            help="Warps axis, e.g. 2,4,8."),
-    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
-                                             help="Pipelining stages axis, e.g. 1,2,3."),
+    axes: Values = AXES,
     arch: Optional[str] = typer.Option(None, "--arch", metavar="ARCH[,ARCH...]",
                                        help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE[,DTYPE...]", help="Input dtype axis for a sample."),
-    maxnreg: Optional[int] = c.MaxnregOpt,
-    num_ctas: Optional[int] = c.NumCtasOpt,
-    fp_fusion: Optional[bool] = c.FpFusionOpt,
+    launch: Values = LAUNCH,
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
-                                            help="Run the configs on a Dask cluster: a running scheduler's "
-                                                 "address, or local (a cluster of --jobs processes here). "
-                                                 "Needs the dask extra: pip install 'tritonscope[dask]'."),
-    sort: Optional[str] = typer.Option(None, "--sort",
-                                       help="Sort by config, shared, registers, spills, occupancy, time, "
-                                            "num_warps, num_stages or a constexpr; prefix - for descending."),
-    where: Optional[List[str]] = typer.Option(None, "--where",
-                                              help="Keep rows matching: fits, nofit, ok, failed, or FIELD<op>VALUE "
-                                                   "(shared<100000, BLOCK=64); repeatable, all must hold."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="The GPU whose predicted time each config gets (H100, "
-                                                         "H100 PCIe, H200, A100, B200; default: the local GPU, "
-                                                         "else each arch's reference GPU)."),
-    top: int = typer.Option(3, "--top", min=1, help="Configs on the short list worth measuring (widened when "
-                                                     "the best predictions are closer than their expected error)."),
+    scheduler: Optional[str] = SchedulerOpt,
+    sort: Optional[str] = SortOpt,
+    where: Optional[List[str]] = WhereOpt,
+    gpu: Optional[str] = GpuOpt,
+    top: int = TopOpt,
     no_cache: bool = typer.Option(False, "--no-cache", help="Recompile every config (ignore cached rows)."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
     save: Optional[str] = typer.Option(None, "--save", help="Save the rows as .csv or .json."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
     triton: Optional[str] = sides.TritonOpt,
     python: Optional[str] = sides.PythonOpt,
 ):
@@ -82,10 +80,9 @@ def sweep_cmd(
       tritonscope sweep matmul -c BLOCK=16,32 --arch gfx942 --triton 3.6.0
     """
     from tritonscope.measure import sweep as sw
-    from tritonscope.core.env import env_of
-    from tritonscope.inputs.kernels import option_words
+    from tritonscope.core.model import option_words
 
-    env = env_of(ctx).with_display(width=width, color=color)
+    env = display.env(ctx)
     if save:  # fail before the sweep starts when the rows cannot be written
         sw.check_save_path(save, force=force)
     if scheduler is not None:  # a bad address, or no `distributed`: exit 2 before any work
@@ -95,9 +92,9 @@ def sweep_cmd(
         sides.check_value(other)
         if scheduler is not None:
             sides.refuse_with("--scheduler", "the Dask workers compile with their own Triton.")
-    requests, loaded, base, auto, arches = build_requests(target, constexpr, block, blocks, arg, num_warps,
-                                                          num_stages, arch, shape, dtype, maxnreg, num_ctas,
-                                                          fp_fusion, gpu)
+    requests, loaded, base, auto, arches = build_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
+                                                          axes.num_warps, axes.num_stages, arch, shape, dtype,
+                                                          launch.maxnreg, launch.num_ctas, launch.fp_fusion, gpu)
     default_arch = c.default_arch()
     # a --where or --sort no row could answer fails now, not after every config has compiled
     sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})
@@ -209,8 +206,9 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
     arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts."""
     from tritonscope.measure import sweep as sw
     from tritonscope import triton_api
-    from tritonscope.pipeline.binding import build_spec
     from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     axes = sw.parse_constexpr_axes(constexpr)
     warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
@@ -230,7 +228,7 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
                           maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
     c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
     first = {k: v[0] for k, v in axes.items()}
-    loaded = build_spec(sw_replace(base, constexprs=first), default_arch)
+    loaded = Pipeline().bind(resolve(sw_replace(base, constexprs=first), default_arch))
     auto = triton_api.autotune_configs(loaded.obj)
     bases = [sw_replace(base, arch=arches[0] if arches else None)]
     if block_values:  # --block(s): the tile constexprs it sets become part of each config

@@ -217,13 +217,48 @@ class KernelSpec:
     heuristics: tuple[str, ...] = ()  # constexprs its @triton.heuristics computed from the arguments
     gpu: str | None = None            # the GPU named with --gpu that `asked` was answered for (None: reference)
 
-    def label(self) -> str:
-        """A short human description of the config: 'BLOCK=16 w4 s3 sm_90a'."""
+    def label(self, *, options: bool = False) -> str:
+        """The one short description of a config: 'BLOCK=16 w4 s3 sm_90a'; with `options`, the launch
+        options it compiles with follow as a launch passes them: 'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64'."""
         parts = [f"{k}={constexpr_words(v)}" for k, v in self.constexprs.items()]
         parts += [f"w{self.num_warps}", f"s{self.num_stages}", self.arch]
         if self.dtype:
             parts.append(self.dtype)
+        if options and (words := option_words(self.options)):
+            parts.append(words)
         return " ".join(parts)
+
+    def launch_options(self) -> dict[str, Any]:
+        """The Triton launch options that are set (an example's launch-only params are not among them)."""
+        return set_options(self.options)
+
+
+# The launch options (beyond num_warps/num_stages) that go to Triton's compile: KernelSpec.options
+# also holds an example's launch-only params, which do not.  The first three have flags of their own;
+# the rest are the backends' other options a launch may pass as keywords (`-c waves_per_eu=2`), checked
+# against the target's own backend (its CUDAOptions / HIPOptions fields) when the spec is built.
+TRITON_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion",
+                  # NVIDIA
+                  "launch_cooperative_grid", "launch_pdl", "enable_reflect_ftz", "ptx_version", "min_shared_mem",
+                  "sched4reg", "clc",
+                  # AMD
+                  "waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "allow_flush_denorm",
+                  "wgp_cu_mode",
+                  # both
+                  "debug", "default_dot_input_precision", "max_num_imprecise_acc_default", "sanitize_overflow")
+
+
+def set_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The Triton launch options (maxnreg, num_ctas, enable_fp_fusion) among `options` that are set."""
+    return {k: v for k, v in (options or {}).items() if k in TRITON_OPTIONS and v is not None}
+
+
+def option_words(options: dict[str, Any] | None) -> str:
+    """'maxnreg=32 num_ctas=2 enable_fp_fusion=False': set launch options as a launch passes them ('' if none).
+
+    The one spelling of launch options in labels, table headers and notes.
+    """
+    return " ".join(f"{k}={v}" for k, v in set_options(options).items())
 
 
 def constexpr_words(value: Any) -> str:

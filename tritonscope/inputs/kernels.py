@@ -603,43 +603,7 @@ class Request:
     gpu: str | None = None
 
 
-# The launch options (beyond num_warps/num_stages) that go to Triton's compile: KernelSpec.options
-# also holds an example's launch-only params, which do not.  The first three have flags of their own;
-# the rest are the backends' other options a launch may pass as keywords (`-c waves_per_eu=2`), checked
-# against the target's own backend (its CUDAOptions / HIPOptions fields) when the spec is built.
-TRITON_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion",
-                  # NVIDIA
-                  "launch_cooperative_grid", "launch_pdl", "enable_reflect_ftz", "ptx_version", "min_shared_mem",
-                  "sched4reg", "clc",
-                  # AMD
-                  "waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "allow_flush_denorm",
-                  "wgp_cu_mode",
-                  # both
-                  "debug", "default_dot_input_precision", "max_num_imprecise_acc_default", "sanitize_overflow")
 LAUNCH_SHAPE = ("num_warps", "num_stages")  # launch options with flags of their own (-w, -s)
-
-
-def set_options(options: dict[str, Any] | None) -> dict[str, Any]:
-    """The Triton launch options (maxnreg, num_ctas, enable_fp_fusion) among `options` that are set."""
-    return {k: v for k, v in (options or {}).items() if k in TRITON_OPTIONS and v is not None}
-
-
-def spec_options(spec) -> dict[str, Any]:
-    """The spec's Triton launch options that are set (an example's launch-only params are not among them)."""
-    return set_options(spec.options)
-
-
-def option_words(options: dict[str, Any] | None) -> str:
-    """'maxnreg=32 num_ctas=2 enable_fp_fusion=False': set launch options as a launch passes them ('' if none).
-
-    The one spelling of launch options in labels, table headers and notes.
-    """
-    return " ".join(f"{k}={v}" for k, v in set_options(options).items())
-
-
-def config_label(spec) -> str:
-    """'BLOCK=16 w4 s3 sm_90a fp16 maxnreg=64': the config and the launch options it compiles with."""
-    return f"{spec.label()} {option_words(spec.options)}".strip()
 
 
 def check_launch_options(options: dict[str, Any] | None) -> dict[str, Any]:
@@ -671,6 +635,13 @@ def check_request(req: Request) -> Request:
     tensor or number are refused here rather than replaced by a default or
     left for Triton to trip over.
     """
+    checked_arch(req)
+    return req
+
+
+def checked_arch(req: Request) -> str | None:
+    """check_request's checks, in its order; the arch the request names, canonical (None when it names none).
+    pipeline/config.resolve keeps the answer, so that the arch is canonicalised once."""
     if req.num_warps is not None and req.num_warps not in WARPS:
         raise UsageError(f"--num-warps {req.num_warps} is not a power of two from 1 to 32.",
                          hint="Use 1, 2, 4, 8, 16 or 32.")
@@ -679,18 +650,19 @@ def check_request(req: Request) -> Request:
     if req.block is not None and req.block < 1:
         raise UsageError(f"--block {req.block}: a tile size is a positive whole number.",
                          hint="e.g. --block 16 (a power of two: tl.arange needs one).")
+    arch = None
     if req.arch is not None:
         if not req.arch.strip():
             raise UsageError("--arch is empty.", hint=f"Name a target: {', '.join(ARCHES)}; "
                                                       "or leave --arch out for the local GPU's (else sm_90a).")
-        canonical_arch(req.arch)
+        arch = canonical_arch(req.arch)
     if req.shape is not None:
         parse_shape(req.shape)
     if req.dtype is not None:
         canonical_dtype(req.dtype)
     for name, text in (req.args or {}).items():
         check_arg_text(name, text)
-    return req
+    return arch
 
 
 @dataclass(frozen=True)
@@ -730,12 +702,6 @@ def kernel_value(value: Any) -> Any:
     return value
 
 
-# (file, kernel name) -> the JITFunction a Python caller handed over, so that
-# load_for_spec finds it again instead of executing the caller's file (a
-# script's __main__, a notebook cell that is no file at all).
-_HELD: dict[tuple[str, str], Any] = {}
-
-
 def held_kernel(obj) -> tuple[Path, Any, str, Any, Any]:
     """(file, module namespace, name, obj, JITFunction) for a kernel object the caller holds.
 
@@ -755,14 +721,12 @@ def held_kernel(obj) -> tuple[Path, Any, str, Any, Any]:
         path = path.resolve()
     namespace = type(sys)("_tritonscope_held")
     namespace.__dict__.update(getattr(py, "__globals__", {}))
-    _HELD[(str(path), py.__name__)] = fn
     return path, namespace, py.__name__, obj, fn
 
 
 def load_for_spec(spec: KernelSpec) -> tuple[Any, Callable | None]:
-    """Re-find the JITFunction for a spec (e.g. in a worker process)."""
-    if (spec.file, spec.kernel) in _HELD:
-        return _HELD[(spec.file, spec.kernel)]
+    """Re-find the JITFunction for a spec (e.g. in a worker process): its file is imported (a kernel a Python
+    caller handed over travels as Loaded.jit_fn instead, so its file is never run again)."""
     path = Path(spec.file)
     if not path.is_file():
         raise NotFoundError(f"No such file: {spec.file}", hint="The kernel file has moved; recompile from the new path.")

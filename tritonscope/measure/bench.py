@@ -24,7 +24,7 @@ from typing import Any
 from tritonscope import triton_api
 from tritonscope.core.gpus import PEAKS, PEAKS_SOURCE, peaks_for  # noqa: F401  (the table lives with the named GPUs)
 from tritonscope.measure import runner
-from tritonscope.inputs.kernels import Loaded, config_label
+from tritonscope.inputs.kernels import Loaded
 
 
 
@@ -133,7 +133,7 @@ def bench_loaded(loaded: Loaded, *, artifact=None, warmup: int = 25, rep: int = 
     import torch
 
     spec = loaded.spec
-    row = BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps, spec.num_stages, "ok")
+    row = BenchRow(spec.label(options=True), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps, spec.num_stages, "ok")
     if artifact is not None:
         _resources_into(row, artifact)
     triton_api.set_allocator()
@@ -227,26 +227,27 @@ def _resources_into(row: BenchRow, artifact) -> None:
 def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, with_torch: bool = True,
                   progress=None, on_row=None) -> BenchReport:
     """Compile each config for the local arch, skip what does not fit, time the rest."""
-    from tritonscope.pipeline.compile import compile_artifact
     from tritonscope.core.errors import OutOfResourcesError, TritonscopeError
+    from tritonscope.pipeline.compiler import Pipeline
     from tritonscope.analyses.summary import summarize
 
     runner.require_gpu("Benchmarking")
     import torch
 
     rows = []
+    pipe = Pipeline()
     for i, loaded in enumerate(loadeds):
         spec = loaded.spec
         if progress:
             progress(i, len(loadeds), spec)
         try:
-            artifact = compile_artifact(loaded)
+            artifact = pipe.compile(None, loaded=loaded).artifact
         except OutOfResourcesError as e:
-            rows.append(BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
+            rows.append(BenchRow(spec.label(options=True), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
                                  spec.num_stages, "out of resources", problem=e.message.splitlines()[0]))
             continue
         except TritonscopeError as e:  # e.g. a Triton pass that rejects this config
-            rows.append(BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
+            rows.append(BenchRow(spec.label(options=True), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
                                  spec.num_stages, "failed", problem=e.message.splitlines()[0]))
             if on_row:
                 on_row(rows[-1])
@@ -254,7 +255,7 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
         fit = summarize(artifact).fit
         problems = list(fit.problems) if fit else []
         if problems:
-            row = BenchRow(config_label(spec), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
+            row = BenchRow(spec.label(options=True), spec.shape, spec.dtype, dict(spec.constexprs), spec.num_warps,
                            spec.num_stages, "out of resources", problem="; ".join(problems))
             _resources_into(row, artifact)
             rows.append(row)
@@ -267,7 +268,8 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
         torch.cuda.empty_cache()
     device = runner.device_name()
     key, _ = peaks_for(device)
-    from tritonscope.inputs.kernels import TRITON_OPTIONS
+
+    from tritonscope.core.model import TRITON_OPTIONS
 
     options = {k: v for k, v in (loadeds[0].spec.options if loadeds else {}).items() if k in TRITON_OPTIONS}
     return BenchReport(device, loadeds[0].spec.arch if loadeds else "", runner.versions(), rows,

@@ -28,8 +28,9 @@ from typing import Any
 
 from tritonscope import triton_api
 from tritonscope.core.errors import KernelSpecError, NoGPUError, TritonscopeError
-from tritonscope.inputs.kernels import (DTYPES, DescArg, Loaded, Request, TensorArg, config_label, kernel_value, parse_arg_value, spec_options)
-from tritonscope.pipeline.binding import build_spec
+from tritonscope.inputs.kernels import (DTYPES, DescArg, Loaded, Request, TensorArg, kernel_value, parse_arg_value)
+from tritonscope.pipeline.compiler import Pipeline
+from tritonscope.pipeline.config import resolve
 
 NO_GPU_HINT = ("Run it on the CPU through Triton's interpreter instead: "
                "`tritonscope run TARGET --interpret` (slow; use a small --shape).")
@@ -248,7 +249,7 @@ def launch(loaded: Loaded, values: dict[str, Any], fn=None):
     bound.update({n: kernel_value(v) for n, v in spec.constexprs.items()})
     return kernel[tuple(spec.grid)](**triton_api.launch_keywords(bound, num_warps=spec.num_warps,
                                                                  num_stages=spec.num_stages,
-                                                                 options=spec_options(loaded.spec)))
+                                                                 options=loaded.spec.launch_options()))
 
 
 # What the interpreter cannot show: it runs the kernel's Python semantics, not Triton's generated code.
@@ -349,9 +350,9 @@ def run_on_gpu(loaded: Loaded, *, seed: int | None = None) -> tuple[RunResult, A
     ptx = getattr(compiled, "asm", {}).get("ptx") if compiled is not None else None
     tf32 = uses_tf32(ptx)
     checks = check(loaded, values, tf32)
-    result = RunResult(loaded.spec.target, loaded.spec.kernel, config_label(loaded.spec), "gpu", device_name(),
+    result = RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label(options=True), "gpu", device_name(),
                        checks, tf32, tf32_note(tf32, "gpu", loaded), seconds, versions(),
-                       options=spec_options(loaded.spec))
+                       options=loaded.spec.launch_options())
     return result, compiled
 
 
@@ -383,7 +384,7 @@ def _interpret_worker(payload: dict) -> dict:
     from tritonscope.core.model import DEFAULT_ARCH
 
     req = Request(**payload["request"])
-    loaded = build_spec(req, DEFAULT_ARCH)
+    loaded = Pipeline().bind(resolve(req, DEFAULT_ARCH))  # the interpreter runs no arch's code: the default
     values = make_inputs(loaded, "cpu", payload.get("seed"))
     started = time.perf_counter()
     try:
@@ -398,9 +399,9 @@ def _interpret_worker(payload: dict) -> dict:
     checks = check(loaded, values, tf32=None)
     if payload.get("save_to"):
         torch.save({k: v for k, v in values.items() if isinstance(v, torch.Tensor)}, payload["save_to"])
-    options = spec_options(loaded.spec)
+    options = loaded.spec.launch_options()
     notes = [INTERPRETER_OPTIONS_NOTE.format(", ".join(f"{k}={v}" for k, v in options.items()))] if options else []
-    return RunResult(loaded.spec.target, loaded.spec.kernel, config_label(loaded.spec).replace(f" {loaded.spec.arch}", ""),
+    return RunResult(loaded.spec.target, loaded.spec.kernel, loaded.spec.label(options=True).replace(f" {loaded.spec.arch}", ""),
                      "interpreter", "CPU (Triton interpreter)", checks, None,
                      tf32_note(None, "interpreter", loaded), seconds, versions(), options=options,
                      notes=notes).to_dict()

@@ -169,7 +169,7 @@ def _row_shell(index: int, req) -> SweepRow:
 
 
 def _req_label(req) -> str:
-    from tritonscope.inputs.kernels import option_words
+    from tritonscope.core.model import option_words
 
     parts = [f"{k}={v}" for k, v in (req.constexprs or {}).items()]
     if req.num_warps:
@@ -187,19 +187,20 @@ def _req_label(req) -> str:
 
 def compile_row(index: int, req, default_arch: str) -> SweepRow:
     """Compile one config and reduce it to a row; errors become the row's error."""
-    from tritonscope.pipeline.compile import compile_artifact
     from tritonscope.language.dialects import class_counts, machine_stage
-    from tritonscope.inputs.kernels import config_label, spec_options
-    from tritonscope.pipeline.binding import build_spec
     from tritonscope.analyses.summary import summarize
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     row = _row_shell(index, req)
+    pipe = Pipeline()  # a sweep keeps its own rows (not the result cache)
     try:
-        loaded = build_spec(req, default_arch)
+        config = resolve(req, default_arch)
+        loaded = pipe.bind(config)
         spec = loaded.spec
-        row.config, row.constexprs, row.options = config_label(spec), dict(spec.constexprs), spec_options(spec)
+        row.config, row.constexprs, row.options = spec.label(options=True), dict(spec.constexprs), spec.launch_options()
         row.num_warps, row.num_stages, row.arch, row.dtype = spec.num_warps, spec.num_stages, spec.arch, spec.dtype
-        artifact = compile_artifact(loaded)
+        artifact = pipe.compile(config, loaded=loaded).artifact
     except KeyboardInterrupt:
         raise
     except TritonscopeError as e:

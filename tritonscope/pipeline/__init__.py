@@ -1,6 +1,8 @@
 """The compile pipeline: a request bound as a launch, compiled once, cached.
 
-    binding.py      Request -> Loaded: bind one launch as Triton's launcher does
+    config.py       Request -> Config: every value checked, the arch resolved and canonicalised once
+    compiler.py     Config -> Compiled: the one compile path (status line, result cache, timeout)
+    binding.py      Config -> Loaded: bind one launch as Triton's launcher does
     compile.py      KernelSpec -> Artifact: the real Triton compile, SASS and resources
     result_cache.py whole compile results, read before Triton is entered
     artifact_io.py  an Artifact from its JSON form

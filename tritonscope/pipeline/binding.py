@@ -25,18 +25,19 @@ from typing import Any
 from tritonscope import triton_api
 from tritonscope.core.errors import KernelSpecError, OutOfResourcesError, UsageError, close_matches
 from tritonscope.inputs.kernels import (LAUNCH_SHAPE, WARPS, DescArg, Loaded, Request, TensorArg,
-                                 _one_line, answering, canonical_arch, canonical_dtype, check_arg_text, check_launch_options,
-                                 check_request, constexpr_value, find_kernel, held_kernel, imported_asked,
+                                 _one_line, answering, canonical_dtype, check_arg_text, check_launch_options,
+                                 constexpr_value, find_kernel, held_kernel, imported_asked,
                                  kernel_value, load_module, names_set_by_block, parse_arg_value, parse_constexpr,
                                  parse_scalar, parse_shape, resolve_target, stand_in_args)
 from tritonscope.core.model import ARCHES, KernelSpec
+from tritonscope.pipeline.config import Config, resolve
 
 
 @dataclass
 class _Binding:
     """What one launch binds so far (the steps below fill it in)."""
 
-    req: Request
+    req: Config
     arch: str
     kernel: str
     example: dict | None
@@ -66,10 +67,11 @@ class _Binding:
         return ARCHES[self.arch].backend
 
 
-def build_spec(req: Request, default_arch: str, *, kernel_object: Any = None) -> Loaded:
-    """Bind one launch of the kernel `req` names, as Triton's launcher does (the module docstring gives the steps)."""
-    check_request(req)
-    arch = canonical_arch(req.arch) if req.arch else default_arch
+def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel_object: Any = None) -> Loaded:
+    """Bind one launch of the kernel a Config names, as Triton's launcher does (the module docstring gives the
+    steps).  A Request (a child's payload, versions' jobs) is resolved first, with `default_arch` for no --arch."""
+    req = resolve(req, default_arch)
+    arch = req.arch
     if kernel_object is not None:  # the Python API hands over the kernel itself: run no file
         path, module, kernel, obj, fn = held_kernel(kernel_object)
     else:

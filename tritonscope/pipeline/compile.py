@@ -162,7 +162,7 @@ def _compile(loaded: Loaded, args, arch, fresh: bool = False, remarks: bool = Tr
         raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot compile for "
                            f"{arch.name}.", hint="Install a Triton wheel that includes triton/backends/amd.")
     try:
-        from tritonscope.inputs.kernels import TRITON_OPTIONS
+        from tritonscope.core.model import TRITON_OPTIONS
 
         return triton_api.compile_kernel(
             loaded.jit_fn, args, **arch_target(arch),
@@ -172,10 +172,11 @@ def _compile(loaded: Loaded, args, arch, fresh: bool = False, remarks: bool = Tr
     except KeyboardInterrupt:
         raise
     except Exception as e:  # Triton raises many types; classify what we can
-        raise compile_error(e, spec) from e
+        raise compile_error(e, spec, loaded.jit_fn) from e
 
 
-def compile_error(e: Exception, spec) -> Exception:
+def compile_error(e: Exception, spec, jit_fn: Any = None) -> Exception:
+    """Triton's exception as a typed error; `jit_fn` (the kernel, when the caller holds it) numbers its lines."""
     if triton_api.is_out_of_resources(e):
         return OutOfResourcesError(str(e), hint="Use smaller blocks, fewer stages, or a bigger target.")
     info = triton_api.compilation_error_info(e)
@@ -183,7 +184,7 @@ def compile_error(e: Exception, spec) -> Exception:
         message, lineno, line_text = info
         where = ""
         if lineno:
-            src_first = _first_line(spec)
+            src_first = _first_line(spec, jit_fn)
             file_line = (src_first + lineno - 1) if src_first else lineno
             where = f" at {Path(spec.file).name}:{file_line}"
         misfit = _misfit_parameter(spec, message, line_text)
@@ -235,12 +236,13 @@ def _misfit_parameter(spec, message: str, line_text: str | None) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _first_line(spec) -> int | None:
-    """File line of the `def`: Triton numbers error lines from there (decorators are cut)."""
+def _first_line(spec, jit_fn: Any = None) -> int | None:
+    """File line of the `def`: Triton numbers error lines from there (decorators are cut).  The kernel is
+    `jit_fn` when the caller holds it (a Python caller's own function: its file is never run again)."""
     try:
         from tritonscope.inputs.kernels import load_for_spec
 
-        lines, first = inspect.getsourcelines(triton_api.python_function(load_for_spec(spec)))
+        lines, first = inspect.getsourcelines(triton_api.python_function(jit_fn or load_for_spec(spec)))
     except Exception:
         return None
     offset = next((i for i, text in enumerate(lines) if re.match(r"\s*def\s", text)), 0)
@@ -350,17 +352,19 @@ def cuda_resources(text: str | None, metadata: dict[str, Any]) -> Resources:
 
 
 def compile_in_child(payload: dict) -> dict:
-    """child.run_in_child's side of `compile_with_timeout`: the request compiled here, the Artifact encoded."""
-    from tritonscope.inputs.kernels import Request
+    """child.run_in_child's side of `compile_elsewhere`: the Config compiled here, the Artifact encoded."""
     from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.config import Config
     from tritonscope.pipeline.result_cache import encode_artifact
 
-    loaded = build_spec(Request(**payload["request"]), payload["default_arch"])
+    loaded = build_spec(Config(**payload["config"]))
     return encode_artifact(compile_artifact(loaded, guard=False))
 
 
-def compile_with_timeout(request, default_arch: str, timeout: float, *, label: str = "") -> Artifact:
-    """Compile `request` in a child process that is stopped after `timeout` seconds (`compile --timeout`).
+def compile_elsewhere(config, *, timeout: float | None = None, what: str = "The compile", env=None,
+                      python: str | None = None) -> Artifact:
+    """Compile `config` in a child process: one stopped after `timeout` seconds (`compile --timeout`), or
+    one of another Python (`python`, `env`: a Triton of tritonscope/versions, diff's `triton=`).
 
     Triton's compile cannot be interrupted from inside the process (it runs in
     C++ and in ptxas), so it runs in a child of its own process group, which
@@ -368,18 +372,17 @@ def compile_with_timeout(request, default_arch: str, timeout: float, *, label: s
     caller saves reports only after this returns, and Triton writes its cache
     atomically.  Raises CompileTimeoutError (exit 11).
     """
-    from dataclasses import asdict
-
     from tritonscope.core.child import ChildTimeoutError, run_in_child
     from tritonscope.core.errors import CompileTimeoutError
     from tritonscope.pipeline.result_cache import decode_artifact
 
-    payload = {"request": asdict(request), "default_arch": default_arch}
+    extra = {k: v for k, v in (("timeout", timeout), ("env", env), ("python", python)) if v is not None}
     try:
-        data = run_in_child("tritonscope.pipeline.compile:compile_in_child", payload, what="The compile", timeout=timeout)
+        data = run_in_child("tritonscope.pipeline.compile:compile_in_child", {"config": config.payload()},
+                            what=what, **extra)
     except ChildTimeoutError:
         raise CompileTimeoutError(
-            f"The compile of {label or request.target} did not finish within {timeout:g} s; it was stopped. "
+            f"The compile of {config.target} did not finish within {timeout:g} s; it was stopped. "
             "Nothing was written.",
             hint="Give it more time (--timeout), or use a smaller block, fewer stages or fewer warps.") from None
     return decode_artifact(data)

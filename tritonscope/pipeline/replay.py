@@ -248,30 +248,28 @@ def run_recorded(parts: dict[str, Any], run) -> None:
     """Run the command (`run()`, which exits by SystemExit as typer does) and keep its output when it qualifies."""
     from tritonscope.pipeline import result_cache
 
-    before = result_cache.held_entries()  # a long-lived process (tests, the API) holds earlier ones
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     sys.stdout, sys.stderr = out, err
     code: Any = 0
-    try:
-        run()
-    except SystemExit as e:
-        code = e.code
-        raise
-    finally:
-        sys.stdout, sys.stderr = out._stream, err._stream
-        if code in (0, None) and not any(err.chunks) and not out.broken:
-            _store(parts, "".join(c for c in out.chunks if isinstance(c, str)), before)
+    with result_cache.recording() as used:  # the result-cache entries this command looks up or stores
+        try:
+            run()
+        except SystemExit as e:
+            code = e.code
+            raise
+        finally:
+            sys.stdout, sys.stderr = out._stream, err._stream
+            if code in (0, None) and not any(err.chunks) and not out.broken:
+                _store(parts, "".join(c for c in out.chunks if isinstance(c, str)), used)
 
 
-def _store(parts: dict[str, Any], text: str, before: set[int]) -> None:
-    from tritonscope.pipeline import result_cache
+def _store(parts: dict[str, Any], text: str, used: list) -> None:
     from tritonscope.core.output import write_cache
 
     try:
-        entries = result_cache.entries_since(before)
-        if len(entries) != 1 or not text:
+        if len(used) != 1 or not text:
             return
-        payload = {"parts": parts, "checks": checks_now(parts["argv"], entries[0]), "stdout": text}
+        payload = {"parts": parts, "checks": checks_now(parts["argv"], used[0].data), "stdout": text}
         write_cache(entry_path(parts), json.dumps(payload))
     except Exception:  # an optimisation only
         return

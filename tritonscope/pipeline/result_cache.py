@@ -47,12 +47,14 @@ the entry's mtime, so that the size cap (cache_prune) removes it last.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import os
 import re
 import sys
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -234,14 +236,67 @@ def entry_path(parts: dict[str, Any]) -> Path:
 # --------------------------------------------------------------------------
 
 
-# id(artifact) -> (artifact, entry path, entry) for the artifacts this process
-# looked up or stored, so that their Analysis can be read from or added to the
-# same entry (analysis_of); the artifact is held so that its id stays its own.
-_ENTRIES: dict[int, tuple[Any, Path, dict[str, Any]]] = {}
+@dataclass
+class Entry:
+    """One kept compile: its file and its content (key, parts, deps, the encoded artifact, perhaps the analysis).
+
+    It travels with the artifact it holds (pipeline.compiler.Compiled.entry), so that the
+    artifact's Analysis can be read from it or added to it.
+    """
+
+    path: Path
+    data: dict[str, Any]
+    artifact: Any = None  # the decoded artifact (set by lookup, and by store to the one it kept)
+
+    def analysis(self) -> dict[str, Any] | None:
+        """The analysis kept with this entry (a report dict), or None.
+
+        analyze() parses and annotates every stage, which costs as much again as
+        the rest of a warm repeat; its result depends only on the artifact and
+        tritonscope's own code, both in the key, so the command keeps it beside
+        the artifact as a report dict (report.analysis_to_dict, what `show`
+        reads back): commands/_common.analysis_of.
+        """
+        kept = self.data.get("analysis")
+        return kept if isinstance(kept, dict) else None
+
+    def keep_analysis(self, analysis: dict[str, Any]) -> bool:
+        """Add the analysis (a report dict) to this entry and its file; False when it cannot be written."""
+        from tritonscope.core.output import write_cache
+
+        self.data["analysis"] = analysis
+        try:
+            return write_cache(self.path, json.dumps(self.data))
+        except (TypeError, ValueError):  # not JSON after all: keep the artifact alone
+            self.data.pop("analysis", None)
+            return False
 
 
-def lookup(request, arch: str):
-    """The kept Artifact for this request, or None (never raises: a bad entry is a miss)."""
+# The entries the innermost `recording()` has seen looked up or stored (replay keeps a command's
+# output only when it used exactly one); None outside one.
+_RECORDING: contextvars.ContextVar[list[Entry] | None] = contextvars.ContextVar("result_entries", default=None)
+
+
+@contextlib.contextmanager
+def recording():
+    """`with recording() as used:` the entries looked up or stored inside, in order."""
+    used: list[Entry] = []
+    token = _RECORDING.set(used)
+    try:
+        yield used
+    finally:
+        _RECORDING.reset(token)
+
+
+def _seen(entry: Entry) -> Entry:
+    used = _RECORDING.get()
+    if used is not None:
+        used.append(entry)
+    return entry
+
+
+def lookup(request, arch: str) -> Entry | None:
+    """The kept entry (its `.artifact` decoded) for this config on `arch`, or None (never raises: a bad entry is a miss)."""
     try:
         parts = key_parts(request, arch)
         if parts is None:
@@ -256,74 +311,27 @@ def lookup(request, arch: str):
     from tritonscope.core import cache_prune
 
     cache_prune.touch(path)  # used now: the last to be pruned
-    _ENTRIES[id(artifact)] = (artifact, path, data)
-    return artifact
+    return _seen(Entry(path, data, artifact))
 
 
-def held_entries() -> set[int]:
-    """Which entries this process has looked up or stored so far (to tell a later command's own apart)."""
-    return set(_ENTRIES)
-
-
-def entries_since(held: set[int]) -> list[dict[str, Any]]:
-    """The entries (as stored: key, parts, deps, artifact) looked up or stored since `held_entries()` said `held`."""
-    return [entry for key, (_, _, entry) in _ENTRIES.items() if key not in held]
-
-
-def kept_analysis(artifact) -> dict[str, Any] | None:
-    """The analysis kept with `artifact`'s entry (a report dict), when it came from the cache and has one.
-
-    analyze() parses and annotates every stage, which costs as much again as
-    the rest of a warm repeat; its result depends only on the artifact and
-    tritonscope's own code, both in the key, so the command keeps it beside
-    the artifact as a report dict (report.analysis_to_dict, what `show`
-    reads back): commands/_common.analysis_of.
-    """
-    held = _ENTRIES.get(id(artifact))
-    if held is None or held[0] is not artifact or not isinstance(held[2].get("analysis"), dict):
-        return None
-    return held[2]["analysis"]
-
-
-def has_entry(artifact) -> bool:
-    """Whether `artifact` came from an entry or went into one in this process."""
-    held = _ENTRIES.get(id(artifact))
-    return held is not None and held[0] is artifact
-
-
-def keep_analysis(artifact, analysis: dict[str, Any]) -> bool:
-    """Add the analysis (a report dict) to the entry `artifact` came from or went into; False if none."""
-    held = _ENTRIES.get(id(artifact))
-    if held is None or held[0] is not artifact:
-        return False
-    from tritonscope.core.output import write_cache
-
-    held[2]["analysis"] = analysis
-    try:
-        return write_cache(held[1], json.dumps(held[2]))
-    except (TypeError, ValueError):  # not JSON after all: keep the artifact alone
-        held[2].pop("analysis", None)
-        return False
-
-
-def store(request, arch: str, loaded, artifact) -> bool:
-    """Keep `artifact` for this request; False when it is not kept (incomplete, or not encodable).
+def store(request, arch: str, loaded, artifact) -> Entry | None:
+    """Keep `artifact` for this config on `arch`: its entry, or None when it is not kept (incomplete, or not encodable).
 
     Call after the compile: Triton is imported by then, so this is where the
     list of cache-invalidating variables is asked for, once per build.
     """
     if "sass" not in artifact.stages:  # a missing tool: try again next time rather than keep a partial result
-        return False
+        return None
     try:
         build = triton_build()
         if build is None:
-            return False
+            return None
         knobs = knob_names(build)
         if knobs is None:
             knobs = record_knob_names(build)
         parts = key_parts(request, arch, knobs=knobs)
         if parts is None or parts["kernel"]["path"] != str(Path(loaded.spec.file).resolve()):
-            return False
+            return None
         payload = {
             "key": key_of(parts),
             "parts": parts,
@@ -331,12 +339,12 @@ def store(request, arch: str, loaded, artifact) -> bool:
             "artifact": encode_artifact(artifact),
         }
     except Exception:
-        return False
+        return None
     from tritonscope.core.output import write_cache
 
-    path = entry_path(parts)
-    _ENTRIES[id(artifact)] = (artifact, path, payload)
-    return write_cache(path, json.dumps(payload))
+    entry = Entry(entry_path(parts), payload, artifact)
+    _seen(entry)
+    return entry if write_cache(entry.path, json.dumps(payload)) else None
 
 
 def dependency_hashes(loaded, kernel_path: str) -> list[list[str]]:

@@ -82,34 +82,18 @@ def refuse_with(flag: str, what: str) -> None:
                      hint=f"Run `tritonscope` inside that environment for {flag}, or leave {flag} out.")
 
 
-def compile_with_triton(request, triton_env, *, what: str = "The compile", timeout: float | None = None):
-    """`request` compiled in a child of `triton_env`'s Python, as an Artifact (no result cache: Triton's own
-    cache, keyed by its version, makes a repeat fast)."""
-    from dataclasses import asdict
-
-    from tritonscope.core.child import ChildTimeoutError, run_in_child
-    from tritonscope.pipeline.arch import arch_default
-    from tritonscope.inputs.kernels import canonical_arch
+def compile_with_triton(config, triton_env, *, what: str = "The compile", timeout: float | None = None):
+    """`config` (a resolved pipeline Config) compiled in a child of `triton_env`'s Python, as an Artifact, through
+    the pipeline's one way of compiling elsewhere (no result cache: Triton's own cache, keyed by its version, makes a
+    repeat fast; --timeout stops it, exit 11)."""
     from tritonscope.core.model import ARCHES
-    from tritonscope.pipeline.result_cache import decode_artifact
+    from tritonscope.pipeline.compile import compile_elsewhere
     from tritonscope.versions.run import Side
 
-    default = arch_default(request.arch)
-    arch = canonical_arch(request.arch) if request.arch else default
-    backend = ARCHES[arch].backend if arch in ARCHES else "cuda"
     side = Side("A", triton_env)
-    kwargs = {"timeout": timeout} if timeout is not None else {}
-    try:
-        data = run_in_child("tritonscope.pipeline.compile:compile_in_child",
-                            {"request": asdict(request), "default_arch": default},
-                            what=f"{what} with {side.label()}", env=side.child_env({backend}),
-                            python=triton_env.python, **kwargs)
-    except ChildTimeoutError:  # --timeout: exit 11, as a compile in this environment
-        from tritonscope.core.errors import CompileTimeoutError
-
-        raise CompileTimeoutError(f"{what} with {side.label()} did not finish within {timeout:g} s; it was stopped.",
-                                  hint="Give it more time with --timeout, or a smaller config.") from None
-    return decode_artifact(data)
+    backend = ARCHES[config.arch].backend if config.arch in ARCHES else "cuda"
+    return compile_elsewhere(config, timeout=timeout, what=f"{what} with {side.label()}",
+                             env=side.child_env({backend}), python=triton_env.python)
 
 
 def run_sweep_with_triton(requests: list, triton_env, *, default_arch: str, jobs: int, kernel: str = "",

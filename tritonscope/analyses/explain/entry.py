@@ -146,26 +146,11 @@ def explain(analysis, *, recompile: Recompile | None = None, shapes: Iterable[Sh
                        lacks_of(analysis) if source else [], skipped)
 
 
-def apply_change(request, change: dict):
-    """A kernels.Request with one fix applied (what `recompile` compiles)."""
-    cx = dict(request.constexprs or {})
-    args = dict(request.args or {})
-    options = dict(request.options or {})
-    new = request
-    if "constexprs" in change:  # -c wins over --block (kernels.build_spec), so --block may stay
-        cx.update({k: str(v) for k, v in change["constexprs"].items()})
-        new = replace(new, constexprs=cx)
-    if "args" in change:
-        args.update({k: str(v) for k, v in change["args"].items()})
-        new = replace(new, args=args)
-    if "num_stages" in change:
-        new = replace(new, num_stages=int(change["num_stages"]))
-    if "num_warps" in change:
-        new = replace(new, num_warps=int(change["num_warps"]))
-    if "maxnreg" in change:
-        options["maxnreg"] = int(change["maxnreg"])
-        new = replace(new, options=options)
-    return new
+def apply_change(config, change: dict):
+    """A pipeline Config with one fix applied (what `recompile` compiles): constexprs and arguments added
+    (-c wins over --block, so --block may stay), launch options by a launch's own names."""
+    launch = {k: int(change[k]) for k in ("num_stages", "num_warps", "maxnreg") if k in change}
+    return config.with_values(constexprs=change.get("constexprs"), args=change.get("args")).with_launch(**launch)
 
 
 # ==========================================================================

@@ -65,16 +65,17 @@ def _remarks_compile(payload: dict) -> dict:
     go to stderr, in order with the diagnostics; a mark on stderr opens and
     closes each stage.  The compile stops after the last of those stages.
     """
-    from tritonscope.pipeline.compile import compile_artifact
     from tritonscope.inputs.kernels import Request
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     wanted = [k for k in MLIR_STAGES if k in payload["attribute"]]
-    loaded = build_spec(Request(**payload["request"]), payload["default_arch"])
+    pipe = Pipeline(remarks=False)  # remarks=False: stderr stays the parent's file
+    loaded = pipe.bind(resolve(Request(**payload["request"]), payload["default_arch"]))
     state = {"stopped": False}
     _install_remarks_hook(wanted, state)
     try:
-        compile_artifact(loaded, remarks=False)  # remarks=False: stderr stays the parent's file
+        pipe.compile(None, loaded=loaded)
     except Exception:
         if not state["stopped"]:
             raise
@@ -108,18 +109,18 @@ def _install_remarks_hook(wanted: list[str], state: dict) -> None:
 
 
 def _child_compile(payload: dict, workdir: Path) -> dict:
-    from tritonscope.pipeline.compile import compile_artifact
     from tritonscope.inputs.kernels import Request
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
-    req = Request(**payload["request"])
-    loaded = build_spec(req, payload["default_arch"])
+    pipe = Pipeline(remarks=False)
+    loaded = pipe.bind(resolve(Request(**payload["request"]), payload["default_arch"]))
     stages: list[dict] = []
     _install_stage_hook(workdir, stages)
     started = time.perf_counter()
     # remarks=False: this process's stderr is the parent's file, whose ranges
     # per stage tie each remark to its stage (see _install_stage_hook)
-    artifact = compile_artifact(loaded, remarks=False)
+    artifact = pipe.compile(None, loaded=loaded).artifact
     seconds = time.perf_counter() - started
     spec = loaded.spec
     label = spec.label() if hasattr(spec, "label") else ""

@@ -1,0 +1,102 @@
+"""Config -> Compiled: the one compile path every command, the Python API, sweeps, bench, run and explain's
+fix checks take.
+
+A Pipeline holds what differs between callers (a status line while Triton works, whether
+the result cache is read and written, a time limit, a child of another Triton); its one
+`compile(config)` gives the artifact with the binding it came from and the result-cache
+entry it came from or went into, so that the Analysis made of it can be kept beside it
+(commands/_common.analysis_of) without any table on the side.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Callable, ContextManager
+
+from tritonscope.core.model import Artifact
+from tritonscope.inputs.kernels import Loaded
+from tritonscope.pipeline.config import Config
+
+# cache=: "use" reads and writes the result cache; "refresh" (--no-cache) compiles and writes;
+# "off" neither (the Python API, sweeps and benches, which keep their own results).
+CACHE_MODES = ("use", "refresh", "off")
+
+
+@dataclass
+class Compiled:
+    """One compile's result: the artifact, its Config, the binding (None when the artifact came from the result
+    cache or a child process) and its result-cache entry (None when it is kept in none)."""
+
+    artifact: Artifact
+    config: Config | None
+    loaded: Loaded | None = None
+    entry: Any = None  # result_cache.Entry
+
+    @property
+    def spec(self):
+        return self.artifact.spec
+
+
+def _no_status(text: str) -> ContextManager:
+    return contextlib.nullcontext()
+
+
+class Pipeline:
+    """How a caller compiles: `status(text)` a context shown while Triton works (a spinner), `cache` one of
+    CACHE_MODES, `timeout` seconds (the compile then runs in a child that is stopped when time is up),
+    `meanwhile` work done while the SASS is disassembled, `remarks=False` Triton's stderr left alone
+    (compile_artifact's: the `passes` children read it whole)."""
+
+    def __init__(self, *, status: Callable[[str], ContextManager] | None = None, cache: str = "off",
+                 timeout: float | None = None, meanwhile: Callable[[], None] | None = None, remarks: bool = True):
+        assert cache in CACHE_MODES, cache
+        self.remarks = remarks
+        self.status = status or _no_status
+        self.cache = cache
+        self.timeout = timeout
+        self.meanwhile = meanwhile
+
+    def bind(self, config: Config, *, kernel_object: Any = None) -> Loaded:
+        """The launch `config` describes, bound as Triton's launcher binds it (no compile)."""
+        from tritonscope.pipeline.binding import build_spec
+
+        return build_spec(config, kernel_object=kernel_object)
+
+    def compile(self, config: Config | None, *, loaded: Loaded | None = None, kernel_object: Any = None,
+                status: str | None = None) -> Compiled:
+        """One compile of `config` (bound already when `loaded` is given: then `config` may be None, and the
+        result cache is not used); `status` replaces the status line."""
+        from tritonscope.pipeline import result_cache
+
+        keep = self.cache != "off" and config is not None and kernel_object is None and result_cache.enabled()
+        if keep and self.cache == "use":  # checked before Triton is imported
+            entry = result_cache.lookup(config, config.arch)
+            if entry is not None:
+                from tritonscope import triton_api
+
+                triton_api.stop_key_digest()
+                return Compiled(entry.artifact, config, None, entry)
+        if self.timeout is not None:
+            # the kernel file is imported and compiled in a child process that is stopped when time is up (an
+            # import that hangs at module level included), so it is never imported here; the result is therefore
+            # not stored in the result cache (its entry lists the files the import loaded)
+            from tritonscope.pipeline.compile import compile_elsewhere
+
+            with self.status(status or f"compiling {config.target} (at most {self.timeout:g} s)..."):
+                return Compiled(compile_elsewhere(config, timeout=self.timeout), config)
+        from tritonscope.pipeline.compile import compile_artifact
+
+        loaded = loaded or self.bind(config, kernel_object=kernel_object)
+        spec = loaded.spec
+        with self.status(status or f"compiling {spec.kernel} for {spec.arch} ({spec.label()})..."):
+            artifact = compile_artifact(loaded, meanwhile=self.meanwhile, remarks=self.remarks)
+        entry = result_cache.store(config, config.arch, loaded, artifact) if keep else None
+        return Compiled(artifact, config, loaded, entry)
+
+    def compile_in(self, config: Config, *, python: str, env: dict, what: str, status: str) -> Compiled:
+        """One compile of `config` by another environment's Triton (a child of its `python`): diff's triton=."""
+        from tritonscope.pipeline.compile import compile_elsewhere
+
+        with self.status(status):
+            return Compiled(compile_elsewhere(config, what=what, env=env, python=python), config)

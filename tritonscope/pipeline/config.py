@@ -1,0 +1,101 @@
+"""One resolved config: what one compile is of, every value checked and the arch resolved once.
+
+Why: a kernels.Request keeps the user's words (`--arch H100`, `--arch 90`), and each
+step that needed the target used to canonicalise them again.  A Config is made once,
+by `resolve`, right after the command line (or the Python API) is read: the request's
+values are checked, the arch is canonical and never None (--arch, else the local
+GPU's, else model.DEFAULT_ARCH), and a launch option the target cannot take is
+refused.  Everything downstream (binding, the result cache, children, fix checks)
+reads the Config and nothing else.
+
+A Config is a Request with its arch resolved, so `asdict(config)` is what a child
+process rebuilds it from (`Config(**payload)`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from tritonscope.inputs.kernels import Request
+
+# A launch's own words for its options (what `-w`, `-s`, --maxnreg, --num-ctas and --fp-fusion set,
+# and what explain's fixes and diff's sides change): the field of a Config each one lives in.
+LAUNCH_FIELDS = ("num_warps", "num_stages")
+LAUNCH_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion")
+
+
+@dataclass(frozen=True)
+class Config(Request):
+    """One compile's config, resolved: a Request's fields (the target, constexprs, arguments, shape, dtype, the
+    launch options num_warps, num_stages and, in `options`, maxnreg, num_ctas, enable_fp_fusion) with the arch
+    canonical (a key of model.ARCHES) and never empty; made by resolve()."""
+
+    arch: str = ""
+
+    def with_launch(self, **words: Any) -> "Config":
+        """This config with launch options changed, each by a launch's own keyword
+        (num_warps=8, maxnreg=64, enable_fp_fusion=False): the one place that knows which field holds which."""
+        unknown = set(words) - set(LAUNCH_FIELDS) - set(LAUNCH_OPTIONS)
+        if unknown:
+            raise ValueError(f"not a launch option: {', '.join(sorted(unknown))}")
+        shape = {k: (None if v is None else int(v)) for k, v in words.items() if k in LAUNCH_FIELDS}
+        options = {**(self.options or {}), **{k: v for k, v in words.items() if k in LAUNCH_OPTIONS}}
+        return replace(self, **shape, options={k: v for k, v in options.items() if v is not None})
+
+    def with_values(self, *, constexprs: dict | None = None, args: dict | None = None) -> "Config":
+        """This config with constexprs and runtime arguments added (later ones win), as a launch's keywords."""
+        return replace(self, constexprs={**(self.constexprs or {}), **{k: str(v) for k, v in (constexprs or {}).items()}},
+                       args={**(self.args or {}), **{k: str(v) for k, v in (args or {}).items()}})
+
+    def payload(self) -> dict[str, Any]:
+        """The JSON-able form a child process rebuilds the Config from (`Config(**payload)`)."""
+        return asdict(self)
+
+
+def local_arch() -> str:
+    """The local GPU's arch when tritonscope knows it, else model.DEFAULT_ARCH (asks no GPU when Triton has none)."""
+    from tritonscope import triton_api
+    from tritonscope.core.model import DEFAULT_ARCH, arch_for_capability
+
+    cap = triton_api.local_gpu_capability()
+    found = arch_for_capability(cap) if cap else None
+    return found.name if found else DEFAULT_ARCH
+
+
+def resolve(request, default_arch: str | None = None) -> Config:
+    """A kernels.Request (or a Config) -> its Config: every value checked (exit 2; 3 for an unknown arch), the arch
+    canonicalised once, else `default_arch`, else the local GPU's; a launch option the arch cannot take refused."""
+    from tritonscope.inputs.kernels import check_launch_options, checked_arch
+
+    if isinstance(request, Config) and request.arch:
+        return request
+    # every value checked; the arch canonicalised, here only (an empty or unknown --arch fails here)
+    arch = checked_arch(request) or default_arch or local_arch()
+    check_options_for_arch(request.options, arch)
+    values = {f.name: getattr(request, f.name) for f in fields(Config)}
+    return Config(**{**values, "arch": arch, "options": check_launch_options(request.options)})
+
+
+def check_options_for_arch(options: dict | None, arch: str) -> None:
+    """Refuse (exit 2, before any compile) a launch option the target cannot take, as its launch would.
+
+    maxnreg is ptxas's register limit: Triton's HIP backend has no such
+    option, and a launch that passes it on an AMD GPU fails.  num_ctas > 1
+    is a thread-block cluster, which Triton's CUDA backend refuses below
+    sm_90.  (Whether an AMD target takes num_ctas > 1 is the HIP backend's
+    own check, made when it compiles.)  `arch` is canonical.
+    """
+    from tritonscope.core.errors import UsageError
+    from tritonscope.core.model import ARCHES
+
+    options = options or {}
+    target = ARCHES[arch]
+    if target.backend == "hip" and options.get("maxnreg") is not None:
+        raise UsageError(f"--maxnreg is a CUDA launch option (ptxas's register limit); Triton's HIP backend has "
+                         f"no such option, and a launch with maxnreg= on {target.name} fails.",
+                         hint="Leave --maxnreg out for AMD targets.")
+    if target.backend == "cuda" and (options.get("num_ctas") or 1) > 1 and target.capability < 90:
+        raise UsageError(f"--num-ctas {options['num_ctas']} makes a thread-block cluster, which needs sm_90 or "
+                         f"newer; Triton refuses it for {target.name}.",
+                         hint="Use --num-ctas 1 (the default) on this target, or target sm_90a or newer.")
