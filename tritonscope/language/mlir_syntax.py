@@ -137,6 +137,42 @@ def strip_locs(line: str) -> tuple[str, list[str]]:
     return "".join(out).rstrip(), bodies
 
 
+# ==========================================================================
+# Op names and locations: the one definition of each pattern (dialects/mlir,
+# explain, passes and the stage-file readers all use these)
+# ==========================================================================
+
+# %a_23 = ttg.async_copy_global_to_local %a_20, %a_21 ...     %22:3 = scf.for %arg9 = %c0 to %K step %c16
+# %5 = "tt.reduce"(%4) <{axis = 0 : i32}> ({      tt.return      %-1_i32 = arith.constant -1 : i32
+# (group 1 is the op name; op names may hold digits: ttng.tc_gen5_mma, math.exp2; a name must end the
+# op word, so the quoted attribute key "ttg.num-warps" is no op)
+OP = re.compile(r'^\s*(?:(?:%[\w$.#:-]+\s*,\s*)*%[\w$.#:-]+\s*=\s*)?"?([a-z_][\w$]*\.[a-z_][\w.$]*)"?(?=[\s(<{]|$)')
+# tt.dot   ttng.warp_group_dot   (a whole string that is an op name, as a query gives it)
+OP_NAME = re.compile(r"^[a-z_][\w$]*\.[a-z_][\w.$]*$")
+
+
+def op_name(line: str) -> str | None:
+    """The op a line of MLIR holds ("tt.dot"), or None for attributes, braces and blank lines."""
+    m = OP.match(line)
+    return m.group(1) if m else None
+
+
+# loc(#loc35)   loc("a_ptr"(#loc))   loc(callsite(#loc20 at #loc21))   loc("/k.py":8:1)
+# (with the space before it, nested up to four levels: the fast remover of passes' dumps)
+LOC = re.compile(r"\s?loc\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)")
+# #loc12 = loc("a"(#loc3))      (group 1 the alias, group 2 the expression inside loc(...))
+LOC_DEF = re.compile(r"^\s*(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
+# "./matmul.py":17:21   (3.9 may also write a range: "f.py":17:21 to 17:30)
+FILE_POS = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+# #loc35   (a reference to a location alias, inside a loc expression)
+LOC_REF = re.compile(r"#loc\d*\b")
+# #loc = loc("/home/u/kernels/matmul.py":8:1)   (the first file location of a module: the kernel's def)
+FIRST_FILE_LOC = re.compile(r'^#loc\d* = loc\("([^"]+)":(\d+):\d+\)', re.M)
+# %a_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("a_ptr"(#loc))   (a function argument, and its name)
+FUNC_ARG = re.compile(r"%([\w$.-]+):\s")
+ARG_NAME_LOC = re.compile(r'loc\("([\w$.]+)"')
+
+
 def type_part(line: str) -> str:
     """The type part of an op line: what follows the last top-level ' : '.
 

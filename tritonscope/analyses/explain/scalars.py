@@ -6,6 +6,7 @@ import math
 import re
 from typing import Any
 
+from tritonscope.language.mlir_syntax import ARG_NAME_LOC, FUNC_ARG
 from tritonscope.analyses.explain.ttgir import Op, _CONST_RE, _FOR_RE, _SCALAR_RE
 
 # ==========================================================================
@@ -22,9 +23,6 @@ _ARITH = {
     "arith.shli": lambda a, b: a << b, "arith.shrsi": lambda a, b: a >> b, "arith.shrui": lambda a, b: a >> b,
 }
 _UNARY = ("arith.index_cast", "arith.extsi", "arith.extui", "arith.trunci", "arith.index_castui")
-# %a_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("a_ptr"(#loc))   (3.6 may name them %arg0)
-_FUNC_ARG_RE = re.compile(r"%([\w$.-]+):\s")
-_ARG_LOC_RE = re.compile(r'loc\("([\w$.]+)"')
 
 
 def function_args(ttgir: str) -> list[tuple[str, str, str]]:
@@ -34,10 +32,10 @@ def function_args(ttgir: str) -> list[tuple[str, str, str]]:
         return []
     sig = m.group(1)
     out = []
-    starts = [(a.start(), a.group(1)) for a in _FUNC_ARG_RE.finditer(sig)]
+    starts = [(a.start(), a.group(1)) for a in FUNC_ARG.finditer(sig)]
     for k, (pos, ssa) in enumerate(starts):
         chunk = sig[pos: starts[k + 1][0] if k + 1 < len(starts) else len(sig)]
-        loc = _ARG_LOC_RE.search(chunk)
+        loc = ARG_NAME_LOC.search(chunk)
         out.append((ssa, loc.group(1) if loc else ssa, chunk))
     return out
 

@@ -6,14 +6,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from tritonscope.language.mlir_syntax import MlirType, element_bits, find_types
+from tritonscope.language.mlir_syntax import OP, MlirType, element_bits, find_types
 
 # ==========================================================================
 # Reading the TTGIR: ops with their types, loops, allocations
 # ==========================================================================
 
-# %x = ttg.local_alloc : () -> ...      ttg.local_store %a, %b : ...      %acc:3 = scf.for %i = ...
-_OP_RE = re.compile(r"^\s*(?:(?:%[\w$.#:-]+(?::\d+)?\s*,\s*)*%[\w$.#-]+(?::\d+)?\s*=\s*)?\"?([a-z_]+\.[\w.]+)\"?")
 # %c64_i32 = arith.constant 64 : i32
 _CONST_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")
 # %0 = arith.addi %a, %b : i32
@@ -74,7 +72,7 @@ def ttgir_ops(stage) -> list[Op]:
                 ops[closed].py = line.loc.line
             if not stripped.endswith("{"):
                 continue
-        m = _OP_RE.match(text)
+        m = OP.match(text)
         loops = tuple(x for x in stack if x is not None)
         if m:
             name = m.group(1)

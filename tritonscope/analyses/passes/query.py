@@ -9,7 +9,7 @@ from typing import Any
 
 from tritonscope.triton_api.remarks import Remark
 from tritonscope.analyses.passes.model import FindEvent, LineEvent, PassTrace, Step, TextRef
-from tritonscope.analyses.passes.read import _LOC_DEF_RE, _LOC_RE
+from tritonscope.language.mlir_syntax import LOC, LOC_DEF, OP_NAME
 
 # The stages whose pass managers are dumped, in pipeline order.
 
@@ -17,8 +17,6 @@ from tritonscope.analyses.passes.read import _LOC_DEF_RE, _LOC_RE
 # Queries: --find and --line
 # --------------------------------------------------------------------------
 
-# ttg.async_copy_global_to_local   tt.dot   llvm.inline_asm
-_OP_NAME_RE = re.compile(r"^[a-z_][\w$]*\.[a-z_][\w.$]*$")
 
 
 def find(trace: PassTrace, query: str) -> list[FindEvent]:
@@ -29,7 +27,7 @@ def find(trace: PassTrace, query: str) -> list[FindEvent]:
     loc-free lines containing it ("#mma", "cp.async").
     """
     query = check_query(query)
-    if _OP_NAME_RE.match(query) and any(query in s.ops for s in trace.summaries.values()):
+    if OP_NAME.match(query) and any(query in s.ops for s in trace.summaries.values()):
         counts = {ref: s.ops.get(query, 0) for ref, s in trace.summaries.items()}
     else:
         if len(query) > 2 and query.startswith("/") and query.endswith("/"):
@@ -62,7 +60,7 @@ def _count_lines(trace: PassTrace, ref: TextRef, match) -> int:
             if line.startswith("#loc"):
                 continue
             if "loc(" in line:
-                line = _LOC_RE.sub("", line)
+                line = LOC.sub("", line)
             if match(line):
                 n += 1
     return n
@@ -111,10 +109,10 @@ def numbered_lines(text: str) -> list[tuple[int, str]]:
     """(line number in `text`, line) for a dump's lines less locations, #loc definitions and blank lines."""
     out = []
     for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("#loc") and _LOC_DEF_RE.match(line):
+        if line.startswith("#loc") and LOC_DEF.match(line):
             continue
         if "loc(" in line:
-            line = _LOC_RE.sub("", line).rstrip()
+            line = LOC.sub("", line).rstrip()
         if line.strip():
             out.append((number, line))
     return out

@@ -5,15 +5,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
 
 from tritonscope.core.errors import InputFileError
 from tritonscope.triton_api.remarks import Remark, is_diagnostic_line, parse_remarks
-from tritonscope.analyses.passes.classes import CLASS_ORDER, _classes_of, _kind_classes
+from tritonscope.analyses.passes.classes import CLASS_ORDER, line_classes, module_stage
 from tritonscope.analyses.passes.model import DumpSummary, Step, TextRef
+from tritonscope.language.mlir_syntax import FILE_POS, LOC, LOC_REF, OP
+from tritonscope.language.dialects.mlir_passes import (  # noqa: F401
+    ALIAS as _ALIAS_RE, HEADER as _HEADER_RE, INTERNAL as _INTERNAL_RE, SHARED as _SHARED_RE,
+    STAGE_ATTR as _STAGE_RE, TIMING as _TIMING_RE,
+)
 
 # The stages whose pass managers are dumped, in pipeline order.
 
@@ -21,31 +25,6 @@ from tritonscope.analyses.passes.model import DumpSummary, Step, TextRef
 # Reading one dump stream
 # --------------------------------------------------------------------------
 
-# // -----// IR Dump Before TritonGPUPipeline: tritongpu-pipeline{num-stages=3} ('builtin.module' operation) //----- //
-# // -----// IR Dump Before Canonicalizer (canonicalize) ('tt.func' operation: @matmul_kernel) //----- //
-_HEADER_RE = re.compile(r"^// -----// IR Dump (?P<when>Before|After) (?P<rest>.*?) "
-                        r"\('(?P<anchor>[^']+)' operation(?:: @(?P<func>.*))?\) //----- //\s*$")
-# // -----// SoftwarePipeliner internal IR Dump After: LowerLoops
-_INTERNAL_RE = re.compile(r"^// -----// (?P<what>.*?)(?: //----- //)?\s*$")
-# #loc37 = loc("/work/k.py":12:20)
-_LOC_DEF_RE = re.compile(r"^(#loc\d*) = (loc\(.*\))\s*$")
-# #blocked = #ttg.blocked<{sizePerThread = [1, 2], ...}>
-_ALIAS_RE = re.compile(r"^(#[\w.$-]+) = (.*?)\s*$")
-#     %offs_m_9 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32> loc(#loc38)
-#     %22:3 = scf.for %arg9 = %c0_i32 to %K step %c16_i32 iter_args(...)
-#     tt.store %32, %33 : tensor<16x16x!tt.ptr<f32>, #blocked> loc(#loc26)
-#     %5 = "tt.reduce"(%4) <{axis = 0 : i32}> ({
-_OP_RE = re.compile(r'^\s*(?:%[\w.$#:, %-]+?=\s*)?"?([a-z_][\w$]*\.[a-z_][\w.$]*)"?[\s(<{]')
-# loc(#loc35)   loc("a_ptr"(#loc))   loc(callsite(#loc20 at #loc21))   loc("/k.py":8:1)
-_LOC_RE = re.compile(r"\s?loc\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)")
-# "/work/main/samples/matmul.py":19:16
-_POS_RE = re.compile(r'"([^"]+)":(\d+):(\d+)')
-# #loc35 (a reference inside a loc expression)
-_LOCREF_RE = re.compile(r"#loc\d*\b")
-# module attributes {"ttg.num-warps" = 4 : i32, ttg.shared = 8192 : i32, ...}
-_SHARED_RE = re.compile(r"\bttg\.shared = (\d+) : i32")
-# {loop.cluster = 1 : i32, loop.stage = 2 : i32}    {tt.scheduled_max_stage = 2 : i32}
-_STAGE_RE = re.compile(r"\b(?:loop\.stage|tt\.scheduled_max_stage) = (\d+) : i32")
 class _DumpReader:
     """Summarises one module's lines as they stream past."""
 
@@ -81,24 +60,20 @@ class _DumpReader:
                 loc = line[at:].rstrip()
                 norm = line[:at - 1].rstrip()
             else:
-                found = _LOC_RE.findall(line)
+                found = LOC.findall(line)
                 loc = found[-1].strip() if found else ""
-                norm = _LOC_RE.sub("", line).rstrip()
+                norm = LOC.sub("", line).rstrip()
         else:
             norm = line.rstrip()
         self.norm[norm] += 1
         self._parts.append(norm)
         s.lines += 1
-        m = _OP_RE.match(norm)
+        m = OP.match(norm)
         if m:
             kind = m.group(1)
             s.ops[kind] += 1
-            if kind == "llvm.inline_asm" or kind.startswith(("nvvm.", "nvgpu.")):
-                for cls in _classes_of(norm):  # the asm string says what it is
-                    s.classes[cls] += 1
-            else:
-                for cls in _kind_classes(kind):
-                    s.classes[cls] += 1
+            for cls in line_classes(kind, norm):
+                s.classes[cls] += 1
             if loc:
                 self.op_locs.append((kind, loc))
         if "ttg.shared" in norm:
@@ -133,12 +108,12 @@ class _DumpReader:
                 return memo[expr]
             memo[expr] = None  # cycle guard
             found = None
-            for m in _POS_RE.finditer(expr):
+            for m in FILE_POS.finditer(expr):
                 if in_kernel(m.group(1)):
                     found = int(m.group(2))
                     break
             if found is None and depth < 64:
-                for ref in _LOCREF_RE.findall(expr):
+                for ref in LOC_REF.findall(expr):
                     target = self.loc_defs.get(ref)
                     if target is not None:
                         found = resolve(target, depth + 1)
@@ -156,7 +131,7 @@ class _DumpReader:
 
     def _guess_kernel_file(self) -> str | None:
         for expr in self.loc_defs.values():
-            m = _POS_RE.search(expr)
+            m = FILE_POS.search(expr)
             if m:
                 return m.group(1)
         return None
@@ -354,13 +329,8 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
 
 
 def _content_stage(s: DumpSummary) -> str:
-    """ttir / ttgir / llir by what a module holds (for dumps with no stage marks)."""
-    if any(k.startswith("llvm.") for k in s.ops) and "tt.func" not in s.ops:
-        return "llir"
-    if any(k.startswith(("ttg.", "ttng.", "amdgpu.")) for k in s.ops) or any(
-            v.startswith(("#ttg.", "#ttng.", "#triton_gpu.")) for v in s.encodings.values()):
-        return "ttgir"
-    return "ttir"
+    """ttir / ttgir / llir by what a module holds (for dumps with no stage marks): the MLIR dialect says."""
+    return module_stage(s.ops, s.encodings.values())
 
 
 def _compare(step: Step, a: DumpSummary, b: DumpSummary, norm_a: Counter, norm_b: Counter) -> None:
@@ -520,11 +490,6 @@ def parse_dump(path: str | os.PathLike, *, kernel_file: str | None = None) -> li
 # --------------------------------------------------------------------------
 # Timing
 # --------------------------------------------------------------------------
-
-#     0.0061 (  1.9%)  TritonGPUPipeline
-#     0.0000 (  0.0%)    (A) DominanceInfo
-_TIMING_RE = re.compile(r"^\s+(\d+\.\d+) \(\s*[\d.]+%\)(\s+)(.+?)\s*$")
-
 
 def parse_timing(lines: Iterable[str]) -> list[tuple[str, float]]:
     """[(pass name, seconds)] from MLIR's execution time reports, in order.

@@ -52,7 +52,7 @@ The package, one module a job; each imports only those above it:
 from __future__ import annotations
 
 from tritonscope.inputs.sources.readers import (  # noqa: F401
-    _ASM_FILE_RE, _ASM_LOC_RE, _FIRST_LOC_RE, _LLIR_DIFILE_RE, _LLIR_SUBPROGRAM_RE, _head_and_tail, _megabytes,
+    _ASM_FILE_RE, _ASM_LOC_RE, _LLIR_DIFILE_RE, _LLIR_SUBPROGRAM_RE, _head_and_tail, _megabytes,
     _read_head, _read_json, _read_text, asm_location, check_size, ir_location, llir_location,
 )
 from tritonscope.inputs.sources.model import (  # noqa: F401

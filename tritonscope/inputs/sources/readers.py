@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonscope.core.errors import InputFileError
+from tritonscope.language.mlir_syntax import FIRST_FILE_LOC
 
 def _read_json(path: Path, *, what: str) -> Any:
     try:
@@ -101,9 +102,6 @@ def _read_head(path: Path, size: int) -> str:
         return ""
 
 
-_FIRST_LOC_RE = re.compile(r'^#loc\d* = loc\("([^"]+)":(\d+):\d+\)', re.M)
-
-
 def ir_location(path: Path) -> tuple[str, int]:
     """(file, line) the TTIR's first `#loc` names: the kernel's def; ('', 0) when there is none."""
     try:
@@ -111,7 +109,7 @@ def ir_location(path: Path) -> tuple[str, int]:
             head = f.read(4096)
     except OSError:
         return "", 0
-    m = _FIRST_LOC_RE.search(head)
+    m = FIRST_FILE_LOC.search(head)
     return (m.group(1), int(m.group(2))) if m else ("", 0)
 
 

@@ -29,7 +29,7 @@ import re
 
 from tritonscope.language import refs
 from tritonscope.language.dialects import Dialect, Instr, Renamer, ssa_spelling
-from tritonscope.language.mlir_syntax import alias_table, split_top, strip_locs
+from tritonscope.language.mlir_syntax import FILE_POS, LOC_DEF, LOC_REF, OP, alias_table, split_top, strip_locs
 from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
 
@@ -44,18 +44,13 @@ def _enc():
 # Parser
 # --------------------------------------------------------------------------
 
-# #loc12 = loc("a"(#loc3))
-_ALIAS_DEF = re.compile(r"^\s*(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
-# "./matmul.py":17:21   (3.9 may also write a range: "f.py":17:21 to 17:30)
-_FILE_LOC = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+# #loc12 = loc("a"(#loc3))  and  "./matmul.py":17:21 : LOC_DEF and FILE_POS (mlir_syntax, shared with passes)
 # "a"(#loc3)   or   "a"("./f.py":1:2)
 _NAMED = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
 # callsite(#loc5 at #loc59)
 _CALLSITE = re.compile(r"^callsite\((.*) at (.*)\)$", re.S)
 # fused[#loc7, #loc8]   or   fused<"tag">[#loc7, #loc8]
 _FUSED = re.compile(r"^fused(?:<[^>]*>)?\[(.*)\]$", re.S)
-# #loc12
-_ALIAS_REF = re.compile(r"^#loc\d*$")
 
 
 class _Resolver:
@@ -69,11 +64,11 @@ class _Resolver:
     def frames(self, expr: str, visited: frozenset[str] = frozenset()) -> list[SourceLoc]:
         """Every file location an expression stands for, innermost (callee) first."""
         expr = expr.strip()
-        if _ALIAS_REF.match(expr):
+        if LOC_REF.fullmatch(expr):
             if expr in visited or expr not in self.aliases:
                 return []
             return self.frames(self.aliases[expr], visited | {expr})
-        m = _FILE_LOC.match(expr)
+        m = FILE_POS.match(expr)
         if m:
             return [SourceLoc(m.group(1), int(m.group(2)), int(m.group(3)))]
         m = _NAMED.match(expr)
@@ -108,13 +103,13 @@ def parse(text: str, *, file: str = "", first_line: int = 1, key: str = "ttgir")
     aliases: dict[str, str] = {}
     for raw in raw_lines:
         if raw.startswith("#loc"):
-            m = _ALIAS_DEF.match(raw)
+            m = LOC_DEF.match(raw)
             if m:
                 aliases[m.group(1)] = m.group(2)
     resolver = _Resolver(aliases, file)
     lines = []
     for number, raw in enumerate(raw_lines, 1):
-        if raw.startswith("#loc") and _ALIAS_DEF.match(raw):
+        if raw.startswith("#loc") and LOC_DEF.match(raw):
             continue
         shown, bodies = strip_locs(raw)
         # The op's own location is the last loc(...) on the line; earlier ones
@@ -127,7 +122,7 @@ def parse(text: str, *, file: str = "", first_line: int = 1, key: str = "ttgir")
 def noise(raw: str) -> str | None:
     """`#loc` alias definitions are debug info; `//` lines are comments."""
     s = raw.lstrip()
-    if s.startswith("#loc") and _ALIAS_DEF.match(raw):
+    if s.startswith("#loc") and LOC_DEF.match(raw):
         return "debug"
     if s.startswith("//"):
         return "comment"
@@ -170,9 +165,8 @@ def normalize(text: str) -> list[tuple[int, str]]:
 # Classifier
 # --------------------------------------------------------------------------
 
-# %a_23 = ttg.async_copy_global_to_local %a_20, %a_21 mask %acc_22 {contiguity = 2 : i32} : ...
-# (op names may hold digits after their first letter: ttng.tc_gen5_mma, math.exp2)
-_OP = re.compile(r"^\s*(?:%[\w#:]+(?:, %[\w#:]+)*\s*=\s*)?\"?([a-z_]+\.[a-z_][a-z0-9_.]*)\"?")
+# An op line's name: mlir_syntax.OP (the one op-name pattern; explain and passes use it too)
+_OP = OP
 
 
 def classify(text: str) -> Instr | None:
