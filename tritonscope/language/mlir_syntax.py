@@ -172,6 +172,37 @@ FIRST_FILE_LOC = re.compile(r'^#loc\d* = loc\("([^"]+)":(\d+):\d+\)', re.M)
 FUNC_ARG = re.compile(r"%([\w$.-]+):\s")
 ARG_NAME_LOC = re.compile(r'loc\("([\w$.]+)"')
 
+# module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", ...
+# module attributes {..., ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32}
+TTGIR_MODULE_ATTR = re.compile(r'"?ttg\.(num-warps|num-ctas|target|threads-per-warp)"?\s*=\s*'
+                               r'(?:"(cuda|hip):(\w+)"|(\d+))')
+
+# tt.func public @k(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc(...), %n: i32 loc(...))   (group 1)
+FUNC_ARGS = re.compile(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*?)\)\s*(?:attributes|\{|->)", re.S)
+# %x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}    (name, type, pointee, attributes)
+TYPED_ARG = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<\s*([\w]+)[^>]*>|[\w]+)\s*(\{[^}]*\})?")
+# A loop whose values Triton's parser renames when it reads IR text back:
+#   %acc = scf.for %k = %c0_i32 to %K step %c32_i32 iter_args(%acc_1 = %cst) -> (tensor<32x32xf32>)  : i32 {
+LOOP_OP = re.compile(r"\bscf\.(?:for|while)\b")
+
+# What explain reads from TTGIR op lines
+# %c64_i32 = arith.constant 64 : i32
+CONST_INT = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")
+# %0 = arith.addi %a, %b : i32
+SCALAR_OP = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*(arith\.\w+|tt\.get_program_id|tt\.get_num_programs)\s+(.*?)\s*:\s*"
+                       r"(?:i(?:32|64)|index)\s*$")
+# scf.for %k = %c0_i32 to %K step %c64_i32 iter_args(...)
+FOR_BOUNDS = re.compile(r"scf\.for\s+%[\w$.-]+\s*=\s*(%[\w$.-]+)\s+to\s+(%[\w$.-]+)\s+step\s+(%[\w$.-]+)")
+# {contiguity = 4 : i32}
+CONTIGUITY = re.compile(r"\bcontiguity\s*=\s*(\d+)")
+# -> <64x64xf32, #shared, #smem, mutable>   (async copies print their destination without the type name)
+BARE_MEMDESC = re.compile(r"->\s*(<\d[^>]*>)\s*$")
+# !tt.ptr<f16>
+PTR_ELEM = re.compile(r"!tt\.ptr<([\w]+)")
+
+# tt.func public @k(%a_ptr: !tt.ptr<f32> loc("a_ptr"(#loc)), ...) attributes {...} {   (group 1: the arguments)
+FUNC_SIGNATURE = re.compile(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*)\)\s*(?:attributes\s*\{.*\}\s*)?\{")
+
 
 def type_part(line: str) -> str:
     """The type part of an op line: what follows the last top-level ' : '.

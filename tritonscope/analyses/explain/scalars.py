@@ -6,7 +6,7 @@ import math
 import re
 from typing import Any
 
-from tritonscope.language.mlir_syntax import ARG_NAME_LOC, FUNC_ARG
+from tritonscope.language.mlir_syntax import ARG_NAME_LOC, FUNC_ARG, FUNC_SIGNATURE
 from tritonscope.analyses.explain.ttgir import Op, _CONST_RE, _FOR_RE, _SCALAR_RE
 
 # ==========================================================================
@@ -27,7 +27,7 @@ _UNARY = ("arith.index_cast", "arith.extsi", "arith.extui", "arith.trunci", "ari
 
 def function_args(ttgir: str) -> list[tuple[str, str, str]]:
     """[(ssa name, python name, the argument's text)] of the kernel's tt.func signature."""
-    m = re.search(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*)\)\s*(?:attributes\s*\{.*\}\s*)?\{", ttgir)
+    m = FUNC_SIGNATURE.search(ttgir)
     if not m:
         return []
     sig = m.group(1)

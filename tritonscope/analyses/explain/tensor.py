@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tritonscope.language.dialects.python import DOT_CALL as _DOT_CALL_RE
 from tritonscope.analyses.explain.memory import _fits, shared_buffers
 from tritonscope.analyses.explain.model import Verdict
 from tritonscope.analyses.explain.ttgir import ASYNC_COPIES, DOTS, Op, ttgir_ops
@@ -213,8 +214,6 @@ def tensor_cores_from_code(ctx: _Ctx) -> list[Verdict] | str:
     return out
 
 
-# acc = tl.dot(a, b, acc)      c = tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1")      acc += dot(a, b)
-_DOT_CALL_RE = re.compile(r"\bdot(?:_scaled)?\s*\(")
 
 
 def _dot_lines_only(ctx: _Ctx, by_line: dict[Any, list], found: list) -> tuple[dict[Any, list], list[int]]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from tritonscope.language.dialects import Dialect, Instr, Renamer
+from tritonscope.language.dialects import asm_def_location, Dialect, Instr, Renamer
 from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
 # --------------------------------------------------------------------------
@@ -433,8 +433,16 @@ def _note(ins: Instr, wave: int | None, family: str | None):
     return None
 
 
+# 	.amdgcn_target "amdgpu9.42-amd-amdhsa-unknown-gfx942"      .amdhsa_code_object_version 5
+_SIGNS = re.compile(r"^\s*\.(amdgcn_target|amdhsa_code_object_version|amdhsa_kernel)\b", re.M)
+# 	.amdhsa_kernel matmul_kernel
+_KERNEL_NAME = re.compile(r"^\s*\.amdhsa_kernel\s+([\w$.]+)", re.M)
+
+
 DIALECTS = (
     Dialect(key="amdgcn", title="AMDGCN", ext="amdgcn", lexer="text", fence="asm", order=45, backends=("hip",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
+            kind="assembly", machine_code=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
+            def_location=asm_def_location,
             classes=_CLASSES),
 )

@@ -29,7 +29,7 @@ import re
 
 from tritonscope.language import refs
 from tritonscope.language.dialects import Dialect, Instr, Renamer, ssa_spelling
-from tritonscope.language.mlir_syntax import FILE_POS, LOC_DEF, LOC_REF, OP, alias_table, split_top, strip_locs
+from tritonscope.language.mlir_syntax import FILE_POS, FIRST_FILE_LOC, LOC_DEF, LOC_REF, OP, alias_table, split_top, strip_locs
 from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
 
@@ -809,13 +809,33 @@ def _partition_note(name: str, warps: int | None):
             + " alongside the other partitions.", refs.TTG_OPS, {"partition": name, "warps": warps})
 
 
-def _dialect(key: str, title: str, order: int) -> Dialect:
+# --------------------------------------------------------------------------
+# Stage-file recognition
+# --------------------------------------------------------------------------
+
+# tt.func public @matmul_kernel(      module attributes {...} {      (a Triton module, TTIR or TTGIR)
+_SIGNS = re.compile(r"\btt\.func\b|^module\b", re.M)
+# "ttg.num-warps" = 4     #ttg.blocked<...>     (3.x before 3.2: triton_gpu.)   (what makes a module TTGIR)
+_TTGIR_MARKS = re.compile(r"\bttg\.|#ttg\.|\btriton_gpu\.|#triton_gpu\.")
+# tt.func public @matmul_kernel(
+_KERNEL_NAME = re.compile(r"tt\.func\s+(?:public\s+)?@([\w$.]+)")
+
+
+def def_location(text: str) -> tuple[str, int]:
+    """(file, line) the module's first `#loc` names: the kernel's def; ('', 0) when there is none."""
+    m = FIRST_FILE_LOC.search(text)
+    return (m.group(1), int(m.group(2))) if m else ("", 0)
+
+
+def _dialect(key: str, title: str, order: int, **recognition) -> Dialect:
     return Dialect(key=key, title=title, ext=key, lexer="mlir", fence="mlir", order=order, backends=("cuda", "hip"),
                    parse=functools.partial(parse, key=key), normalize=normalize, classify=classify,
-                   annotate=annotate, noise=noise)
+                   annotate=annotate, noise=noise, kind="mlir", signs=_SIGNS, kernel_name=_KERNEL_NAME,
+                   def_location=def_location, **recognition)
 
 
 DIALECTS = (
-    _dialect("ttir", "Triton IR (TTIR)", 10),
-    _dialect("ttgir", "Triton GPU IR (TTGIR)", 20),
+    # .source: the TTIR before any pass (Triton's cache keeps it for recompiles)
+    _dialect("ttir", "Triton IR (TTIR)", 10, suffixes=(".mlir", ".source")),
+    _dialect("ttgir", "Triton GPU IR (TTGIR)", 20, suffixes=(".mlir",), marks=_TTGIR_MARKS),
 )

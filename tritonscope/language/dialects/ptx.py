@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from tritonscope.language import refs
-from tritonscope.language.dialects import Dialect, Instr, Renamer
+from tritonscope.language.dialects import asm_def_location, Dialect, Instr, Renamer
 from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
 # --------------------------------------------------------------------------
@@ -459,9 +459,28 @@ def _note(ins: Instr):
     return None
 
 
+# --------------------------------------------------------------------------
+# Stage-file recognition, and what a lone .ptx records
+# --------------------------------------------------------------------------
+
+# .version 8.4      .target sm_90a      .visible .entry matmul_kernel(
+_SIGNS = re.compile(r"^\s*\.(version|target|entry|visible)\b", re.M)
+# .visible .entry matmul_kernel(
+_KERNEL_NAME = re.compile(r"\.entry\s+([\w$]+)")
+# .target sm_90a         .target sm_80, debug
+TARGET = re.compile(r"^\s*\.target\s+sm_(\d+)([a-z]?)", re.M)
+# .reqntid 128          .reqntid 128, 1, 1      (Triton asks for exactly num_warps x 32 threads)
+REQNTID = re.compile(r"^\s*\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", re.M)
+# .maxnreg 128
+MAXNREG = re.compile(r"^\s*\.maxnreg\s+(\d+)", re.M)
+# .version 8.7
+VERSION = re.compile(r"^\s*\.version\s+(\d+\.\d+)", re.M)
+
+
 DIALECTS = (
     Dialect(key="ptx", title="PTX", ext="ptx", lexer="ptx", fence="ptx", order=40, backends=("cuda",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
+            kind="assembly", signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=asm_def_location,
             classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
                      "wgmma sync", "barrier", "mbarrier", "global load", "global store", "shared load",
                      "shared store", "tcgen05 mma", "tmem load", "tmem store", "tmem alloc", "tcgen05 sync")),
