@@ -314,7 +314,7 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
 
     `hide`: the noise kinds the stage views fold (see noise_filter; None = all of them).
     """
-    from tritonscope.language.dialects import machine_stage
+    from tritonscope.language.dialects import is_source, machine_stage
     from tritonscope.outputs.render import views
     from tritonscope.outputs.render.terminal import stage_panel, summary_panel
 
@@ -337,11 +337,11 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
             console.print(explain_renderable(Explanation.from_dict(explanation_of(analysis)), console.width,
                                              title="Explain"))
         if line is not None:
-            shown = tuple(k for k in stages if k != "python") if stage else None
+            shown = tuple(k for k in stages if not is_source(k)) if stage else None
             console.print(views.line_view(analysis, line, shown))
         elif view == "side-by-side":
             default = ("ttgir", machine_stage(analysis.parsed) or "ptx")
-            shown = tuple(k for k in (stages if stage else default) if k != "python")
+            shown = tuple(k for k in (stages if stage else default) if not is_source(k))
             console.print(views.side_by_side(analysis, shown, console.width, hide=hide))
         elif view == "walkthrough":
             console.print(views.walkthrough(analysis))

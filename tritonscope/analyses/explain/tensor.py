@@ -105,10 +105,10 @@ def verdict_tensor_cores(ctx: _Ctx) -> list[Verdict]:
     dots = [op for op in ctx.ops if op.name in DOTS]
     if not dots:
         return []
-    from tritonscope.language.dialects import instructions
+    from tritonscope.language.dialects import instructions, naming
 
     mma_lines = []
-    for key in ("ptx", "amdgcn", "sass"):
+    for key in naming("mma"):
         st = ctx.analysis.parsed.get(key)
         if st is not None:
             found = [(line, ins) for line, ins in instructions(key, st.lines) if ins.cls in ("mma", "wgmma")]
@@ -165,10 +165,10 @@ def verdict_tensor_cores(ctx: _Ctx) -> list[Verdict]:
 def tensor_cores_from_code(ctx: _Ctx) -> list[Verdict] | str:
     """Without the TTGIR: the MMA instructions of the PTX (else SASS, AMDGCN), one verdict per Python line;
     or why nothing can be said (a tl.dot on FMA looks like any other math there)."""
-    from tritonscope.language.dialects import instructions
+    from tritonscope.language.dialects import instructions, naming
 
     found: list[tuple[str, Any, Any]] = []
-    for key in ("ptx", "sass", "amdgcn"):
+    for key in naming("mma"):
         st = ctx.analysis.parsed.get(key)
         if st is not None:
             found = [(key, line, ins) for line, ins in instructions(key, st.lines) if ins.cls in ("mma", "wgmma")]

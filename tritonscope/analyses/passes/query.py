@@ -206,11 +206,11 @@ def pass_diff(trace: PassTrace, step: Step, *, context: int = 3, notes: bool = T
 def _line_notes(text: str, numbered: list[tuple[int, str]], stage: str, file: str,
                 remarks: list[Remark]) -> dict[int, list[Any]]:
     """{loc-free line number: notes}: the stage views' annotations of one dumped module, and `remarks`."""
-    from tritonscope.language.dialects import annotate_stage, parse_stage
+    from tritonscope.language.dialects import annotate_stage, is_mlir, mlir_stages, parse_stage
     from tritonscope.analyses.remarks import remark_notes
 
     # every dump is MLIR; the LLVM stage's passes work on MLIR's llvm dialect until translation
-    key = "ttir" if stage == "ttir" else "ttgir"
+    key = stage if is_mlir(stage) else mlir_stages()[-1]
     parsed = parse_stage(key, text, file=file)
     found = annotate_stage(parsed)
     if remarks:

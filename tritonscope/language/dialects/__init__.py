@@ -93,6 +93,9 @@ class Dialect:
     # "source" (the kernel's Python), "mlir" (TTIR, TTGIR), "ir" (LLVM IR), "assembly" (PTX, AMDGCN, SASS)
     kind: str = "text"
     machine_code: bool = False  # the GPU's own instructions (SASS, AMDGCN), not a virtual ISA such as PTX
+    # Made by an MLIR pass manager whose per-pass dumps `passes` reads: its title in pass tables
+    # ("TTIR", "TTGIR", "LLVM"); "" for stages no pass manager makes
+    pass_title: str = ""
     # Stage-file recognition (what `open` asks): the suffixes of its stage files besides `.<key>`
     # (".mlir" for TTIR and TTGIR, ".source" for the pre-pass TTIR), a line only its files have near the top
     # (`signs`), what sets it apart from another dialect sharing a suffix (`marks`: TTGIR's ttg. attributes),
@@ -249,6 +252,23 @@ def is_machine_code(key: str) -> bool:
 def compiled(keys) -> list[str]:
     """These stage keys without the source, in the order given."""
     return [k for k in keys if not dialect(k).is_source]
+
+
+def mlir_stages() -> tuple[str, ...]:
+    """The MLIR stages (TTIR, TTGIR), in pipeline order."""
+    return tuple(k for k, d in _REGISTRY.items() if d.is_mlir)
+
+
+def pass_stages() -> tuple[str, ...]:
+    """The stages an MLIR pass manager makes (TTIR, TTGIR, and LLVM IR, lowered in MLIR's llvm dialect
+    before translation), in pipeline order: the stages whose passes `passes` traces."""
+    return tuple(k for k, d in _REGISTRY.items() if d.pass_title)
+
+
+def naming(cls: str) -> tuple[str, ...]:
+    """The stage keys whose dialect names instructions with a class ("mma": PTX, AMDGCN, SASS), in
+    pipeline order."""
+    return tuple(k for k, d in _REGISTRY.items() if cls in d.classes)
 
 
 def for_suffix(suffix: str) -> tuple[Dialect, ...]:

@@ -199,5 +199,6 @@ def def_location(text: str) -> tuple[str, int]:
 DIALECTS = (
     Dialect(key="llir", title="LLVM IR", ext="ll", lexer="llvm", fence="llvm", order=30, backends=("cuda", "hip"),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
-            kind="ir", signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=def_location),
+            kind="ir", signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=def_location,
+            pass_title="LLVM"),  # its passes lower MLIR's llvm dialect before translation
 )

@@ -836,6 +836,6 @@ def _dialect(key: str, title: str, order: int, **recognition) -> Dialect:
 
 DIALECTS = (
     # .source: the TTIR before any pass (Triton's cache keeps it for recompiles)
-    _dialect("ttir", "Triton IR (TTIR)", 10, suffixes=(".mlir", ".source")),
-    _dialect("ttgir", "Triton GPU IR (TTGIR)", 20, suffixes=(".mlir",), marks=_TTGIR_MARKS),
+    _dialect("ttir", "Triton IR (TTIR)", 10, suffixes=(".mlir", ".source"), pass_title="TTIR"),
+    _dialect("ttgir", "Triton GPU IR (TTGIR)", 20, suffixes=(".mlir",), marks=_TTGIR_MARKS, pass_title="TTGIR"),
 )

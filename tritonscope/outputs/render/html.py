@@ -57,7 +57,7 @@ def mix_table(analysis: Analysis) -> tuple[list[str], list[tuple[str, list[int]]
 
 def python_line_of(analysis: Analysis, key: str, line: Line) -> int | None:
     """The kernel-file line a stage line comes from (None when elsewhere or unknown)."""
-    if key == "python":
+    if dialect(key).is_source:
         return line.loc.line if line.loc else analysis.artifact.python_first_line + line.number - 1
     if line.loc and line.loc.file in _kernel_files(analysis):
         return line.loc.line
@@ -455,7 +455,7 @@ def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int
       "focus</button></span></h2><div class=\"code\">\n")
     for line in lines:
         py = python_line_of(analysis, key, line)
-        number = py if key == "python" and py is not None else line.number
+        number = py if dialect(key).is_source and py is not None else line.number
         attrs = f" data-py=\"{py}\"" if py is not None else ""
         line_notes = notes.get(line.number, ())
         if line_notes:
@@ -528,7 +528,7 @@ def _explain_section(analysis: Analysis, w) -> None:
             w("<table class=\"ev\">")
             for stage, line, text in v.evidence:
                 place = _e(where(stage, line))
-                if stage == "python" and line in src:  # in the kernel: a link to the line
+                if dialect(stage).is_source and line in src:  # in the kernel: a link to the line
                     place = f"<button type=\"button\" class=\"go\" data-py=\"{line}\">{place}</button>"
                 w(f"<tr><td>{place}</td><td><code>{_e(text)}</code></td></tr>")
             w("</table>")

@@ -143,7 +143,7 @@ def render_markdown(analysis: Analysis, *, hide: frozenset[str] | None = None) -
             for number in sorted(notes):
                 line = by_number.get(number)
                 py = python_line_of(analysis, key, line) if line else None
-                where = f"line {number}" + (f" (Python line {py})" if py is not None and key != "python" else "")
+                where = f"line {number}" + (f" (Python line {py})" if py is not None and not dialect(key).is_source else "")
                 for note in notes[number]:
                     ref = f" ({_cell(note.reference)})" if note.reference else ""
                     out.append(f"- {where}: **{_cell(note.label)}**: {_cell(note.explanation)}{ref}")
