@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 from collections import Counter
@@ -185,6 +186,62 @@ _REPORT_MARK = "... Execution time report ..."
 STAGE_MARK = "// -----// tritonscope stage "
 
 
+class _OpenDump:
+    """One module dump of a stream while it is read: its summary so far and what was printed after it."""
+
+    def __init__(self, path: str, header, start, stage, number, *, kernel_file: str | None, summarize: bool):
+        self.path = path
+        self.header, self.start, self.stage, self.number = header, start, stage, number
+        self.reader = _DumpReader(kernel_file) if summarize else None
+        self.internal: list[str] = []
+        self.end: int | None = None      # where the module text ended
+        self.state = "module"            # module -> tail (#loc lines) -> other
+        self.other: list[str] = []
+        self.pm_done = False             # its pass manager's timing report has been printed
+        self.loose: list[str] = []       # diagnostics printed after that
+
+    def feed(self, line: str, line_start: int) -> None:
+        """One line of the module, its #loc tail, or what was printed after it."""
+        state = self.state
+        if state == "module":
+            if self.reader:
+                self.reader.feed(line)
+            # the top-level op closes at column 0: "}" or "} loc(#loc)"
+            if line[:1] == "}" and (not line[1:].strip() or line[1:].lstrip().startswith("loc(")):
+                self.state = "tail"
+            return
+        if state == "tail":
+            if not line.strip():
+                return
+            if line.startswith("#loc"):
+                if self.reader:
+                    self.reader.feed(line)
+                return
+            if self.end is None:
+                self.end = line_start
+            self.state = "other"
+        # printed while the pass ran (or an internal dump): keep what we read
+        if line and not line[0].isspace() and is_diagnostic_line(line):
+            (self.loose if self.pm_done else self.other).append(line)
+        elif _TIMING_RE.match(line):
+            self.other.append(line)
+        elif _REPORT_MARK in line:
+            self.pm_done = True
+
+    def done(self, end: int) -> _RawDump:
+        if self.state == "module":
+            what = f"the module dumped before {self.header.name}" if self.header else "the final module"
+            raise InputFileError(
+                f"{self.path} is damaged: {what} (line {self.number}) never closes.",
+                hint="The dump was cut off or edited; compile again to get a whole one.")
+        end = self.end if self.end is not None else end
+        remarks = parse_remarks(self.other, stage=self.stage)
+        timing = [line for line in self.other if _TIMING_RE.match(line)]
+        summary, norm = (self.reader.finish(), self.reader.norm) if self.reader else (DumpSummary(), Counter())
+        return _RawDump(self.header, self.stage, TextRef(self.path, self.start, end), summary, norm, self.internal,
+                        remarks, timing, parse_remarks(self.loose, stage=self.stage))
+
+
 def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final: bool = False,
                strict: bool = False, orphans: list[str] | None = None,
                lines: Iterable[bytes] | None = None, summarize: bool = True) -> Iterator[_RawDump]:
@@ -220,35 +277,12 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
     else:
         f = contextlib.nullcontext(lines)
 
-    class _Open:
-        def __init__(self, header, start, stage, number):
-            self.header, self.start, self.stage, self.number = header, start, stage, number
-            self.reader = _DumpReader(kernel_file) if summarize else None
-            self.internal: list[str] = []
-            self.end: int | None = None      # where the module text ended
-            self.state = "module"            # module -> tail (#loc lines) -> other
-            self.other: list[str] = []
-            self.pm_done = False             # its pass manager's timing report has been printed
-            self.loose: list[str] = []       # diagnostics printed after that
-
-        def done(self, end: int) -> _RawDump:
-            if self.state == "module":
-                what = f"the module dumped before {self.header.name}" if self.header else "the final module"
-                raise InputFileError(
-                    f"{path} is damaged: {what} (line {self.number}) never closes.",
-                    hint="The dump was cut off or edited; compile again to get a whole one.")
-            end = self.end if self.end is not None else end
-            remarks = parse_remarks(self.other, stage=self.stage)
-            timing = [line for line in self.other if _TIMING_RE.match(line)]
-            summary, norm = (self.reader.finish(), self.reader.norm) if self.reader else (DumpSummary(), Counter())
-            return _RawDump(self.header, self.stage, TextRef(path, self.start, end), summary, norm, self.internal,
-                            remarks, timing, parse_remarks(self.loose, stage=self.stage))
-
     with f as source:
         offset = 0
         stage = ""
         seen = False
-        current = _Open(None, 0, "", 1) if final else None
+        opened = functools.partial(_OpenDump, path, kernel_file=kernel_file, summarize=summarize)
+        current = opened(None, 0, "", 1) if final else None
         for number, raw in enumerate(source, 1):
             line_start = offset
             offset += len(raw)
@@ -258,7 +292,7 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
                 if header is not None:
                     if current is not None:
                         yield current.done(line_start)
-                    current = _Open(header, offset, stage, number)
+                    current = opened(header, offset, stage, number)
                     seen = True
                     continue
                 if text.startswith(STAGE_MARK):
@@ -290,32 +324,7 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
                         context=raw.decode(errors="replace")[:200].rstrip(),
                         hint="Give a file written with MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE.")
                 continue
-            line = raw.decode(errors="replace").rstrip("\r\n")
-            state = current.state
-            if state == "module":
-                if current.reader:
-                    current.reader.feed(line)
-                # the top-level op closes at column 0: "}" or "} loc(#loc)"
-                if line[:1] == "}" and (not line[1:].strip() or line[1:].lstrip().startswith("loc(")):
-                    current.state = "tail"
-                continue
-            if state == "tail":
-                if not line.strip():
-                    continue
-                if line.startswith("#loc"):
-                    if current.reader:
-                        current.reader.feed(line)
-                    continue
-                if current.end is None:
-                    current.end = line_start
-                current.state = state = "other"
-            # printed while the pass ran (or an internal dump): keep what we read
-            if line and not line[0].isspace() and is_diagnostic_line(line):
-                (current.loose if current.pm_done else current.other).append(line)
-            elif _TIMING_RE.match(line):
-                current.other.append(line)
-            elif _REPORT_MARK in line:
-                current.pm_done = True
+            current.feed(raw.decode(errors="replace").rstrip("\r\n"), line_start)
         if current is not None:
             yield current.done(offset)
         elif not seen and not final:

@@ -26,6 +26,7 @@ import functools
 import math
 import os
 import re
+from typing import Callable
 
 from tritonscope.language import refs
 from tritonscope.language.dialects import Dialect, Instr, Renamer, ssa_spelling
@@ -349,234 +350,360 @@ def annotate(stage: ParsedStage) -> list[Note]:
     return notes
 
 
+# One writer per op family, found by _OP_NOTES: each takes the op, its line, the module's context, the
+# line's types, its tensor types and the result's shape, and returns (kind, label, explanation,
+# reference, facts), or None when the line does not say enough.
+def _note_func(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.func"""
+    # %a_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}
+    args = re.findall(r"(%\w+): [^{,)]+\{tt\.divisibility = (\d+)", t)
+    if args:
+        names = ", ".join(a for a, _ in args)
+        div = sorted({d for _, d in args})
+        return ("op", "kernel arguments specialized",
+                f"tt.divisibility = {'/'.join(div)} on {names}: the JIT saw values divisible by "
+                f"{'/'.join(div)}, which lets the compiler prove alignment and use vector and async copies.",
+                refs.TT_OPS, {"divisibility": {a: int(d) for a, d in args}})
+    return None
+
+
+def _note_get_program_id(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.get_program_id"""
+    axis = re.search(r"get_program_id (\w)", t)
+    ax = {"x": 0, "y": 1, "z": 2}.get(axis.group(1) if axis else "", None)
+    return ("op", f"program id axis {ax}",
+            f"tl.program_id({ax}): this program's index along grid axis {ax}; it selects which tile to compute.",
+            refs.TT_OPS, {"axis": ax}) if ax is not None else None
+
+
+def _note_make_range(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.make_range"""
+    s, e = _attr("start", t), _attr("end", t)
+    if s is None or e is None:
+        return None
+    return ("op", f"arange [{s}, {e})",
+            f"tl.arange({s}, {e}): a {e - s}-element tensor holding {s} .. {e - 1}, the per-element offsets "
+            f"within one tile.", refs.TT_OPS, {"start": s, "end": e})
+
+
+def _note_splat(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.splat"""
+    # %0 = tt.splat %a_ptr : !tt.ptr<f16> -> tensor<16x1x!tt.ptr<f16>>
+    src = re.search(r"tt\.splat (%[\w#]+) : ([^ ]+) ->", t)
+    if not src or not out_shape:
+        return None
+    what = "pointer" if src.group(2).startswith("!tt.ptr") else "scalar"
+    return ("op", f"splat {what} → {_x(out_shape)}",
+            f"Copies the {what} {src.group(1)} ({src.group(2)}) into every element of a {_x(out_shape)} tensor, "
+            f"because it is combined element-wise with a tensor of that shape.", refs.TT_OPS,
+            {"what": what, "source": src.group(1), "source_type": src.group(2), "shape": list(out_shape)})
+
+
+def _note_expand_dims(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.expand_dims"""
+    axis = _attr("axis", t)
+    if axis is None or len(tensors) < 2:
+        return None
+    return ("op", f"expand_dims axis {axis}",
+            f"Inserts a size-1 dimension at axis {axis}: {_x(tensors[0][1])} → {_x(tensors[-1][1])} "
+            f"(the [{':, None' if axis == 1 else 'None, :'}] indexing).", refs.TT_OPS,
+            {"axis": axis, "from": list(tensors[0][1]), "to": list(tensors[-1][1])})
+
+
+def _note_broadcast(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.broadcast"""
+    if len(tensors) < 2:
+        return None
+    return ("op", f"broadcast {_x(tensors[0][1])} → {_x(tensors[-1][1])}",
+            f"Repeats the size-1 dimensions so both operands of the next element-wise op have shape "
+            f"{_x(tensors[-1][1])}: NumPy-style broadcasting made explicit.", refs.TT_OPS,
+            {"from": list(tensors[0][1]), "to": list(tensors[-1][1])})
+
+
+def _note_addptr(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.addptr"""
+    enc = _enc()
+    elem = _ptr_elem(t)
+    bits = enc.elem_bits(elem) if elem else None
+    shape = f"{_x(out_shape)} " if out_shape else ""
+    return ("op", "pointer + offset",
+            f"Advances each of the {shape}pointers by its offset in elements"
+            + (f" ({bits // 8} bytes per {elem} element)." if bits else "."), refs.TT_OPS,
+            {"shape": list(out_shape) if out_shape else None, "elem": elem, "elem_bits": bits})
+
+
+def _note_load_store(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.load / tt.store"""
+    ops = _operands(t, op)
+    masked = len(ops) >= (2 if op == "tt.load" else 3)
+    elem = _ptr_elem(t)
+    what = f"{_x(out_shape)} {elem or ''}".strip() if out_shape else "a scalar"
+    verb = "Loads" if op == "tt.load" else "Stores"
+    text = f"{verb} {what} {'from' if op == 'tt.load' else 'to'} global memory, "
+    if masked:
+        text += ("masked: elements whose mask is false are not " + ("read (they get `other`, else 0)."
+                                                                    if op == "tt.load" else "written."))
+    else:
+        text += "unmasked: every address is assumed to be in bounds."
+    enc_name = tensors[0][3] if tensors else None
+    per = ctx.blocked_per_thread(enc_name, tensors[0][1]) if tensors else None
+    if per:
+        text += f" With {enc_name}, each thread handles {per} elements."
+    return ("op", f"{op.split('.')[1]} {'masked' if masked else 'unmasked'}", text, refs.TT_OPS,
+            {"shape": list(out_shape) if out_shape else None, "elem": elem, "masked": masked,
+             "encoding": enc_name, "per_thread": per})
+
+
+def _note_dot(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.dot"""
+    if len(tensors) < 3:
+        return None
+    a, b, c = tensors[0], tensors[1], tensors[-1]
+    # inputPrecision = tf32
+    prec = re.search(r"inputPrecision = (\w+)", t)
+    text = (f"Tile matmul: {_x(a[1])} {a[2]} x {_x(b[1])} {b[2]} accumulated into {_x(c[1])} {c[2]} "
+            f"(tl.dot); this is what becomes tensor-core instructions.")
+    if prec and a[2] == "f32":
+        text += f" inputPrecision = {prec.group(1)}: f32 inputs are rounded to {prec.group(1)} for the tensor cores."
+    target = _dot_target(c[3], ctx)  # AMD: MFMA/WMMA, named after the result's encoding
+    if target:
+        text = text.replace("tensor-core instructions", target[0]).replace("tensor cores", "matrix cores")
+        text += " " + target[1]
+    return ("op", f"dot {_x(a[1])}·{_x(b[1])}", text, refs.TT_OPS,
+            {"a": _tensor(a), "b": _tensor(b), "c": _tensor(c),
+             "input_precision": prec.group(1) if prec else None, **(target[2] if target else {})})
+
+
+def _note_for(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """scf.for"""
+    # scf.for %k = %c0_i32 to %K step %c16_i32 iter_args(%acc = %cst) -> (...)
+    m = re.search(r"scf\.for (%[\w#]+) = (%[\w#-]+) to (%[\w#-]+) step (%[\w#-]+)", t)
+    if not m:
+        return None
+    n_iter = len(re.findall(r"%[\w#]+ = %[\w#-]+", t.split("iter_args", 1)[1])) if "iter_args" in t else 0
+    return ("op", "loop",
+            f"Loop {m.group(1)} from {m.group(2)} to {m.group(3)} step {m.group(4)}"
+            + (f", carrying {n_iter} values between iterations (iter_args: the accumulator and, after "
+               f"pipelining, buffer indices and async tokens)." if n_iter else "."), refs.SCF,
+            {"induction": m.group(1), "lower": m.group(2), "upper": m.group(3), "step": m.group(4),
+             "iter_args": n_iter})
+
+
+def _note_reduce(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """tt.reduce"""
+    axis = _attr("axis", t)
+    return ("op", f"reduce axis {axis}",
+            f"Reduces along axis {axis} with the combine region below (tl.sum/tl.max/...): within a thread, "
+            f"then across lanes with shuffles, then across warps through shared memory if needed.",
+            refs.TT_OPS, {"axis": axis}) if axis is not None else None
+
+
+def _note_convert_layout(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.convert_layout"""
+    encs = [x[3] for x in tensors]
+    if len(encs) >= 2:
+        return ("cost", f"layout conversion {encs[0]} → {encs[-1]}",
+                f"Moves a {_x(out_shape)} tensor from {encs[0]} to {encs[-1]}: threads must exchange elements, "
+                f"usually through shared memory with a barrier. It costs time; it exists because the producer "
+                f"and the consumer want different layouts.", refs.TTG_OPS,
+                {"from": encs[0], "to": encs[-1], "shape": list(out_shape)})
+    return None
+
+
+def _note_async_copy_global_to_local(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.async_copy_global_to_local"""
+    enc = _enc()
+    cont = _attr("contiguity", t)
+    elem = _ptr_elem(t)
+    bits = enc.elem_bits(elem) if elem else None
+    src = tensors[0] if tensors else None
+    per = ctx.blocked_per_thread(src[3], src[1]) if src else None
+    text = f"Asynchronous copy of a {_x(src[1]) if src else ''} tile from global to shared memory (cp.async), " \
+           f"not through registers."
+    if per:
+        text += f" With {src[3]} each thread copies {per} elements"
+        if cont and bits:
+            text += f", {cont} contiguous {elem} = {cont * bits // 8} bytes per copy instruction"
+        text += "."
+    masked = " mask " in t
+    if masked:
+        text += " Masked: elements with a false mask are filled with zeros."
+    size = cont * bits // 8 if cont and bits else None
+    return ("op", "async copy global→shared" + (f" {size}B" if size else ""), text, refs.TTG_OPS,
+            {"shape": list(src[1]) if src else None, "elem": elem, "elem_bits": bits, "contiguity": cont,
+             "bytes": size, "encoding": src[3] if src else None, "per_thread": per, "masked": masked})
+
+
+def _note_async_commit_group(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.async_commit_group"""
+    return ("op", "commit async group",
+            "Closes the async copies issued so far into one group (cp.async.commit_group), so they can be "
+            "waited for together.", refs.TTG_OPS, {})
+
+
+def _note_async_wait(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.async_wait"""
+    n = _attr("num", t)
+    return ("op", f"wait until ≤{n} groups pending",
+            f"Waits until at most {n} committed copy groups are still in flight (cp.async.wait_group {n}): "
+            f"the software pipeline keeps the next tiles loading while this one is used.",
+            refs.TTG_OPS, {"pending": n}) if n is not None else None
+
+
+def _note_local_alloc(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.local_alloc"""
+    enc = _enc()
+    md = [x for x in types if x[0] == "!ttg.memdesc"]
+    if not md:
+        return None
+    shape, elem = md[-1][1], md[-1][2]
+    bits = enc.elem_bits(elem)
+    nbytes = math.prod(shape) * bits // 8 if bits else None
+    size = f" = {nbytes:,} bytes" if bits else ""
+    text = f"Allocates shared memory for {_x(shape)} {elem}{size}."
+    buffers = None
+    if len(shape) == 3 and "(" in t.split("ttg.local_alloc", 1)[1][:3] or ": ()" in t:
+        if len(shape) == 3:
+            buffers = shape[0]
+            text += f" The leading {shape[0]} is the number of pipeline buffers."
+    return ("op", f"shared alloc {_x(shape)}", text, refs.TTG_OPS,
+            {"shape": list(shape), "elem": elem, "bytes": nbytes, "buffers": buffers})
+
+
+def _note_local_load(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.local_load"""
+    enc = _enc()
+    dst = tensors[-1] if tensors else None
+    text = "Reads a tile from shared memory into registers"
+    facts: dict = {"shape": list(dst[1]) if dst else None, "elem": dst[2] if dst else None,
+                   "encoding": dst[3] if dst else None}
+    if dst:
+        m = _INLINE.search(t)
+        if m and m.group(1) == "dot_op":
+            f = enc.parse_fields(m.group(2))
+            operand = "A" if f.get("opIdx") == 0 else "B"
+            facts["operand"] = operand
+            text += f" as MMA operand {operand} ({_x(dst[1])} {dst[2]})"
+        else:
+            text += f" ({_x(dst[1])} {dst[2]}, {dst[3]})"
+    return ("op", "shared → registers", text + ".", refs.TTG_OPS, facts)
+
+
+def _note_local_store(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.local_store"""
+    return ("op", "registers → shared", "Writes a register tensor into a shared-memory buffer.", refs.TTG_OPS, {})
+
+
+def _note_local_dealloc(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.local_dealloc"""
+    return ("op", "shared free", "Releases a shared-memory allocation.", refs.TTG_OPS, {})
+
+
+def _note_memdesc_index(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttg.memdesc_index"""
+    return ("op", "select pipeline buffer",
+            "Picks one buffer of a multi-buffered shared allocation (the pipeline stage in use).", refs.TTG_OPS,
+            {})
+
+
+def _note_warp_group_dot(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttng.warp_group_dot / ttng.warp_group_dot_wait"""
+    if op.endswith("_wait"):
+        n = _attr("pendings", t)
+        return ("op", f"wgmma wait ≤{n}",
+                f"Waits until at most {n} warp-group MMA groups are still running (wgmma.wait_group {n}).",
+                refs.TTNG_OPS, {"pending": n}) if n is not None else None
+    md = [x for x in types if x[0] == "!ttg.memdesc"]
+    a_from = "shared" if len(md) >= 2 else "registers"
+    src = "shared memory" if len(md) >= 2 else "registers (A) and shared memory (B)"
+    return ("op", "warp-group MMA (wgmma)",
+            f"Hopper tensor-core matmul issued by a whole warpgroup (4 warps), asynchronous, reading operands "
+            f"from {src}" + (f"; result {_x(out_shape)}" if out_shape else "") + ".", refs.TTNG_OPS,
+            {"a_from": a_from, "shape": list(out_shape) if out_shape else None})
+
+
+def _note_fence_async_shared(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttng.fence_async_shared"""
+    return ("op", "async proxy fence",
+            "Makes earlier ordinary shared-memory writes visible to the async proxy (wgmma, TMA) "
+            "before it reads them (fence.proxy.async).", refs.TTNG_OPS, {})
+
+
+def _note_async_tma_copy_global_to_local(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttng.async_tma_copy_global_to_local*"""
+    return ("op", "TMA load", "Tensor Memory Accelerator copy global → shared, described by a tensor map "
+            "and completed through an mbarrier (cp.async.bulk.tensor).", refs.TTNG_OPS, {})
+
+
+def _note_async_tma_copy_local_to_global(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttng.async_tma_copy_local_to_global*"""
+    return ("op", "TMA store", "Tensor Memory Accelerator copy shared → global (cp.async.bulk.tensor).",
+            refs.TTNG_OPS, {})
+
+
+def _note_mbarrier(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """ttng.init_barrier / ttng.wait_barrier / ttng.barrier_expect / ttng.arrive_barrier / ttng.inval_barrier"""
+    what = {"ttng.init_barrier": "initializes", "ttng.wait_barrier": "waits on",
+            "ttng.barrier_expect": "sets the expected transaction bytes of",
+            "ttng.arrive_barrier": "arrives on", "ttng.inval_barrier": "invalidates"}[op]
+    return ("op", op.split(".")[1].replace("_", " "),
+            f"{what.capitalize()} an mbarrier in shared memory (used to track async copies such as TMA).",
+            refs.TTNG_OPS, {})
+
+
+def _note_cta_barrier(op: str, t: str, ctx: _Context, types: list, tensors: list, out_shape):
+    """gpu.barrier / ttg.barrier"""
+    return ("op", "CTA barrier", "All threads of the CTA wait here (bar.sync).", refs.TTG_OPS, {})
+
+
+# The op-note writers by op name (and by prefix, for ops with suffixed variants)
+_OP_NOTES: dict[str, Callable] = {
+    "tt.func": _note_func,
+    "tt.get_program_id": _note_get_program_id,
+    "tt.make_range": _note_make_range,
+    "tt.splat": _note_splat,
+    "tt.expand_dims": _note_expand_dims,
+    "tt.broadcast": _note_broadcast,
+    "tt.addptr": _note_addptr,
+    "tt.load": _note_load_store,
+    "tt.store": _note_load_store,
+    "tt.dot": _note_dot,
+    "scf.for": _note_for,
+    "tt.reduce": _note_reduce,
+    "ttg.convert_layout": _note_convert_layout,
+    "ttg.async_copy_global_to_local": _note_async_copy_global_to_local,
+    "ttg.async_commit_group": _note_async_commit_group,
+    "ttg.async_wait": _note_async_wait,
+    "ttg.local_alloc": _note_local_alloc,
+    "ttg.local_load": _note_local_load,
+    "ttg.local_store": _note_local_store,
+    "ttg.local_dealloc": _note_local_dealloc,
+    "ttg.memdesc_index": _note_memdesc_index,
+    "ttng.warp_group_dot": _note_warp_group_dot,
+    "ttng.warp_group_dot_wait": _note_warp_group_dot,
+    "ttng.fence_async_shared": _note_fence_async_shared,
+    "ttng.init_barrier": _note_mbarrier,
+    "ttng.wait_barrier": _note_mbarrier,
+    "ttng.barrier_expect": _note_mbarrier,
+    "ttng.arrive_barrier": _note_mbarrier,
+    "ttng.inval_barrier": _note_mbarrier,
+    "gpu.barrier": _note_cta_barrier,
+    "ttg.barrier": _note_cta_barrier,
+}
+_OP_NOTE_PREFIXES: tuple[tuple[str, Callable], ...] = (
+    ("ttng.async_tma_copy_global_to_local", _note_async_tma_copy_global_to_local),
+    ("ttng.async_tma_copy_local_to_global", _note_async_tma_copy_local_to_global),
+)
+
+
 def _op_note(op: str, t: str, ctx: _Context):
     """(kind, label, explanation, reference, facts) for one op line, or None."""
-    enc = _enc()
     types = ctx.types_of(t) if "<" in t else []
     tensors = [x for x in types if x[0] == "tensor"]
     out_shape = tensors[-1][1] if tensors else None
-    if op == "tt.func":
-        # %a_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}
-        args = re.findall(r"(%\w+): [^{,)]+\{tt\.divisibility = (\d+)", t)
-        if args:
-            names = ", ".join(a for a, _ in args)
-            div = sorted({d for _, d in args})
-            return ("op", "kernel arguments specialized",
-                    f"tt.divisibility = {'/'.join(div)} on {names}: the JIT saw values divisible by "
-                    f"{'/'.join(div)}, which lets the compiler prove alignment and use vector and async copies.",
-                    refs.TT_OPS, {"divisibility": {a: int(d) for a, d in args}})
-        return None
-    if op == "tt.get_program_id":
-        axis = re.search(r"get_program_id (\w)", t)
-        ax = {"x": 0, "y": 1, "z": 2}.get(axis.group(1) if axis else "", None)
-        return ("op", f"program id axis {ax}",
-                f"tl.program_id({ax}): this program's index along grid axis {ax}; it selects which tile to compute.",
-                refs.TT_OPS, {"axis": ax}) if ax is not None else None
-    if op == "tt.make_range":
-        s, e = _attr("start", t), _attr("end", t)
-        if s is None or e is None:
-            return None
-        return ("op", f"arange [{s}, {e})",
-                f"tl.arange({s}, {e}): a {e - s}-element tensor holding {s} .. {e - 1}, the per-element offsets "
-                f"within one tile.", refs.TT_OPS, {"start": s, "end": e})
-    if op == "tt.splat":
-        # %0 = tt.splat %a_ptr : !tt.ptr<f16> -> tensor<16x1x!tt.ptr<f16>>
-        src = re.search(r"tt\.splat (%[\w#]+) : ([^ ]+) ->", t)
-        if not src or not out_shape:
-            return None
-        what = "pointer" if src.group(2).startswith("!tt.ptr") else "scalar"
-        return ("op", f"splat {what} → {_x(out_shape)}",
-                f"Copies the {what} {src.group(1)} ({src.group(2)}) into every element of a {_x(out_shape)} tensor, "
-                f"because it is combined element-wise with a tensor of that shape.", refs.TT_OPS,
-                {"what": what, "source": src.group(1), "source_type": src.group(2), "shape": list(out_shape)})
-    if op == "tt.expand_dims":
-        axis = _attr("axis", t)
-        if axis is None or len(tensors) < 2:
-            return None
-        return ("op", f"expand_dims axis {axis}",
-                f"Inserts a size-1 dimension at axis {axis}: {_x(tensors[0][1])} → {_x(tensors[-1][1])} "
-                f"(the [{':, None' if axis == 1 else 'None, :'}] indexing).", refs.TT_OPS,
-                {"axis": axis, "from": list(tensors[0][1]), "to": list(tensors[-1][1])})
-    if op == "tt.broadcast":
-        if len(tensors) < 2:
-            return None
-        return ("op", f"broadcast {_x(tensors[0][1])} → {_x(tensors[-1][1])}",
-                f"Repeats the size-1 dimensions so both operands of the next element-wise op have shape "
-                f"{_x(tensors[-1][1])}: NumPy-style broadcasting made explicit.", refs.TT_OPS,
-                {"from": list(tensors[0][1]), "to": list(tensors[-1][1])})
-    if op == "tt.addptr":
-        elem = _ptr_elem(t)
-        bits = enc.elem_bits(elem) if elem else None
-        shape = f"{_x(out_shape)} " if out_shape else ""
-        return ("op", "pointer + offset",
-                f"Advances each of the {shape}pointers by its offset in elements"
-                + (f" ({bits // 8} bytes per {elem} element)." if bits else "."), refs.TT_OPS,
-                {"shape": list(out_shape) if out_shape else None, "elem": elem, "elem_bits": bits})
-    if op in ("tt.load", "tt.store"):
-        ops = _operands(t, op)
-        masked = len(ops) >= (2 if op == "tt.load" else 3)
-        elem = _ptr_elem(t)
-        what = f"{_x(out_shape)} {elem or ''}".strip() if out_shape else "a scalar"
-        verb = "Loads" if op == "tt.load" else "Stores"
-        text = f"{verb} {what} {'from' if op == 'tt.load' else 'to'} global memory, "
-        if masked:
-            text += ("masked: elements whose mask is false are not " + ("read (they get `other`, else 0)."
-                                                                        if op == "tt.load" else "written."))
-        else:
-            text += "unmasked: every address is assumed to be in bounds."
-        enc_name = tensors[0][3] if tensors else None
-        per = ctx.blocked_per_thread(enc_name, tensors[0][1]) if tensors else None
-        if per:
-            text += f" With {enc_name}, each thread handles {per} elements."
-        return ("op", f"{op.split('.')[1]} {'masked' if masked else 'unmasked'}", text, refs.TT_OPS,
-                {"shape": list(out_shape) if out_shape else None, "elem": elem, "masked": masked,
-                 "encoding": enc_name, "per_thread": per})
-    if op == "tt.dot":
-        if len(tensors) < 3:
-            return None
-        a, b, c = tensors[0], tensors[1], tensors[-1]
-        # inputPrecision = tf32
-        prec = re.search(r"inputPrecision = (\w+)", t)
-        text = (f"Tile matmul: {_x(a[1])} {a[2]} x {_x(b[1])} {b[2]} accumulated into {_x(c[1])} {c[2]} "
-                f"(tl.dot); this is what becomes tensor-core instructions.")
-        if prec and a[2] == "f32":
-            text += f" inputPrecision = {prec.group(1)}: f32 inputs are rounded to {prec.group(1)} for the tensor cores."
-        target = _dot_target(c[3], ctx)  # AMD: MFMA/WMMA, named after the result's encoding
-        if target:
-            text = text.replace("tensor-core instructions", target[0]).replace("tensor cores", "matrix cores")
-            text += " " + target[1]
-        return ("op", f"dot {_x(a[1])}·{_x(b[1])}", text, refs.TT_OPS,
-                {"a": _tensor(a), "b": _tensor(b), "c": _tensor(c),
-                 "input_precision": prec.group(1) if prec else None, **(target[2] if target else {})})
-    if op == "scf.for":
-        # scf.for %k = %c0_i32 to %K step %c16_i32 iter_args(%acc = %cst) -> (...)
-        m = re.search(r"scf\.for (%[\w#]+) = (%[\w#-]+) to (%[\w#-]+) step (%[\w#-]+)", t)
-        if not m:
-            return None
-        n_iter = len(re.findall(r"%[\w#]+ = %[\w#-]+", t.split("iter_args", 1)[1])) if "iter_args" in t else 0
-        return ("op", "loop",
-                f"Loop {m.group(1)} from {m.group(2)} to {m.group(3)} step {m.group(4)}"
-                + (f", carrying {n_iter} values between iterations (iter_args: the accumulator and, after "
-                   f"pipelining, buffer indices and async tokens)." if n_iter else "."), refs.SCF,
-                {"induction": m.group(1), "lower": m.group(2), "upper": m.group(3), "step": m.group(4),
-                 "iter_args": n_iter})
-    if op == "tt.reduce":
-        axis = _attr("axis", t)
-        return ("op", f"reduce axis {axis}",
-                f"Reduces along axis {axis} with the combine region below (tl.sum/tl.max/...): within a thread, "
-                f"then across lanes with shuffles, then across warps through shared memory if needed.",
-                refs.TT_OPS, {"axis": axis}) if axis is not None else None
-    if op == "ttg.convert_layout":
-        encs = [x[3] for x in tensors]
-        if len(encs) >= 2:
-            return ("cost", f"layout conversion {encs[0]} → {encs[-1]}",
-                    f"Moves a {_x(out_shape)} tensor from {encs[0]} to {encs[-1]}: threads must exchange elements, "
-                    f"usually through shared memory with a barrier. It costs time; it exists because the producer "
-                    f"and the consumer want different layouts.", refs.TTG_OPS,
-                    {"from": encs[0], "to": encs[-1], "shape": list(out_shape)})
-        return None
-    if op == "ttg.async_copy_global_to_local":
-        cont = _attr("contiguity", t)
-        elem = _ptr_elem(t)
-        bits = enc.elem_bits(elem) if elem else None
-        src = tensors[0] if tensors else None
-        per = ctx.blocked_per_thread(src[3], src[1]) if src else None
-        text = f"Asynchronous copy of a {_x(src[1]) if src else ''} tile from global to shared memory (cp.async), " \
-               f"not through registers."
-        if per:
-            text += f" With {src[3]} each thread copies {per} elements"
-            if cont and bits:
-                text += f", {cont} contiguous {elem} = {cont * bits // 8} bytes per copy instruction"
-            text += "."
-        masked = " mask " in t
-        if masked:
-            text += " Masked: elements with a false mask are filled with zeros."
-        size = cont * bits // 8 if cont and bits else None
-        return ("op", "async copy global→shared" + (f" {size}B" if size else ""), text, refs.TTG_OPS,
-                {"shape": list(src[1]) if src else None, "elem": elem, "elem_bits": bits, "contiguity": cont,
-                 "bytes": size, "encoding": src[3] if src else None, "per_thread": per, "masked": masked})
-    if op == "ttg.async_commit_group":
-        return ("op", "commit async group",
-                "Closes the async copies issued so far into one group (cp.async.commit_group), so they can be "
-                "waited for together.", refs.TTG_OPS, {})
-    if op == "ttg.async_wait":
-        n = _attr("num", t)
-        return ("op", f"wait until ≤{n} groups pending",
-                f"Waits until at most {n} committed copy groups are still in flight (cp.async.wait_group {n}): "
-                f"the software pipeline keeps the next tiles loading while this one is used.",
-                refs.TTG_OPS, {"pending": n}) if n is not None else None
-    if op == "ttg.local_alloc":
-        md = [x for x in types if x[0] == "!ttg.memdesc"]
-        if not md:
-            return None
-        shape, elem = md[-1][1], md[-1][2]
-        bits = enc.elem_bits(elem)
-        nbytes = math.prod(shape) * bits // 8 if bits else None
-        size = f" = {nbytes:,} bytes" if bits else ""
-        text = f"Allocates shared memory for {_x(shape)} {elem}{size}."
-        buffers = None
-        if len(shape) == 3 and "(" in t.split("ttg.local_alloc", 1)[1][:3] or ": ()" in t:
-            if len(shape) == 3:
-                buffers = shape[0]
-                text += f" The leading {shape[0]} is the number of pipeline buffers."
-        return ("op", f"shared alloc {_x(shape)}", text, refs.TTG_OPS,
-                {"shape": list(shape), "elem": elem, "bytes": nbytes, "buffers": buffers})
-    if op == "ttg.local_load":
-        dst = tensors[-1] if tensors else None
-        text = "Reads a tile from shared memory into registers"
-        facts: dict = {"shape": list(dst[1]) if dst else None, "elem": dst[2] if dst else None,
-                       "encoding": dst[3] if dst else None}
-        if dst:
-            m = _INLINE.search(t)
-            if m and m.group(1) == "dot_op":
-                f = enc.parse_fields(m.group(2))
-                operand = "A" if f.get("opIdx") == 0 else "B"
-                facts["operand"] = operand
-                text += f" as MMA operand {operand} ({_x(dst[1])} {dst[2]})"
-            else:
-                text += f" ({_x(dst[1])} {dst[2]}, {dst[3]})"
-        return ("op", "shared → registers", text + ".", refs.TTG_OPS, facts)
-    if op == "ttg.local_store":
-        return ("op", "registers → shared", "Writes a register tensor into a shared-memory buffer.", refs.TTG_OPS, {})
-    if op == "ttg.local_dealloc":
-        return ("op", "shared free", "Releases a shared-memory allocation.", refs.TTG_OPS, {})
-    if op == "ttg.memdesc_index":
-        return ("op", "select pipeline buffer",
-                "Picks one buffer of a multi-buffered shared allocation (the pipeline stage in use).", refs.TTG_OPS,
-                {})
-    if op in ("ttng.warp_group_dot", "ttng.warp_group_dot_wait"):
-        if op.endswith("_wait"):
-            n = _attr("pendings", t)
-            return ("op", f"wgmma wait ≤{n}",
-                    f"Waits until at most {n} warp-group MMA groups are still running (wgmma.wait_group {n}).",
-                    refs.TTNG_OPS, {"pending": n}) if n is not None else None
-        md = [x for x in types if x[0] == "!ttg.memdesc"]
-        a_from = "shared" if len(md) >= 2 else "registers"
-        src = "shared memory" if len(md) >= 2 else "registers (A) and shared memory (B)"
-        return ("op", "warp-group MMA (wgmma)",
-                f"Hopper tensor-core matmul issued by a whole warpgroup (4 warps), asynchronous, reading operands "
-                f"from {src}" + (f"; result {_x(out_shape)}" if out_shape else "") + ".", refs.TTNG_OPS,
-                {"a_from": a_from, "shape": list(out_shape) if out_shape else None})
-    if op == "ttng.fence_async_shared":
-        return ("op", "async proxy fence",
-                "Makes earlier ordinary shared-memory writes visible to the async proxy (wgmma, TMA) "
-                "before it reads them (fence.proxy.async).", refs.TTNG_OPS, {})
-    if op.startswith("ttng.async_tma_copy_global_to_local"):
-        return ("op", "TMA load", "Tensor Memory Accelerator copy global → shared, described by a tensor map "
-                "and completed through an mbarrier (cp.async.bulk.tensor).", refs.TTNG_OPS, {})
-    if op.startswith("ttng.async_tma_copy_local_to_global"):
-        return ("op", "TMA store", "Tensor Memory Accelerator copy shared → global (cp.async.bulk.tensor).",
-                refs.TTNG_OPS, {})
-    if op in ("ttng.init_barrier", "ttng.wait_barrier", "ttng.barrier_expect", "ttng.arrive_barrier",
-              "ttng.inval_barrier"):
-        what = {"ttng.init_barrier": "initializes", "ttng.wait_barrier": "waits on",
-                "ttng.barrier_expect": "sets the expected transaction bytes of",
-                "ttng.arrive_barrier": "arrives on", "ttng.inval_barrier": "invalidates"}[op]
-        return ("op", op.split(".")[1].replace("_", " "),
-                f"{what.capitalize()} an mbarrier in shared memory (used to track async copies such as TMA).",
-                refs.TTNG_OPS, {})
-    if op in ("gpu.barrier", "ttg.barrier"):
-        return ("op", "CTA barrier", "All threads of the CTA wait here (bar.sync).", refs.TTG_OPS, {})
+    write = _OP_NOTES.get(op) or next((w for p, w in _OP_NOTE_PREFIXES if op.startswith(p)), None)
+    if write is not None:
+        return write(op, t, ctx, types, tensors, out_shape)
     return _target_op_note(op, t, ctx, types, tensors, out_shape)
 
 
