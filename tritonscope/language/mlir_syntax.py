@@ -185,6 +185,18 @@ TYPED_ARG = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<\s*([\w]+)[^>]*>|[\w]+)\s*(\
 #   %acc = scf.for %k = %c0_i32 to %K step %c32_i32 iter_args(%acc_1 = %cst) -> (tensor<32x32xf32>)  : i32 {
 LOOP_OP = re.compile(r"\bscf\.(?:for|while)\b")
 
+# What versions' speed figures count in a TTGIR
+# %34 = ttg.convert_layout %33 : tensor<...>
+CONVERT_LAYOUT_OP = re.compile(r"\bttg\.convert_layout\b")
+# #blocked1 = #ttg.blocked<{...}>     #mma = #ttg.amd_mfma<{...}>    #shared = #ttg.swizzled_shared<...>
+ENCODING_KIND = re.compile(r"^#\w+\s*=\s*#(?:ttg|ttng|ttg\.amd|amdgpu)\.(\w+)<", re.M)
+# ttg.async_copy_global_to_local, amdgpu.buffer_load_to_local, ttng.async_tma_copy_global_to_local
+ASYNC_COPY_OPS = re.compile(r"\b(?:ttg\.async_copy_global_to_local|amdgpu\.buffer_load_to_local|"
+                            r"ttng\.async_tma_copy_global_to_local|ttng\.async_tma_gather)\b")
+# amdgpu.buffer_load / tt.load (loads into registers at the TTGIR level)
+BUFFER_LOAD_OP = re.compile(r"\bamdgpu\.buffer_load\b(?!_to_local)")
+LOAD_OP = re.compile(r"=\s*tt\.load\b")
+
 # What explain reads from TTGIR op lines
 # %c64_i32 = arith.constant 64 : i32
 CONST_INT = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")

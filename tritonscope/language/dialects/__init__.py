@@ -96,6 +96,13 @@ class Dialect:
     # Made by an MLIR pass manager whose per-pass dumps `passes` reads: its title in pass tables
     # ("TTIR", "TTGIR", "LLVM"); "" for stages no pass manager makes
     pass_title: str = ""
+    # Loops of a machine stage (a label, and a later branch back to it: group 1 the label, both times),
+    # whether an instruction waits for global memory (memory_wait(Instr, line) -> None: no; else whether
+    # it waits for zero outstanding, a drain), and a line as tables quote it (without a trailing comment)
+    loop_label: re.Pattern | None = None
+    loop_branch: re.Pattern | None = None
+    memory_wait: Callable | None = None
+    quoted: Callable = str.strip
     # Stage-file recognition (what `open` asks): the suffixes of its stage files besides `.<key>`
     # (".mlir" for TTIR and TTGIR, ".source" for the pre-pass TTIR), a line only its files have near the top
     # (`signs`), what sets it apart from another dialect sharing a suffix (`marks`: TTGIR's ttg. attributes),

@@ -560,12 +560,30 @@ REQNTID = re.compile(r"^\s*\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?",
 MAXNREG = re.compile(r"^\s*\.maxnreg\s+(\d+)", re.M)
 # .version 8.7
 VERSION = re.compile(r"^\s*\.version\s+(\d+\.\d+)", re.M)
+# $L__BB0_2:
+_LOOP_LABEL = re.compile(r"^(\$L__BB\d+_\d+):")
+# 	@%p5 bra 	$L__BB0_2;    /   bra.uni 	$L__BB0_1;
+_LOOP_BRANCH = re.compile(r"^\s*(?:@!?%p\d+\s+)?bra(?:\.uni)?\s+(\$L__BB\d+_\d+)\s*;")
+# cp.async.wait_group 0;   wgmma.wait_group.sync.aligned 0;
+_WAIT_N = re.compile(r"\bwait_group(?:\.\w+)*\s+(\d+)")
+
+
+def memory_wait(ins: Instr, line: str) -> bool | None:
+    """None: not a wait for global memory; else whether it waits for zero outstanding (a drain).
+    cp.async and wgmma group waits, mbarrier waits; `wait_group 0` and `wait_all` drain."""
+    if ins.cls in ("async wait", "wgmma sync") or (ins.cls == "mbarrier" and "wait" in ins.op):
+        m = _WAIT_N.search(line)
+        if m:
+            return int(m.group(1)) == 0
+        return "wait_all" in line
+    return None
 
 
 DIALECTS = (
     Dialect(key="ptx", title="PTX", ext="ptx", lexer="ptx", fence="ptx", order=40, backends=("cuda",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
             kind="assembly", signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=asm_def_location,
+            loop_label=_LOOP_LABEL, loop_branch=_LOOP_BRANCH, memory_wait=memory_wait,
             classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
                      "wgmma sync", "barrier", "mbarrier", "global load", "global store", "shared load",
                      "shared store", "tcgen05 mma", "tmem load", "tmem store", "tmem alloc", "tcgen05 sync")),
