@@ -197,6 +197,14 @@ ASYNC_COPY_OPS = re.compile(r"\b(?:ttg\.async_copy_global_to_local|amdgpu\.buffe
 BUFFER_LOAD_OP = re.compile(r"\bamdgpu\.buffer_load\b(?!_to_local)")
 LOAD_OP = re.compile(r"=\s*tt\.load\b")
 
+# What diff reads to name tensors by role
+# %acc_70 = tt.dot %a_67, %b_69, %arg7, inputPrecision = tf32 : tensor<..> * tensor<..> -> tensor<..>
+# %acc_75 = ttng.warp_group_dot %a_73, %b_74, %arg7 {...} : !ttg.memdesc<..> * !ttg.memdesc<..> -> tensor<..>
+DOT_OP = re.compile(r"=\s*(tt\.dot|ttng\.warp_group_dot)\s")
+# %a_22 = ttg.local_alloc : () -> !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable>
+# %a = ttg.local_alloc %x : (tensor<..>) -> !ttg.memdesc<...>     (group 1: the name without its _N suffix)
+LOCAL_ALLOC_NAME = re.compile(r"^\s*%([\w.$-]+?)(?:_\d+)?\s*=\s*ttg\.local_alloc\b")
+
 # What explain reads from TTGIR op lines
 # %c64_i32 = arith.constant 64 : i32
 CONST_INT = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")

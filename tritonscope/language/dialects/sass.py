@@ -123,8 +123,10 @@ _MEMORY = {"LDG": ("global", "load"), "STG": ("global", "store"), "LDS": ("share
 LIVE_REGISTERS = re.compile(r"/\*([0-9a-fA-F]{4,})\*/.*?//\s*\|\s*(\d*)\s*\|")
 # /*0010*/   (group 1: the address)
 ADDRESS = re.compile(r"/\*([0-9a-fA-F]{4,})\*/")
-# /*0400*/  STL [R1+0x10], R3 ;    /*0410*/  @!P0 LDL.LU R7, [R1+0x8] ;   (a local-memory access: a spill)
-SPILL_ACCESS = re.compile(r"/\*[0-9a-fA-F]+\*/\s+(?:@!?U?P[0-9T]+\s+)?(STL|LDL)\b")
+# One SASS instruction per line (nvdisasm -c), optionally predicated; a local-memory access is a spill:
+#         /*0080*/                   STL [R1+0xefc], R13 ;
+#         /*0a50*/              @!P0 LDL.LU R7, [R1+0x8] ;
+SPILL_ACCESS = re.compile(r"\s*/\*[0-9a-fA-F]+\*/\s+(?:@!?U?P[0-9T]+\s+)?(STL|LDL)\b")
 
 
 def classify(text: str) -> Instr | None:
