@@ -8,13 +8,16 @@ annotator, and publishes them as `Dialect` records in a module-level
 new dialect is one new module plus its tests; no consumer changes.
 
 Consumers never compare stage keys: they ask `dialect(key)` and call what
-it holds.  An unknown key gets a plain-text dialect (lines as written, no
+it holds, or a question of the registry (is_source, is_mlir, is_machine_code,
+mlir_stages, pass_stages, naming(cls), recognize(suffix, head)).  An unknown key gets a plain-text dialect (lines as written, no
 notes, no classes), never an error.
 
 Adding a dialect (AMDGCN, a per-pass dump...):
   1. write dialects/<name>.py with parse, normalize, classify, annotate and
      noise, and `DIALECTS = (Dialect(key=..., order=..., backends=...),)`;
      name instructions with the words of CLASSES where they mean the same;
+     say what kind of text it is (kind, machine_code) and how `open` knows its
+     files (suffixes, signs, marks, kernel_name, def_location);
   2. add its tests (tests/test_dialects.py shows one written to a temp folder
      and picked up by analysis, diff, views, Markdown and HTML unchanged).
 Nothing else changes for analysis, diff, views and reports: the registry
