@@ -161,8 +161,6 @@ def _facts_without_metadata(files: dict[str, Path]) -> dict[str, Any]:
     return facts
 
 
-# The files a kernel's facts are read from, most telling first.
-FACT_ORDER = ("ttgir", "amdgcn", "ptx", "llir", "cubin", "hsaco")
 
 
 def stage_facts(path: Path, key: str) -> dict[str, Any]:
@@ -454,6 +452,8 @@ def ttgir_facts(path: Path) -> dict[str, Any]:
 # (Triton-metadata-shaped facts), and the binaries
 _TEXT_FACTS = {"ttgir": ttgir_facts, "amdgcn": amdgcn_facts, "ptx": ptx_facts, "llir": llir_facts}
 _BINARY_FACTS = {"cubin": _cubin_file_facts, "hsaco": _hsaco_file_facts}
+# The files a kernel's facts are read from, most telling first (TTGIR's module attributes first).
+FACT_ORDER = tuple(_TEXT_FACTS) + tuple(_BINARY_FACTS)
 
 
 def _check_text(p: Path, key: str) -> None:
