@@ -157,3 +157,12 @@ def test_pass_classes_are_the_dialects_words():
     assert mlir_passes.module_stage({"llvm.func": 1}, []) == "llir"
     assert mlir_passes.module_stage({"tt.func": 1}, ["#ttg.blocked<{}>"]) == "ttgir"
     assert mlir_passes.module_stage({"tt.func": 1}, []) == "ttir"
+
+
+def test_a_saved_pass_table_with_the_old_wait_word_still_shows_its_waits():
+    from tritonscope.analyses.passes import Step
+
+    step = Step.from_dict({"index": 3, "name": "TritonGPUPipeline", "arg": "", "anchor": "builtin.module",
+                           "stage": "ttgir", "classes": {"async copy": 2, "wait": 1}})
+    assert step.classes == {"async copy": 2, "async wait": 1}
+    assert "+1 async wait" in step.facts()

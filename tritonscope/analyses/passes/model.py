@@ -122,6 +122,9 @@ class Step:
         for key in ("shared", "stages"):
             if kw.get(key) is not None:
                 kw[key] = tuple(kw[key])
+        if isinstance(kw.get("classes"), dict) and "wait" in kw["classes"]:
+            # reports saved before the one class vocabulary named waits "wait"; now "async wait"
+            kw["classes"] = {("async wait" if k == "wait" else k): v for k, v in kw["classes"].items()}
         return cls(before=None, after=None, **kw)  # type: ignore[arg-type]
 
 
