@@ -146,7 +146,7 @@ def strip_locs(line: str) -> tuple[str, list[str]]:
 # %5 = "tt.reduce"(%4) <{axis = 0 : i32}> ({      tt.return      %-1_i32 = arith.constant -1 : i32
 # (group 1 is the op name; op names may hold digits: ttng.tc_gen5_mma, math.exp2; a name must end the
 # op word, so the quoted attribute key "ttg.num-warps" is no op)
-OP = re.compile(r'^\s*(?:(?:%[\w$.#:-]+\s*,\s*)*%[\w$.#:-]+\s*=\s*)?"?([a-z_][\w$]*\.[a-z_][\w.$]*)"?(?=[\s(<{]|$)')
+OP = re.compile(r'^\s*(?:%[\w$.#:-]+(?:\s*,\s*%[\w$.#:-]+)*\s*=\s*)?"?([a-z_][\w$]*\.[a-z_][\w.$]*)"?(?=[\s(<{]|$)')
 # tt.dot   ttng.warp_group_dot   (a whole string that is an op name, as a query gives it)
 OP_NAME = re.compile(r"^[a-z_][\w$]*\.[a-z_][\w.$]*$")
 
