@@ -205,6 +205,27 @@ DOT_OP = re.compile(r"=\s*(tt\.dot|ttng\.warp_group_dot)\s")
 # %a = ttg.local_alloc %x : (tensor<..>) -> !ttg.memdesc<...>     (group 1: the name without its _N suffix)
 LOCAL_ALLOC_NAME = re.compile(r"^\s*%([\w.$-]+?)(?:_\d+)?\s*=\s*ttg\.local_alloc\b")
 
+# Attribute fields read by name (explain, the MLIR notes, the TTIR signature)
+# #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>  (the fastest dim)
+ORDER_FIRST = re.compile(r"order\s*=\s*\[(\d+)")
+# #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+VERSION_MAJOR = re.compile(r"versionMajor\s*=\s*(\d+)")
+INSTR_SHAPE = re.compile(r"instrShape\s*=\s*\[([\d, ]+)\]")
+# scf.for %k = ... {tt.num_stages = 2 : i32}
+NUM_STAGES_ATTR = re.compile(r"tt\.num_stages\s*=\s*(\d+)")
+# tt.dot %a, %b, %c, inputPrecision = ieee    (3.6 writes the enum's number: inputPrecision = 2)
+EXACT_PRECISION = re.compile(r"inputPrecision\s*=\s*(ieee|2\b)")
+# {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}    (a function argument's tt. attributes)
+TT_INT_ATTR = re.compile(r"(tt\.\w+)\s*=\s*(\d+)")
+# %a_22 = ttg.local_alloc %x : (tensor<..>) -> ...     (an allocation that copies a tensor in)
+ALLOC_FROM_VALUE = re.compile(r"local_alloc\s+%")
+# %a_22 = ...    (group 1: the result's name without its _N suffix)
+RESULT_NAME = re.compile(r"\s*%([A-Za-z_][\w$.]*?)(?:_\d+)?\s*=")
+# %arg3   %c64_i32   %0
+SSA_VALUE = re.compile(r"%[\w$.-]+")
+# tt.get_program_id x    (the axis word of a program-id op)
+AXIS_WORD = re.compile(r"\b(x|y|z)\b")
+
 # What explain reads from TTGIR op lines
 # %c64_i32 = arith.constant 64 : i32
 CONST_INT = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")

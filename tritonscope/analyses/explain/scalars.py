@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
-from tritonscope.language.mlir_syntax import ARG_NAME_LOC, FUNC_ARG, FUNC_SIGNATURE
+from tritonscope.language.mlir_syntax import ARG_NAME_LOC, AXIS_WORD, FUNC_ARG, FUNC_SIGNATURE, SSA_VALUE
 from tritonscope.analyses.explain.ttgir import Op, _CONST_RE, _FOR_RE, _SCALAR_RE
 
 # ==========================================================================
@@ -59,8 +58,8 @@ class Scalars:
                 continue
             s = _SCALAR_RE.match(op.text)
             if s:
-                operands = re.findall(r"%[\w$.-]+", s.group(3))
-                axis = re.search(r"\b(x|y|z)\b", s.group(3))
+                operands = SSA_VALUE.findall(s.group(3))
+                axis = AXIS_WORD.search(s.group(3))
                 self.defs.append((s.group(1), s.group(2) + (f":{axis.group(1)}" if axis else ""), operands))
         self.uses_pid = any(op.startswith("tt.get_program_id") for _, op, _ in self.defs)
         self._ops = ops

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from tritonscope.language.dialects.python import DOT_CALL as _DOT_CALL_RE
+from tritonscope.language.mlir_syntax import EXACT_PRECISION, INSTR_SHAPE, NUM_STAGES_ATTR, VERSION_MAJOR
 from tritonscope.analyses.explain.memory import _fits, shared_buffers
 from tritonscope.analyses.explain.model import Verdict
 from tritonscope.analyses.explain.ttgir import ASYNC_COPIES, DOTS, Op, ttgir_ops
@@ -33,7 +34,7 @@ def verdict_pipelining(ctx: _Ctx) -> list[Verdict]:
         lo, hi = (py_lines[0], py_lines[-1]) if py_lines else (loop.py, loop.py)
         mine = [r for r in remarks if lo is not None and lo <= int(r.get("line", 0)) <= (hi or lo)
                 and re.search(r"pipelin|vectoriz|poor performance", str(r.get("message", "")), re.I)]
-        attr = re.search(r"tt\.num_stages\s*=\s*(\d+)", loop.text)
+        attr = NUM_STAGES_ATTR.search(loop.text)
         evidence = [_ev(loop)] + _py_ev(ctx, loop.py)
         facts: dict[str, Any] = {"loop_line": loop.number, "python_line": loop.py, "async_copies": len(asyncs),
                                  "plain_loads": len(plain), "dots": len(dots),
@@ -124,7 +125,7 @@ def verdict_tensor_cores(ctx: _Ctx) -> list[Verdict]:
         unit, detail = _dot_unit(op, ctx.aliases)
         operand_elems = [t.elem for t in op.types[:2]]
         tf32 = ("f32" in operand_elems and unit != "FMA"
-                and not re.search(r"inputPrecision\s*=\s*(ieee|2\b)", op.text))
+                and not EXACT_PRECISION.search(op.text))
         here = [(k, line, ins) for k, line, ins in mma_lines if line.loc is not None and line.loc.line == op.py]
         if not tf32 and here:
             tf32 = any("tf32" in ins.op for _, _, ins in here)
@@ -260,13 +261,13 @@ def _dot_unit(op: Op, aliases: dict[str, str]) -> tuple[str, str]:
     enc = result.encoding if result is not None else None
     text = aliases.get(enc[1:], "") if enc and enc.startswith("#") else (enc or "")
     if "nvidia_mma" in text:
-        v = re.search(r"versionMajor\s*=\s*(\d+)", text)
+        v = VERSION_MAJOR.search(text)
         major = int(v.group(1)) if v else 2
         if major >= 5:
             return "tcgen05", "tcgen05.mma"
         if major == 3:
             return "wgmma", "wgmma (Hopper warpgroup MMA)"
-        instr = re.search(r"instrShape\s*=\s*\[([\d, ]+)\]", text)
+        instr = INSTR_SHAPE.search(text)
         return "mma", "mma.sync" + (f" {instr.group(1).replace(' ', '')} tiles" if instr else "") + \
             f" (MMA v{major})"
     if "amd_mfma" in text:

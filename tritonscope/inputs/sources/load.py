@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tritonscope.language.dialects.ptx import VERSION as _PTX_VERSION_RE  # noqa: F401  (recompile's)
-from tritonscope.language.mlir_syntax import FUNC_ARGS, TYPED_ARG
+from tritonscope.language.mlir_syntax import FUNC_ARGS, TT_INT_ATTR, TYPED_ARG
 from tritonscope.inputs import codeobject
 from tritonscope.language.dialects import SOURCE
 from tritonscope.language.dialects import stages as dialect_stages
@@ -214,7 +214,7 @@ def signature_from_ttir(text: str) -> list[tuple[str, str, list[str]]]:
     for arg in TYPED_ARG.finditer(m.group(1)):
         name, ty, pointee, attrs = arg.groups()
         ty_name = f"*{_MLIR_TO_TRITON.get(pointee, pointee)}" if pointee else _MLIR_TO_TRITON.get(ty, ty)
-        found = [f"{a}={v}" for a, v in re.findall(r"(tt\.\w+)\s*=\s*(\d+)", attrs or "")]
+        found = [f"{a}={v}" for a, v in TT_INT_ATTR.findall(attrs or "")]
         out.append((name, ty_name, found))
     return out
 

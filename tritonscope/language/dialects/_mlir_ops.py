@@ -15,7 +15,7 @@ from typing import Callable
 
 from tritonscope.core.model import Line, Note, ParsedStage
 from tritonscope.language import refs
-from tritonscope.language.mlir_syntax import OP as _OP, alias_table
+from tritonscope.language.mlir_syntax import INSTR_SHAPE, OP as _OP, alias_table
 
 
 def _enc():
@@ -560,8 +560,8 @@ def _op_note(op: str, t: str, ctx: _Context):
 
 # #ttg.amd_mfma<{version = 3, warpsPerCTA = [4, 1], instrShape = [32, 32, 8], isTransposed = true}>
 _AMD_MMA = re.compile(r"#ttg\.(amd_mfma|amd_wmma)<\{(.*)\}>")
-# instrShape = [32, 32, 8]
-_INSTR_SHAPE = re.compile(r"instrShape = \[([\d, ]+)\]")
+# instrShape = [32, 32, 8]   (mlir_syntax.INSTR_SHAPE)
+_INSTR_SHAPE = INSTR_SHAPE
 # version = 3
 _VERSION = re.compile(r"\bversion = (\d+)")
 _MFMA_FAMILY = {1: "CDNA1", 2: "CDNA2", 3: "CDNA3", 4: "CDNA4"}
