@@ -405,7 +405,7 @@ def _num_row(group: str, name: str, a: int | None, b: int | None, *, ratio: bool
 # --------------------------------------------------------------------------
 
 # A dot's line and a shared allocation's name: mlir_syntax's patterns
-from tritonscope.language.mlir_syntax import DOT_OP as _DOT_RE, LOCAL_ALLOC_NAME as _ALLOC_RE  # noqa: E402
+from tritonscope.language.mlir_syntax import DOT_OP as _DOT_RE, LOCAL_ALLOC_NAME as _ALLOC_RE
 
 
 def roles_of(ttgir: str) -> dict[str, str]:

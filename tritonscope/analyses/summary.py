@@ -215,7 +215,7 @@ SPILL_WORDS = {"cuda": ("STL", "LDL", "SASS", "stack frame", "thread"),
 
 
 # One SASS instruction per line, a local-memory access (STL/LDL): the SASS dialect's pattern
-from tritonscope.language.dialects.sass import SPILL_ACCESS as _LOCAL_ACCESS_RE  # noqa: E402
+from tritonscope.language.dialects.sass import SPILL_ACCESS as _LOCAL_ACCESS_RE
 
 
 def local_accesses(sass: str | None) -> tuple[int | None, int | None]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tritonscope.language.dialects.sass import (  # noqa: F401  (the SASS patterns explain reads with)
+from tritonscope.language.dialects.sass import (  # the SASS patterns explain reads with
     ADDRESS as _ADDR_RE, LIVE_REGISTERS as _LRM_RE, SPILL_ACCESS as _SPILL_RE,
 )
 from tritonscope.analyses.explain.memory import _block_names

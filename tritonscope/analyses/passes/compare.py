@@ -6,7 +6,7 @@ import contextlib
 from dataclasses import asdict, dataclass, field, replace
 
 from tritonscope.analyses.passes.model import PassTrace, Step, TextRef
-from tritonscope.language.dialects.mlir_passes import skeleton  # noqa: F401  (passes' public name)
+from tritonscope.language.dialects.mlir_passes import skeleton
 from tritonscope.analyses.passes.run import trace_passes
 
 # The stages whose pass managers are dumped, in pipeline order.

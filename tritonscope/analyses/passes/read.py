@@ -15,7 +15,7 @@ from tritonscope.triton_api.remarks import Remark, is_diagnostic_line, parse_rem
 from tritonscope.analyses.passes.classes import CLASS_ORDER, line_classes, module_stage
 from tritonscope.analyses.passes.model import DumpSummary, Step, TextRef
 from tritonscope.language.mlir_syntax import FILE_POS, LOC, LOC_REF, OP
-from tritonscope.language.dialects.mlir_passes import (  # noqa: F401
+from tritonscope.language.dialects.mlir_passes import (  # the pass manager's text
     ALIAS as _ALIAS_RE, HEADER as _HEADER_RE, INTERNAL as _INTERNAL_RE, SHARED as _SHARED_RE,
     STAGE_ATTR as _STAGE_RE, TIMING as _TIMING_RE,
 )
