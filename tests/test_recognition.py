@@ -105,7 +105,7 @@ def test_the_registry_answers_what_consumers_used_to_compare_keys_for():
     assert [k for k in dialects.every_stage_key() if dialect(k).is_assembly] == ["ptx", "amdgcn", "sass"]
 
 
-def test_no_stage_key_comparisons_left_in_the_language_consumers_i_own():
+def test_explain_passes_and_sources_compare_no_stage_keys():
     """explain, passes and sources ask the registry; they compare no stage key (==, !=, in a literal tuple)."""
     keys = r'"(?:python|ttir|ttgir|llir|ptx|sass|amdgcn)"'
     rx = re.compile(rf"(==|!=)\s*{keys}|{keys}\s*(==|!=)|\bin\s*[(\[{{]\s*{keys}")
