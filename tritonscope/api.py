@@ -235,8 +235,10 @@ class Result:
             raise UsageError(f"Line {n} is not part of {self.spec.kernel} (lines {lo}-{hi}).",
                              hint=f"Pick a line between {lo} and {hi}, or name it by its text: result.line('tl.dot').")
         out: dict[str, list[str]] = {"python": [source[number]]}
+        from tritonscope.language.dialects import is_source
+
         for key in self.analysis.parsed:
-            if key != "python":
+            if not is_source(key):
                 out[key] = [ln.text for ln in views.by_source_line(self.analysis, key).get(number, [])]
         return out
 

@@ -404,12 +404,8 @@ def _num_row(group: str, name: str, a: int | None, b: int | None, *, ratio: bool
 # Encodings by tensor role (from the TTGIR text)
 # --------------------------------------------------------------------------
 
-# %acc_70 = tt.dot %a_67, %b_69, %arg7, inputPrecision = tf32 : tensor<..> * tensor<..> -> tensor<..>
-# %acc_75 = ttng.warp_group_dot %a_73, %b_74, %arg7 {...} : !ttg.memdesc<..> * !ttg.memdesc<..> -> tensor<..>
-_DOT_RE = re.compile(r"=\s*(tt\.dot|ttng\.warp_group_dot)\s")
-# %a_22 = ttg.local_alloc : () -> !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable>
-# %a = ttg.local_alloc %x : (tensor<..>) -> !ttg.memdesc<...>
-_ALLOC_RE = re.compile(r"^\s*%([\w.$-]+?)(?:_\d+)?\s*=\s*ttg\.local_alloc\b")
+# A dot's line and a shared allocation's name: mlir_syntax's patterns
+from tritonscope.language.mlir_syntax import DOT_OP as _DOT_RE, LOCAL_ALLOC_NAME as _ALLOC_RE
 
 
 def roles_of(ttgir: str) -> dict[str, str]:

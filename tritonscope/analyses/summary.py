@@ -16,7 +16,6 @@ summary for an old report.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -215,10 +214,8 @@ SPILL_WORDS = {"cuda": ("STL", "LDL", "SASS", "stack frame", "thread"),
                "hip": ("scratch stores", "scratch loads", "AMDGCN", "scratch", "lane")}
 
 
-# One SASS instruction per line (nvdisasm -c), optionally predicated:
-#         /*0080*/                   STL [R1+0xefc], R13 ;
-#         /*0a50*/              @!P0 LDL.LU R7, [R1+0x8] ;
-_LOCAL_ACCESS_RE = re.compile(r"\s*/\*[0-9a-fA-F]+\*/\s+(?:@!?U?P[0-9T]+\s+)?(STL|LDL)\b")
+# One SASS instruction per line, a local-memory access (STL/LDL): the SASS dialect's pattern
+from tritonscope.language.dialects.sass import SPILL_ACCESS as _LOCAL_ACCESS_RE
 
 
 def local_accesses(sass: str | None) -> tuple[int | None, int | None]:

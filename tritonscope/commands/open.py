@@ -154,7 +154,9 @@ def _check_views_apply(artifact, *, line, view, stage, as_json) -> None:
                          "source here." + (f" {lacking}" if lacking else ""),
                          hint="Open it without --line (the stages show what exists), or open the folder that holds "
                               "its IR with the kernel's file on this machine.")
-    compiled = [k for k in artifact.stages if k != "python"]
+    from tritonscope.language.dialects import is_source
+
+    compiled = [k for k in artifact.stages if not is_source(k)]
     if not compiled and (view == "side-by-side" or stage not in (None, "none", "all")):
         raise UsageError(f"{artifact.spec.kernel} has no stage to show here (only its binary's summary).",
                          hint="Open the cache or dump folder that holds its IR and assembly for the stages.")

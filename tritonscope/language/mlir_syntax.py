@@ -137,6 +137,115 @@ def strip_locs(line: str) -> tuple[str, list[str]]:
     return "".join(out).rstrip(), bodies
 
 
+# ==========================================================================
+# Op names and locations: the one definition of each pattern (dialects/mlir,
+# explain, passes and the stage-file readers all use these)
+# ==========================================================================
+
+# %a_23 = ttg.async_copy_global_to_local %a_20, %a_21 ...     %22:3 = scf.for %arg9 = %c0 to %K step %c16
+# %5 = "tt.reduce"(%4) <{axis = 0 : i32}> ({      tt.return      %-1_i32 = arith.constant -1 : i32
+# (group 1 is the op name; op names may hold digits: ttng.tc_gen5_mma, math.exp2; a name must end the
+# op word, so the quoted attribute key "ttg.num-warps" is no op)
+OP = re.compile(r'^\s*(?:%[\w$.#:-]+(?:\s*,\s*%[\w$.#:-]+)*\s*=\s*)?"?([a-z_][\w$]*\.[a-z_][\w.$]*)"?(?=[\s(<{]|$)')
+# tt.dot   ttng.warp_group_dot   (a whole string that is an op name, as a query gives it)
+OP_NAME = re.compile(r"^[a-z_][\w$]*\.[a-z_][\w.$]*$")
+
+
+def op_name(line: str) -> str | None:
+    """The op a line of MLIR holds ("tt.dot"), or None for attributes, braces and blank lines."""
+    m = OP.match(line)
+    return m.group(1) if m else None
+
+
+# loc(#loc35)   loc("a_ptr"(#loc))   loc(callsite(#loc20 at #loc21))   loc("/k.py":8:1)
+# (with the space before it, nested up to four levels: the fast remover of passes' dumps)
+LOC = re.compile(r"\s?loc\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)")
+# #loc12 = loc("a"(#loc3))      (group 1 the alias, group 2 the expression inside loc(...))
+LOC_DEF = re.compile(r"^\s*(#loc\d*)\s*=\s*loc\((.*)\)\s*$")
+# "./matmul.py":17:21   (3.9 may also write a range: "f.py":17:21 to 17:30)
+FILE_POS = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+# #loc35   (a reference to a location alias, inside a loc expression)
+LOC_REF = re.compile(r"#loc\d*\b")
+# #loc = loc("/home/u/kernels/matmul.py":8:1)   (the first file location of a module: the kernel's def)
+FIRST_FILE_LOC = re.compile(r'^#loc\d* = loc\("([^"]+)":(\d+):\d+\)', re.M)
+# %a_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("a_ptr"(#loc))   (a function argument, and its name)
+FUNC_ARG = re.compile(r"%([\w$.-]+):\s")
+ARG_NAME_LOC = re.compile(r'loc\("([\w$.]+)"')
+
+# module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", ...
+# module attributes {..., ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32}
+TTGIR_MODULE_ATTR = re.compile(r'"?ttg\.(num-warps|num-ctas|target|threads-per-warp)"?\s*=\s*'
+                               r'(?:"(cuda|hip):(\w+)"|(\d+))')
+
+# tt.func public @k(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc(...), %n: i32 loc(...))   (group 1)
+FUNC_ARGS = re.compile(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*?)\)\s*(?:attributes|\{|->)", re.S)
+# %x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}    (name, type, pointee, attributes)
+TYPED_ARG = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<\s*([\w]+)[^>]*>|[\w]+)\s*(\{[^}]*\})?")
+# A loop whose values Triton's parser renames when it reads IR text back:
+#   %acc = scf.for %k = %c0_i32 to %K step %c32_i32 iter_args(%acc_1 = %cst) -> (tensor<32x32xf32>)  : i32 {
+LOOP_OP = re.compile(r"\bscf\.(?:for|while)\b")
+
+# What versions' speed figures count in a TTGIR.  Triton 3.2 spells the GPU dialects triton_gpu /
+# triton_nvidia_gpu (3.3 renamed them ttg / ttng): both are read.
+# %34 = ttg.convert_layout %33 : tensor<...>          (3.2: triton_gpu.convert_layout)
+CONVERT_LAYOUT_OP = re.compile(r"\b(?:ttg|triton_gpu)\.convert_layout\b")
+# #blocked1 = #ttg.blocked<{...}>     #mma = #ttg.amd_mfma<{...}>    #shared = #triton_gpu.shared<...> (3.2)
+ENCODING_KIND = re.compile(r"^#\w+\s*=\s*#(?:ttg|ttng|ttg\.amd|amdgpu|triton_gpu|triton_nvidia_gpu)\.(\w+)<", re.M)
+# ttg.async_copy_global_to_local, amdgpu.buffer_load_to_local, ttng.async_tma_copy_global_to_local
+ASYNC_COPY_OPS = re.compile(r"\b(?:(?:ttg|triton_gpu)\.async_copy_global_to_local|amdgpu\.buffer_load_to_local|"
+                            r"(?:ttng|triton_nvidia_gpu)\.async_tma_copy_global_to_local|ttng\.async_tma_gather)\b")
+# amdgpu.buffer_load / tt.load (loads into registers at the TTGIR level)
+BUFFER_LOAD_OP = re.compile(r"\bamdgpu\.buffer_load\b(?!_to_local)")
+LOAD_OP = re.compile(r"=\s*tt\.load\b")
+
+# What diff reads to name tensors by role
+# %acc_70 = tt.dot %a_67, %b_69, %arg7, inputPrecision = tf32 : tensor<..> * tensor<..> -> tensor<..>
+# %acc_75 = ttng.warp_group_dot %a_73, %b_74, %arg7 {...} : !ttg.memdesc<..> * !ttg.memdesc<..> -> tensor<..>
+DOT_OP = re.compile(r"=\s*(tt\.dot|ttng\.warp_group_dot)\s")
+# %a_22 = ttg.local_alloc : () -> !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable>
+# %a = ttg.local_alloc %x : (tensor<..>) -> !ttg.memdesc<...>     (group 1: the name without its _N suffix)
+LOCAL_ALLOC_NAME = re.compile(r"^\s*%([\w.$-]+?)(?:_\d+)?\s*=\s*ttg\.local_alloc\b")
+
+# Attribute fields read by name (explain, the MLIR notes, the TTIR signature)
+# #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>  (the fastest dim)
+ORDER_FIRST = re.compile(r"order\s*=\s*\[(\d+)")
+# #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+VERSION_MAJOR = re.compile(r"versionMajor\s*=\s*(\d+)")
+INSTR_SHAPE = re.compile(r"instrShape\s*=\s*\[([\d, ]+)\]")
+# scf.for %k = ... {tt.num_stages = 2 : i32}
+NUM_STAGES_ATTR = re.compile(r"tt\.num_stages\s*=\s*(\d+)")
+# tt.dot %a, %b, %c, inputPrecision = ieee    (3.6 writes the enum's number: inputPrecision = 2)
+EXACT_PRECISION = re.compile(r"inputPrecision\s*=\s*(ieee|2\b)")
+# {tt.divisibility = 16 : i32, tt.pointer_range = 32 : i32}    (a function argument's tt. attributes)
+TT_INT_ATTR = re.compile(r"(tt\.\w+)\s*=\s*(\d+)")
+# %a_22 = ttg.local_alloc %x : (tensor<..>) -> ...     (an allocation that copies a tensor in)
+ALLOC_FROM_VALUE = re.compile(r"local_alloc\s+%")
+# %a_22 = ...    (group 1: the result's name without its _N suffix)
+RESULT_NAME = re.compile(r"\s*%([A-Za-z_][\w$.]*?)(?:_\d+)?\s*=")
+# %arg3   %c64_i32   %0
+SSA_VALUE = re.compile(r"%[\w$.-]+")
+# tt.get_program_id x    (the axis word of a program-id op)
+AXIS_WORD = re.compile(r"\b(x|y|z)\b")
+
+# What explain reads from TTGIR op lines
+# %c64_i32 = arith.constant 64 : i32
+CONST_INT = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")
+# %0 = arith.addi %a, %b : i32
+SCALAR_OP = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*(arith\.\w+|tt\.get_program_id|tt\.get_num_programs)\s+(.*?)\s*:\s*"
+                       r"(?:i(?:32|64)|index)\s*$")
+# scf.for %k = %c0_i32 to %K step %c64_i32 iter_args(...)
+FOR_BOUNDS = re.compile(r"scf\.for\s+%[\w$.-]+\s*=\s*(%[\w$.-]+)\s+to\s+(%[\w$.-]+)\s+step\s+(%[\w$.-]+)")
+# {contiguity = 4 : i32}
+CONTIGUITY = re.compile(r"\bcontiguity\s*=\s*(\d+)")
+# -> <64x64xf32, #shared, #smem, mutable>   (async copies print their destination without the type name)
+BARE_MEMDESC = re.compile(r"->\s*(<\d[^>]*>)\s*$")
+# !tt.ptr<f16>
+PTR_ELEM = re.compile(r"!tt\.ptr<([\w]+)")
+
+# tt.func public @k(%a_ptr: !tt.ptr<f32> loc("a_ptr"(#loc)), ...) attributes {...} {   (group 1: the arguments)
+FUNC_SIGNATURE = re.compile(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*)\)\s*(?:attributes\s*\{.*\}\s*)?\{")
+
+
 def type_part(line: str) -> str:
     """The type part of an op line: what follows the last top-level ' : '.
 

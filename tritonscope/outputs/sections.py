@@ -22,6 +22,7 @@ from typing import Any
 
 from tritonscope.analyses.analysis import Analysis
 from tritonscope.core.model import Line
+from tritonscope.language.dialects import dialect
 
 # The section kinds, in the order they come in: the body (one view, or one section per stage) before the layouts.
 KINDS = ("summary", "explain", "remarks", "passes", "mix",
@@ -155,7 +156,7 @@ def python_line_of(analysis: Analysis, key: str, line: Line, kernel_files: froze
 
     `kernel_files`: paths.kernel_files(analysis), looked up once per page (Page.kernel_files).
     """
-    if key == "python":
+    if dialect(key).is_source:
         return line.loc.line if line.loc else analysis.artifact.python_first_line + line.number - 1
     if line.loc and line.loc.file in kernel_files:
         return line.loc.line

@@ -130,11 +130,13 @@ def kernel_files(analysis) -> set[str]:
     location names the file the stages were compiled from.  (Here, not in
     report.py, so that renderers can ask without importing report.py.)
     """
+    from tritonscope.language.dialects import mlir_stages
+
     files = {analysis.artifact.spec.file} if analysis.artifact.spec.file else set()
     py = analysis.parsed.get("python")
     if py:
         files |= {ln.loc.file for ln in py.lines if ln.loc}
-    for key in ("ttir", "ttgir"):
+    for key in mlir_stages():
         stage = analysis.parsed.get(key)
         func = next((ln for ln in stage.lines if "tt.func" in ln.text and ln.loc), None) if stage else None
         if func:

@@ -22,31 +22,14 @@ loop with the most tensor-core instructions (else the most loads).  In it:
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# .LBB0_2:                                ; =>This Inner Loop Header: Depth=1
-_AMD_LABEL_RE = re.compile(r"^(\.LBB\d+_\d+):")
-# 	s_cbranch_scc1 .LBB0_2        /   s_branch .LBB0_4
-_AMD_BRANCH_RE = re.compile(r"^\s*s_(?:c)?branch\w*\s+(\.LBB\d+_\d+)")
-# $L__BB0_2:
-_PTX_LABEL_RE = re.compile(r"^(\$L__BB\d+_\d+):")
-# 	@%p5 bra 	$L__BB0_2;    /   bra.uni 	$L__BB0_1;
-_PTX_BRANCH_RE = re.compile(r"^\s*(?:@!?%p\d+\s+)?bra(?:\.uni)?\s+(\$L__BB\d+_\d+)\s*;")
-# cp.async.wait_group 0;   wgmma.wait_group.sync.aligned 0;   cp.async.wait_group 0x2; (Triton 3.2 writes hex)
-_PTX_WAIT_N_RE = re.compile(r"\bwait_group(?:\.\w+)*\s+(0x[0-9a-fA-F]+|\d+)\b")
-# Triton 3.2 spells the GPU dialects triton_gpu / triton_nvidia_gpu (3.3 renamed them ttg / ttng).
-# %34 = ttg.convert_layout %33 : tensor<...>          (3.2: triton_gpu.convert_layout)
-_CONVERT_RE = re.compile(r"\b(?:ttg|triton_gpu)\.convert_layout\b")
-# #blocked1 = #ttg.blocked<{...}>     #mma = #ttg.amd_mfma<{...}>    #shared = #triton_gpu.shared<...> (3.2)
-_ENCODING_RE = re.compile(r"^#\w+\s*=\s*#(?:ttg|ttng|ttg\.amd|amdgpu|triton_gpu|triton_nvidia_gpu)\.(\w+)<", re.M)
-# ttg.async_copy_global_to_local, amdgpu.buffer_load_to_local, ttng.async_tma_copy_global_to_local
-_TTGIR_ASYNC_RE = re.compile(r"\b(?:(?:ttg|triton_gpu)\.async_copy_global_to_local|amdgpu\.buffer_load_to_local|"
-                             r"(?:ttng|triton_nvidia_gpu)\.async_tma_copy_global_to_local|ttng\.async_tma_gather)\b")
-# amdgpu.buffer_load / tt.load (loads into registers at the TTGIR level)
-_TTGIR_BUFFER_LOAD_RE = re.compile(r"\bamdgpu\.buffer_load\b(?!_to_local)")
-_TTGIR_LOAD_RE = re.compile(r"=\s*tt\.load\b")
+from tritonscope.language.mlir_syntax import (  # the TTGIR patterns these figures count
+    ASYNC_COPY_OPS as _TTGIR_ASYNC_RE, BUFFER_LOAD_OP as _TTGIR_BUFFER_LOAD_RE, CONVERT_LAYOUT_OP as _CONVERT_RE,
+    ENCODING_KIND as _ENCODING_RE, LOAD_OP as _TTGIR_LOAD_RE,
+)
+
 TENSOR_CORE = ("mma", "wgmma", "tcgen05 mma")
 
 
@@ -107,7 +90,11 @@ class SpeedFacts:
 
 def loops(lines: list[str], stage: str) -> list[tuple[int, int]]:
     """(first, last) line indexes of each loop: a label and a later branch back to it."""
-    label_re, branch_re = (_AMD_LABEL_RE, _AMD_BRANCH_RE) if stage == "amdgcn" else (_PTX_LABEL_RE, _PTX_BRANCH_RE)
+    from tritonscope.language.dialects import dialect
+
+    label_re, branch_re = dialect(stage).loop_label, dialect(stage).loop_branch
+    if label_re is None or branch_re is None:
+        return []  # a stage whose dialect knows no loop syntax
     labels: dict[str, int] = {}
     out = []
     for i, line in enumerate(lines):
@@ -141,6 +128,9 @@ def main_loop(text: str, stage: str) -> LoopFacts | None:
 
 
 def _loop_facts(body: list[str], stage: str, classify) -> LoopFacts:
+    from tritonscope.language.dialects import dialect
+
+    quoted = dialect(stage).quoted
     f = LoopFacts(stage=stage, lines=0, memory_waits=0, drains=0, mma=0, buffer_loads=0, global_loads=0,
                   async_copies=0, shared_loads=0, shared_stores=0, barriers=0)
     for line in body:
@@ -169,26 +159,16 @@ def _loop_facts(body: list[str], stage: str, classify) -> LoopFacts:
             f.memory_waits += 1
             f.drains += int(wait)
             if len(f.waits_text) < 8:
-                f.waits_text.append(line.split(";")[0].strip() if stage == "amdgcn" else line.strip())
+                f.waits_text.append(quoted(line))
     return f
 
 
 def _memory_wait(ins, line: str, stage: str) -> bool | None:
-    """None: not a wait for global memory; else whether it waits for zero outstanding (a drain)."""
-    if stage == "amdgcn":
-        if ins.cls != "async wait":
-            return None
-        counters = ins.facts.get("counters") or {}
-        for name in ("vmcnt", "loadcnt"):
-            if name in counters:
-                return counters[name] == 0
-        return None
-    if ins.cls in ("async wait", "wgmma sync") or (ins.cls == "mbarrier" and "wait" in ins.op):
-        m = _PTX_WAIT_N_RE.search(line)
-        if m:
-            return int(m.group(1), 0) == 0
-        return "wait_all" in line
-    return None
+    """None: not a wait for global memory; else whether it waits for zero outstanding (a drain): the dialect's."""
+    from tritonscope.language.dialects import dialect
+
+    wait = dialect(stage).memory_wait
+    return wait(ins, line) if wait is not None else None
 
 
 def speed_facts(analysis, *, predict: bool = True) -> SpeedFacts:

@@ -63,10 +63,10 @@ from tritonscope.analyses.explain.model import (  # noqa: F401
 )
 from tritonscope.analyses.explain.ttgir import (  # noqa: F401
     ASYNC_COPIES, DOTS, GLOBAL_LOADS, GLOBAL_STORES, Op, _BARE_MEMDESC_RE, _CONST_RE, _CONTIG_RE, _FOR_RE,
-    _OP_RE, _PTR_ELEM_RE, _SCALAR_RE, _pointee_bits, _prod, _tensor_bytes, _types, ttgir_ops,
+    _PTR_ELEM_RE, _SCALAR_RE, _pointee_bits, _prod, _tensor_bytes, _types, ttgir_ops,
 )
 from tritonscope.analyses.explain.scalars import (  # noqa: F401
-    Scalars, _ARG_LOC_RE, _ARITH, _FUNC_ARG_RE, _UNARY, function_args, trip_counts,
+    Scalars, _ARITH, _UNARY, function_args, trip_counts,
 )
 from tritonscope.analyses.explain.work import (  # noqa: F401
     Work, access_bytes, dot_flops, work,

@@ -8,7 +8,7 @@ import functools
 import re
 from typing import Any
 
-from tritonscope.language.mlir_syntax import alias_table
+from tritonscope.language.mlir_syntax import ORDER_FIRST, alias_table
 from tritonscope.analyses.explain.model import Verdict
 from tritonscope.analyses.explain.ttgir import Op, _CONTIG_RE, _pointee_bits, _prod, ttgir_ops
 from tritonscope.analyses.explain.verdicts import _Ctx, _ev, _lines, _py_ev
@@ -107,7 +107,7 @@ def global_from_ptx(ctx: _Ctx) -> Verdict | None:
 
 def _fastest_dim(encoding: str | None, aliases: dict[str, str], rank: int) -> int:
     text = aliases.get(encoding[1:], "") if encoding and encoding.startswith("#") else (encoding or "")
-    m = re.search(r"order\s*=\s*\[(\d+)", text)
+    m = ORDER_FIRST.search(text)
     return int(m.group(1)) if m and int(m.group(1)) < rank else rank - 1
 
 

@@ -6,6 +6,8 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable
 
+from tritonscope.inputs.sources.model import DERIVED
+from tritonscope.language.dialects import compiled, is_source, stage_keys
 from tritonscope.language.mlir_syntax import alias_table
 from tritonscope.analyses.explain.access import global_from_ptx, triton_bank_conflicts, verdict_bank_conflicts, verdict_global
 from tritonscope.analyses.explain.inputs import _CUBIN, _METADATA_SHARED, _TTGIR, _occupancy_unknown, inputs_of
@@ -34,13 +36,12 @@ def lacks_of(analysis) -> list[str]:
     art = analysis.artifact
     machine = "amdgcn" if analysis.summary.backend == "hip" or "amdgcn" in art.stages else None
     out = [] if "python" in art.stages else ["the Python source"]
-    for key in ("ttir", "ttgir", "llir", machine or "ptx"):
-        if key not in art.stages:
-            out.append(key)
+    derived = set(DERIVED.values())  # made from the binary (SASS): asked for after it
+    made = compiled(stage_keys("hip" if machine else "cuda"))
+    out += [k for k in made if k not in derived and k not in art.stages]
     if art.resources.registers is None:
         out.append("the cubin" if not machine else "the code object's resources")
-    if "sass" not in art.stages and not machine:
-        out.append("sass")
+    out += [k for k in made if k in derived and k not in art.stages]
     if "shared" not in (art.metadata or {}):
         out.append("Triton's metadata (.json)")
     return out
@@ -138,7 +139,7 @@ def explain(analysis, *, recompile: Recompile | None = None, shapes: Iterable[Sh
         else:
             add("waves", verdict_shape, shape, peaks, occupancy_unknown)
     cited = {ln for v in verdicts for ln in v.python_lines} | {e[1] for v in verdicts for e in v.evidence
-                                                               if e[0] in ("python", "remark")}
+                                                               if is_source(e[0]) or e[0] == "remark"}
     spec = analysis.artifact.spec
     label = spec.label() if ctx.stages_known else re.sub(r"\bs\d+\b", "s?", spec.label(), count=1)
     return Explanation(spec.kernel, label, spec.arch, analysis.artifact.triton_version, spec.file, verdicts,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from tritonscope.language.mlir_syntax import ALLOC_FROM_VALUE, RESULT_NAME
 from tritonscope.analyses.explain.inputs import _METADATA_SHARED
 from tritonscope.analyses.explain.model import Verdict
 from tritonscope.analyses.explain.ttgir import Op, _prod
@@ -25,10 +25,10 @@ def shared_buffers(ops: list[Op]) -> list[dict[str, Any]]:
         shape = list(md.shape)
         bits = md.bits or 0
         barrier = md.elem == "i64" and len(shape) == 1
-        has_source = "(tensor<" in op.text or re.search(r"local_alloc\s+%", op.text) is not None
+        has_source = "(tensor<" in op.text or ALLOC_FROM_VALUE.search(op.text) is not None
         copies = shape[0] if len(shape) >= 3 and not has_source else 1
         total = _prod(shape) * bits // 8
-        name = re.match(r"\s*%([A-Za-z_][\w$.]*?)(?:_\d+)?\s*=", op.text)
+        name = RESULT_NAME.match(op.text)
         out.append({"op": op.index, "line": op.number, "python_line": op.py, "shape": shape, "elem": md.elem,
                     "name": name.group(1) if name else "",
                     "bytes": total, "copies": copies, "bytes_per_copy": total // max(1, copies),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from tritonscope.language.dialects.sass import (  # the SASS patterns explain reads with
+    ADDRESS as _ADDR_RE, LIVE_REGISTERS as _LRM_RE, SPILL_ACCESS as _SPILL_RE,
+)
 from tritonscope.analyses.explain.memory import _block_names
 from tritonscope.analyses.explain.model import Verdict
 from tritonscope.analyses.explain.verdicts import _Ctx, _py_ev
@@ -12,10 +14,6 @@ from tritonscope.analyses.explain.verdicts import _Ctx, _py_ev
 # -------------------------------------------------------------- registers
 
 
-# /*0010*/  S2R R40, SR_TID.X ;   // |    2  |        |        |         |
-_LRM_RE = re.compile(r"/\*([0-9a-fA-F]{4,})\*/.*?//\s*\|\s*(\d*)\s*\|")
-# /*0010*/
-_ADDR_RE = re.compile(r"/\*([0-9a-fA-F]{4,})\*/")
 
 
 def live_registers(cubin: bytes) -> dict[int, int] | str:
@@ -100,8 +98,6 @@ def verdict_registers(ctx: _Ctx, live: dict[int, int] | str | None) -> Verdict |
 
 # -------------------------------------------------------------- spills
 
-# STL [R1+0x10], R3 ;    @!P0 LDL.LU R7, [R1+0x8] ;
-_SPILL_RE = re.compile(r"/\*[0-9a-fA-F]+\*/\s+(?:@!?U?P[0-9T]+\s+)?(STL|LDL)\b")
 
 
 def verdict_spills(ctx: _Ctx) -> Verdict | None:

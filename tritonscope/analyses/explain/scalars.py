@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
+from tritonscope.language.mlir_syntax import ARG_NAME_LOC, AXIS_WORD, FUNC_ARG, FUNC_SIGNATURE, SSA_VALUE
 from tritonscope.analyses.explain.ttgir import Op, _CONST_RE, _FOR_RE, _SCALAR_RE
 
 # ==========================================================================
@@ -22,22 +22,19 @@ _ARITH = {
     "arith.shli": lambda a, b: a << b, "arith.shrsi": lambda a, b: a >> b, "arith.shrui": lambda a, b: a >> b,
 }
 _UNARY = ("arith.index_cast", "arith.extsi", "arith.extui", "arith.trunci", "arith.index_castui")
-# %a_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("a_ptr"(#loc))   (3.6 may name them %arg0)
-_FUNC_ARG_RE = re.compile(r"%([\w$.-]+):\s")
-_ARG_LOC_RE = re.compile(r'loc\("([\w$.]+)"')
 
 
 def function_args(ttgir: str) -> list[tuple[str, str, str]]:
     """[(ssa name, python name, the argument's text)] of the kernel's tt.func signature."""
-    m = re.search(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*)\)\s*(?:attributes\s*\{.*\}\s*)?\{", ttgir)
+    m = FUNC_SIGNATURE.search(ttgir)
     if not m:
         return []
     sig = m.group(1)
     out = []
-    starts = [(a.start(), a.group(1)) for a in _FUNC_ARG_RE.finditer(sig)]
+    starts = [(a.start(), a.group(1)) for a in FUNC_ARG.finditer(sig)]
     for k, (pos, ssa) in enumerate(starts):
         chunk = sig[pos: starts[k + 1][0] if k + 1 < len(starts) else len(sig)]
-        loc = _ARG_LOC_RE.search(chunk)
+        loc = ARG_NAME_LOC.search(chunk)
         out.append((ssa, loc.group(1) if loc else ssa, chunk))
     return out
 
@@ -61,8 +58,8 @@ class Scalars:
                 continue
             s = _SCALAR_RE.match(op.text)
             if s:
-                operands = re.findall(r"%[\w$.-]+", s.group(3))
-                axis = re.search(r"\b(x|y|z)\b", s.group(3))
+                operands = SSA_VALUE.findall(s.group(3))
+                axis = AXIS_WORD.search(s.group(3))
                 self.defs.append((s.group(1), s.group(2) + (f":{axis.group(1)}" if axis else ""), operands))
         self.uses_pid = any(op.startswith("tt.get_program_id") for _, op, _ in self.defs)
         self._ops = ops

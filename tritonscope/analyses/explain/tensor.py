@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tritonscope.language.dialects.python import DOT_CALL as _DOT_CALL_RE
+from tritonscope.language.mlir_syntax import EXACT_PRECISION, INSTR_SHAPE, NUM_STAGES_ATTR, VERSION_MAJOR
 from tritonscope.analyses.explain.memory import _fits, shared_buffers
 from tritonscope.analyses.explain.model import Verdict
 from tritonscope.analyses.explain.ttgir import ASYNC_COPIES, DOTS, Op, ttgir_ops
@@ -32,7 +34,7 @@ def verdict_pipelining(ctx: _Ctx) -> list[Verdict]:
         lo, hi = (py_lines[0], py_lines[-1]) if py_lines else (loop.py, loop.py)
         mine = [r for r in remarks if lo is not None and lo <= int(r.get("line", 0)) <= (hi or lo)
                 and re.search(r"pipelin|vectoriz|poor performance", str(r.get("message", "")), re.I)]
-        attr = re.search(r"tt\.num_stages\s*=\s*(\d+)", loop.text)
+        attr = NUM_STAGES_ATTR.search(loop.text)
         evidence = [_ev(loop)] + _py_ev(ctx, loop.py)
         facts: dict[str, Any] = {"loop_line": loop.number, "python_line": loop.py, "async_copies": len(asyncs),
                                  "plain_loads": len(plain), "dots": len(dots),
@@ -104,10 +106,10 @@ def verdict_tensor_cores(ctx: _Ctx) -> list[Verdict]:
     dots = [op for op in ctx.ops if op.name in DOTS]
     if not dots:
         return []
-    from tritonscope.language.dialects import instructions
+    from tritonscope.language.dialects import instructions, naming
 
     mma_lines = []
-    for key in ("ptx", "amdgcn", "sass"):
+    for key in naming("mma"):
         st = ctx.analysis.parsed.get(key)
         if st is not None:
             found = [(line, ins) for line, ins in instructions(key, st.lines) if ins.cls in ("mma", "wgmma")]
@@ -123,7 +125,7 @@ def verdict_tensor_cores(ctx: _Ctx) -> list[Verdict]:
         unit, detail = _dot_unit(op, ctx.aliases)
         operand_elems = [t.elem for t in op.types[:2]]
         tf32 = ("f32" in operand_elems and unit != "FMA"
-                and not re.search(r"inputPrecision\s*=\s*(ieee|2\b)", op.text))
+                and not EXACT_PRECISION.search(op.text))
         here = [(k, line, ins) for k, line, ins in mma_lines if line.loc is not None and line.loc.line == op.py]
         if not tf32 and here:
             tf32 = any("tf32" in ins.op for _, _, ins in here)
@@ -164,10 +166,10 @@ def verdict_tensor_cores(ctx: _Ctx) -> list[Verdict]:
 def tensor_cores_from_code(ctx: _Ctx) -> list[Verdict] | str:
     """Without the TTGIR: the MMA instructions of the PTX (else SASS, AMDGCN), one verdict per Python line;
     or why nothing can be said (a tl.dot on FMA looks like any other math there)."""
-    from tritonscope.language.dialects import instructions
+    from tritonscope.language.dialects import instructions, naming
 
     found: list[tuple[str, Any, Any]] = []
-    for key in ("ptx", "sass", "amdgcn"):
+    for key in naming("mma"):
         st = ctx.analysis.parsed.get(key)
         if st is not None:
             found = [(key, line, ins) for line, ins in instructions(key, st.lines) if ins.cls in ("mma", "wgmma")]
@@ -213,8 +215,6 @@ def tensor_cores_from_code(ctx: _Ctx) -> list[Verdict] | str:
     return out
 
 
-# acc = tl.dot(a, b, acc)      c = tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1")      acc += dot(a, b)
-_DOT_CALL_RE = re.compile(r"\bdot(?:_scaled)?\s*\(")
 
 
 def _dot_lines_only(ctx: _Ctx, by_line: dict[Any, list], found: list) -> tuple[dict[Any, list], list[int]]:
@@ -261,13 +261,13 @@ def _dot_unit(op: Op, aliases: dict[str, str]) -> tuple[str, str]:
     enc = result.encoding if result is not None else None
     text = aliases.get(enc[1:], "") if enc and enc.startswith("#") else (enc or "")
     if "nvidia_mma" in text:
-        v = re.search(r"versionMajor\s*=\s*(\d+)", text)
+        v = VERSION_MAJOR.search(text)
         major = int(v.group(1)) if v else 2
         if major >= 5:
             return "tcgen05", "tcgen05.mma"
         if major == 3:
             return "wgmma", "wgmma (Hopper warpgroup MMA)"
-        instr = re.search(r"instrShape\s*=\s*\[([\d, ]+)\]", text)
+        instr = INSTR_SHAPE.search(text)
         return "mma", "mma.sync" + (f" {instr.group(1).replace(' ', '')} tiles" if instr else "") + \
             f" (MMA v{major})"
     if "amd_mfma" in text:

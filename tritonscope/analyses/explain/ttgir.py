@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from tritonscope.language.mlir_syntax import MlirType, element_bits, find_types
+from tritonscope.language.mlir_syntax import (  # noqa: F401  (the TTGIR patterns explain reads with)
+    BARE_MEMDESC as _BARE_MEMDESC_RE, CONST_INT as _CONST_RE, CONTIGUITY as _CONTIG_RE, FOR_BOUNDS as _FOR_RE, OP,
+    PTR_ELEM as _PTR_ELEM_RE, SCALAR_OP as _SCALAR_RE, MlirType, element_bits, find_types,
+)
 
 # ==========================================================================
 # Reading the TTGIR: ops with their types, loops, allocations
 # ==========================================================================
-
-# %x = ttg.local_alloc : () -> ...      ttg.local_store %a, %b : ...      %acc:3 = scf.for %i = ...
-_OP_RE = re.compile(r"^\s*(?:(?:%[\w$.#:-]+(?::\d+)?\s*,\s*)*%[\w$.#-]+(?::\d+)?\s*=\s*)?\"?([a-z_]+\.[\w.]+)\"?")
-# %c64_i32 = arith.constant 64 : i32
-_CONST_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")
-# %0 = arith.addi %a, %b : i32
-_SCALAR_RE = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*(arith\.\w+|tt\.get_program_id|tt\.get_num_programs)\s+(.*?)\s*:\s*"
-                        r"(?:i(?:32|64)|index)\s*$")
-# scf.for %k = %c0_i32 to %K step %c64_i32 iter_args(...)
-_FOR_RE = re.compile(r"scf\.for\s+%[\w$.-]+\s*=\s*(%[\w$.-]+)\s+to\s+(%[\w$.-]+)\s+step\s+(%[\w$.-]+)")
-# {contiguity = 4 : i32}
-_CONTIG_RE = re.compile(r"\bcontiguity\s*=\s*(\d+)")
-# -> <64x64xf32, #shared, #smem, mutable>   (async copies print their destination without the type name)
-_BARE_MEMDESC_RE = re.compile(r"->\s*(<\d[^>]*>)\s*$")
-# !tt.ptr<f16>
-_PTR_ELEM_RE = re.compile(r"!tt\.ptr<([\w]+)")
 
 GLOBAL_LOADS = ("tt.load", "ttg.async_copy_global_to_local", "ttng.async_tma_copy_global_to_local",
                 "tt.descriptor_load", "amdgpu.buffer_load", "amdgpu.buffer_load_to_local")
@@ -74,7 +60,7 @@ def ttgir_ops(stage) -> list[Op]:
                 ops[closed].py = line.loc.line
             if not stripped.endswith("{"):
                 continue
-        m = _OP_RE.match(text)
+        m = OP.match(text)
         loops = tuple(x for x in stack if x is not None)
         if m:
             name = m.group(1)

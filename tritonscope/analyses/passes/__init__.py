@@ -47,15 +47,15 @@ from tritonscope.analyses.passes.model import (  # noqa: F401
     DumpSummary, FindEvent, LineEvent, MLIR_STAGES, PassTrace, STAGE_TITLES, Step, TextRef,
 )
 from tritonscope.analyses.passes.classes import (  # noqa: F401
-    CLASS_ORDER, _CLASSES, _KIND_CLASSES, _classes_of, _kind_classes,
+    CLASS_ORDER, line_classes, module_stage,
 )
 from tritonscope.analyses.passes.read import (  # noqa: F401
-    STAGE_MARK, _ALIAS_RE, _DumpReader, _HEADER_RE, _Header, _INTERNAL_RE, _LOCREF_RE, _LOC_DEF_RE, _LOC_RE,
-    _OP_RE, _POS_RE, _REPORT_MARK, _RawDump, _SHARED_RE, _STAGE_RE, _TIMING_RE, _compare, _content_stage,
+    STAGE_MARK, _ALIAS_RE, _DumpReader, _HEADER_RE, _Header, _INTERNAL_RE,
+    _REPORT_MARK, _RawDump, _SHARED_RE, _STAGE_RE, _TIMING_RE, _compare, _content_stage,
     _is_layout, _unique, assign_times, parse_dump, parse_header, parse_timing, read_dumps, steps_from_file,
 )
 from tritonscope.analyses.passes.query import (  # noqa: F401
-    DiffBlock, Hunk, PassDiff, _OP_NAME_RE, _count_lines, _line_notes, _unified_range, check_query, find,
+    DiffBlock, Hunk, PassDiff, _count_lines, _line_notes, _unified_range, check_query, find,
     line_history, normalized_text, numbered_lines, pass_diff, step_diff,
 )
 from tritonscope.analyses.passes.run import (  # noqa: F401
@@ -63,6 +63,6 @@ from tritonscope.analyses.passes.run import (  # noqa: F401
     attribute_remarks, refuse_binary, remarks_by_pass, trace_from_dump, trace_passes,
 )
 from tritonscope.analyses.passes.compare import (  # noqa: F401
-    Divergence, _ALIAS_USE_RE, _ALLOC_SHAPE_RE, _DIM_RE, _NUM_RE, _RUN_RE, _SSA_RE, _SYMBOL_RE, _op_deltas,
+    Divergence, _op_deltas,
     first_divergence, skeleton, trace_both,
 )

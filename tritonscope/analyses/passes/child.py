@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tritonscope import triton_api
 from tritonscope.analyses.passes import MLIR_STAGES, STAGE_MARK
+from tritonscope.language.dialects import is_mlir
 
 
 def main() -> None:
@@ -172,7 +173,7 @@ def _install_stage_hook(workdir: Path, stages: list[dict]) -> None:
             try:
                 # ttir/ttgir return the module; llir lowers `src` in place, then
                 # translates it: `src` is then the LLVM-dialect module.
-                module = out if key != "llir" else src
+                module = out if is_mlir(key) else src
                 final.write_text(str(module))
             except Exception:
                 record["final"] = ""

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import re
 from dataclasses import asdict, dataclass, field, replace
 
 from tritonscope.analyses.passes.model import PassTrace, Step, TextRef
-from tritonscope.analyses.passes.read import _LOC_RE
+from tritonscope.language.dialects.mlir_passes import skeleton
 from tritonscope.analyses.passes.run import trace_passes
 
 # The stages whose pass managers are dumped, in pipeline order.
@@ -42,44 +41,6 @@ from tritonscope.analyses.passes.run import trace_passes
 #
 # Whether the first dumps already differ (a constexpr that switches code on
 # or off in the source) is reported too, as `from_start`.
-
-# %offs_m_9   %22:3   %arg9   %c16_i32   %0#1
-_SSA_RE = re.compile(r"%[\w.$-]+(?::\d+)?(?:#\d+)?")
-# @triton.language.standard.zeros__Tc16_c16T_cfp32   (3.9: Triton mangles constexprs into names)
-# @"triton.language.standard.zeros____(0, 0)cconstexpr_16__(1,)cconstexpr_fp32_"   (3.6, quoted)
-_SYMBOL_RE = re.compile(r'@"[^"]*"|@[\w.$-]+')
-# #blocked3   #mma1   #shared2   (not #loc, which is gone already)
-_ALIAS_USE_RE = re.compile(r"#([a-z_]+?)\d+\b")
-# tensor<16x16xf16>   memdesc<3x16x16xf16, #shared, #smem, mutable, 64x64>   ->  the dims
-_DIM_RE = re.compile(r"(?<![\w.])\d+(?:x\d+)*x(?=[a-z!])|(?<![\w.])\d+(?:x\d+)+(?![\w.])")
-# 16   -1   0.000000e+00   2.5   (not inside a name such as f16, i32, %c1)
-_NUM_RE = re.compile(r"(?<![\w.#%^$])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])")
-# !ttg.memdesc<NxNxf16, #shared, #smem, mutable, NxN>: the shape of the buffer a view is cut from
-_ALLOC_SHAPE_RE = re.compile(r", N(?:xN)+>")
-# f32, f32, f32   ->  f32, ...        %, %, %  ->  %, ...
-_RUN_RE = re.compile(r"(?<![\w.%])([\w.!<>%]+)(?:, \1(?![\w.]))+")
-
-
-def skeleton(text: str) -> list[str]:
-    """A dump's lines with what a config changes (numbers, names, layout parameters) taken out (rule above)."""
-    out = []
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue  # #loc and layout definitions
-        if "loc(" in line:
-            line = _LOC_RE.sub("", line)
-        line = _SSA_RE.sub("%", line)
-        if "@" in line:
-            line = _SYMBOL_RE.sub(lambda m: re.sub(r"\d+", "N", m.group(0)), line)
-        line = _ALIAS_USE_RE.sub(r"#\1", line)
-        line = _DIM_RE.sub(lambda m: re.sub(r"\d+", "N", m.group(0)), line)
-        line = _NUM_RE.sub("N", line)
-        if "memdesc<" in line:
-            line = _ALLOC_SHAPE_RE.sub(">", line)
-        line = _RUN_RE.sub(r"\1, ...", line)
-        out.append(line.rstrip())
-    return out
-
 
 @dataclass(frozen=True)
 class Divergence:

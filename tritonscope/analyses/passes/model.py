@@ -10,11 +10,11 @@ from typing import Any
 from tritonscope.core.errors import InputFileError, NotFoundError
 from tritonscope.triton_api.remarks import Remark
 from tritonscope.analyses.passes.classes import CLASS_ORDER
+from tritonscope.language.dialects import dialect, pass_stages
 
-# The stages whose pass managers are dumped, in pipeline order.
-
-MLIR_STAGES = ("ttir", "ttgir", "llir")
-STAGE_TITLES = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLVM"}
+# The stages whose pass managers are dumped, in pipeline order, and their titles in pass tables.
+MLIR_STAGES = pass_stages()
+STAGE_TITLES = {k: dialect(k).pass_title for k in MLIR_STAGES}
 
 
 # --------------------------------------------------------------------------
@@ -122,6 +122,9 @@ class Step:
         for key in ("shared", "stages"):
             if kw.get(key) is not None:
                 kw[key] = tuple(kw[key])
+        if isinstance(kw.get("classes"), dict) and "wait" in kw["classes"]:
+            # reports saved before the one class vocabulary named waits "wait"; now "async wait"
+            kw["classes"] = {("async wait" if k == "wait" else k): v for k, v in kw["classes"].items()}
         return cls(before=None, after=None, **kw)  # type: ignore[arg-type]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tritonscope.triton_api.remarks import Remark
 from tritonscope.analyses.passes.model import FindEvent, LineEvent, PassTrace, Step, TextRef
-from tritonscope.analyses.passes.read import _LOC_DEF_RE, _LOC_RE
+from tritonscope.language.mlir_syntax import LOC, LOC_DEF, OP_NAME
 
 # The stages whose pass managers are dumped, in pipeline order.
 
@@ -17,8 +17,6 @@ from tritonscope.analyses.passes.read import _LOC_DEF_RE, _LOC_RE
 # Queries: --find and --line
 # --------------------------------------------------------------------------
 
-# ttg.async_copy_global_to_local   tt.dot   llvm.inline_asm
-_OP_NAME_RE = re.compile(r"^[a-z_][\w$]*\.[a-z_][\w.$]*$")
 
 
 def find(trace: PassTrace, query: str) -> list[FindEvent]:
@@ -29,7 +27,7 @@ def find(trace: PassTrace, query: str) -> list[FindEvent]:
     loc-free lines containing it ("#mma", "cp.async").
     """
     query = check_query(query)
-    if _OP_NAME_RE.match(query) and any(query in s.ops for s in trace.summaries.values()):
+    if OP_NAME.match(query) and any(query in s.ops for s in trace.summaries.values()):
         counts = {ref: s.ops.get(query, 0) for ref, s in trace.summaries.items()}
     else:
         if len(query) > 2 and query.startswith("/") and query.endswith("/"):
@@ -62,7 +60,7 @@ def _count_lines(trace: PassTrace, ref: TextRef, match) -> int:
             if line.startswith("#loc"):
                 continue
             if "loc(" in line:
-                line = _LOC_RE.sub("", line)
+                line = LOC.sub("", line)
             if match(line):
                 n += 1
     return n
@@ -111,10 +109,10 @@ def numbered_lines(text: str) -> list[tuple[int, str]]:
     """(line number in `text`, line) for a dump's lines less locations, #loc definitions and blank lines."""
     out = []
     for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("#loc") and _LOC_DEF_RE.match(line):
+        if line.startswith("#loc") and LOC_DEF.match(line):
             continue
         if "loc(" in line:
-            line = _LOC_RE.sub("", line).rstrip()
+            line = LOC.sub("", line).rstrip()
         if line.strip():
             out.append((number, line))
     return out
@@ -208,11 +206,11 @@ def pass_diff(trace: PassTrace, step: Step, *, context: int = 3, notes: bool = T
 def _line_notes(text: str, numbered: list[tuple[int, str]], stage: str, file: str,
                 remarks: list[Remark]) -> dict[int, list[Any]]:
     """{loc-free line number: notes}: the stage views' annotations of one dumped module, and `remarks`."""
-    from tritonscope.language.dialects import annotate_stage, parse_stage
+    from tritonscope.language.dialects import annotate_stage, is_mlir, mlir_stages, parse_stage
     from tritonscope.analyses.remarks import remark_notes
 
     # every dump is MLIR; the LLVM stage's passes work on MLIR's llvm dialect until translation
-    key = "ttir" if stage == "ttir" else "ttgir"
+    key = stage if is_mlir(stage) else mlir_stages()[-1]
     parsed = parse_stage(key, text, file=file)
     found = annotate_stage(parsed)
     if remarks:

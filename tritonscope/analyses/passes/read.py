@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
 
 from tritonscope.core.errors import InputFileError
 from tritonscope.triton_api.remarks import Remark, is_diagnostic_line, parse_remarks
-from tritonscope.analyses.passes.classes import CLASS_ORDER, _classes_of, _kind_classes
+from tritonscope.analyses.passes.classes import CLASS_ORDER, line_classes, module_stage
 from tritonscope.analyses.passes.model import DumpSummary, Step, TextRef
+from tritonscope.language.mlir_syntax import FILE_POS, LOC, LOC_REF, OP
+from tritonscope.language.dialects.mlir_passes import (  # the pass manager's text
+    ALIAS as _ALIAS_RE, HEADER as _HEADER_RE, INTERNAL as _INTERNAL_RE, SHARED as _SHARED_RE,
+    STAGE_ATTR as _STAGE_RE, TIMING as _TIMING_RE,
+)
 
 # The stages whose pass managers are dumped, in pipeline order.
 
@@ -21,31 +26,6 @@ from tritonscope.analyses.passes.model import DumpSummary, Step, TextRef
 # Reading one dump stream
 # --------------------------------------------------------------------------
 
-# // -----// IR Dump Before TritonGPUPipeline: tritongpu-pipeline{num-stages=3} ('builtin.module' operation) //----- //
-# // -----// IR Dump Before Canonicalizer (canonicalize) ('tt.func' operation: @matmul_kernel) //----- //
-_HEADER_RE = re.compile(r"^// -----// IR Dump (?P<when>Before|After) (?P<rest>.*?) "
-                        r"\('(?P<anchor>[^']+)' operation(?:: @(?P<func>.*))?\) //----- //\s*$")
-# // -----// SoftwarePipeliner internal IR Dump After: LowerLoops
-_INTERNAL_RE = re.compile(r"^// -----// (?P<what>.*?)(?: //----- //)?\s*$")
-# #loc37 = loc("/work/k.py":12:20)
-_LOC_DEF_RE = re.compile(r"^(#loc\d*) = (loc\(.*\))\s*$")
-# #blocked = #ttg.blocked<{sizePerThread = [1, 2], ...}>
-_ALIAS_RE = re.compile(r"^(#[\w.$-]+) = (.*?)\s*$")
-#     %offs_m_9 = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32> loc(#loc38)
-#     %22:3 = scf.for %arg9 = %c0_i32 to %K step %c16_i32 iter_args(...)
-#     tt.store %32, %33 : tensor<16x16x!tt.ptr<f32>, #blocked> loc(#loc26)
-#     %5 = "tt.reduce"(%4) <{axis = 0 : i32}> ({
-_OP_RE = re.compile(r'^\s*(?:%[\w.$#:, %-]+?=\s*)?"?([a-z_][\w$]*\.[a-z_][\w.$]*)"?[\s(<{]')
-# loc(#loc35)   loc("a_ptr"(#loc))   loc(callsite(#loc20 at #loc21))   loc("/k.py":8:1)
-_LOC_RE = re.compile(r"\s?loc\((?:[^()]|\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))*\)")
-# "/work/main/samples/matmul.py":19:16
-_POS_RE = re.compile(r'"([^"]+)":(\d+):(\d+)')
-# #loc35 (a reference inside a loc expression)
-_LOCREF_RE = re.compile(r"#loc\d*\b")
-# module attributes {"ttg.num-warps" = 4 : i32, ttg.shared = 8192 : i32, ...}
-_SHARED_RE = re.compile(r"\bttg\.shared = (\d+) : i32")
-# {loop.cluster = 1 : i32, loop.stage = 2 : i32}    {tt.scheduled_max_stage = 2 : i32}
-_STAGE_RE = re.compile(r"\b(?:loop\.stage|tt\.scheduled_max_stage) = (\d+) : i32")
 class _DumpReader:
     """Summarises one module's lines as they stream past."""
 
@@ -81,24 +61,20 @@ class _DumpReader:
                 loc = line[at:].rstrip()
                 norm = line[:at - 1].rstrip()
             else:
-                found = _LOC_RE.findall(line)
+                found = LOC.findall(line)
                 loc = found[-1].strip() if found else ""
-                norm = _LOC_RE.sub("", line).rstrip()
+                norm = LOC.sub("", line).rstrip()
         else:
             norm = line.rstrip()
         self.norm[norm] += 1
         self._parts.append(norm)
         s.lines += 1
-        m = _OP_RE.match(norm)
+        m = OP.match(norm)
         if m:
             kind = m.group(1)
             s.ops[kind] += 1
-            if kind == "llvm.inline_asm" or kind.startswith(("nvvm.", "nvgpu.")):
-                for cls in _classes_of(norm):  # the asm string says what it is
-                    s.classes[cls] += 1
-            else:
-                for cls in _kind_classes(kind):
-                    s.classes[cls] += 1
+            for cls in line_classes(kind, norm):
+                s.classes[cls] += 1
             if loc:
                 self.op_locs.append((kind, loc))
         if "ttg.shared" in norm:
@@ -133,12 +109,12 @@ class _DumpReader:
                 return memo[expr]
             memo[expr] = None  # cycle guard
             found = None
-            for m in _POS_RE.finditer(expr):
+            for m in FILE_POS.finditer(expr):
                 if in_kernel(m.group(1)):
                     found = int(m.group(2))
                     break
             if found is None and depth < 64:
-                for ref in _LOCREF_RE.findall(expr):
+                for ref in LOC_REF.findall(expr):
                     target = self.loc_defs.get(ref)
                     if target is not None:
                         found = resolve(target, depth + 1)
@@ -156,7 +132,7 @@ class _DumpReader:
 
     def _guess_kernel_file(self) -> str | None:
         for expr in self.loc_defs.values():
-            m = _POS_RE.search(expr)
+            m = FILE_POS.search(expr)
             if m:
                 return m.group(1)
         return None
@@ -210,6 +186,62 @@ _REPORT_MARK = "... Execution time report ..."
 STAGE_MARK = "// -----// tritonscope stage "
 
 
+class _OpenDump:
+    """One module dump of a stream while it is read: its summary so far and what was printed after it."""
+
+    def __init__(self, path: str, header, start, stage, number, *, kernel_file: str | None, summarize: bool):
+        self.path = path
+        self.header, self.start, self.stage, self.number = header, start, stage, number
+        self.reader = _DumpReader(kernel_file) if summarize else None
+        self.internal: list[str] = []
+        self.end: int | None = None      # where the module text ended
+        self.state = "module"            # module -> tail (#loc lines) -> other
+        self.other: list[str] = []
+        self.pm_done = False             # its pass manager's timing report has been printed
+        self.loose: list[str] = []       # diagnostics printed after that
+
+    def feed(self, line: str, line_start: int) -> None:
+        """One line of the module, its #loc tail, or what was printed after it."""
+        state = self.state
+        if state == "module":
+            if self.reader:
+                self.reader.feed(line)
+            # the top-level op closes at column 0: "}" or "} loc(#loc)"
+            if line[:1] == "}" and (not line[1:].strip() or line[1:].lstrip().startswith("loc(")):
+                self.state = "tail"
+            return
+        if state == "tail":
+            if not line.strip():
+                return
+            if line.startswith("#loc"):
+                if self.reader:
+                    self.reader.feed(line)
+                return
+            if self.end is None:
+                self.end = line_start
+            self.state = "other"
+        # printed while the pass ran (or an internal dump): keep what we read
+        if line and not line[0].isspace() and is_diagnostic_line(line):
+            (self.loose if self.pm_done else self.other).append(line)
+        elif _TIMING_RE.match(line):
+            self.other.append(line)
+        elif _REPORT_MARK in line:
+            self.pm_done = True
+
+    def done(self, end: int) -> _RawDump:
+        if self.state == "module":
+            what = f"the module dumped before {self.header.name}" if self.header else "the final module"
+            raise InputFileError(
+                f"{self.path} is damaged: {what} (line {self.number}) never closes.",
+                hint="The dump was cut off or edited; compile again to get a whole one.")
+        end = self.end if self.end is not None else end
+        remarks = parse_remarks(self.other, stage=self.stage)
+        timing = [line for line in self.other if _TIMING_RE.match(line)]
+        summary, norm = (self.reader.finish(), self.reader.norm) if self.reader else (DumpSummary(), Counter())
+        return _RawDump(self.header, self.stage, TextRef(self.path, self.start, end), summary, norm, self.internal,
+                        remarks, timing, parse_remarks(self.loose, stage=self.stage))
+
+
 def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final: bool = False,
                strict: bool = False, orphans: list[str] | None = None,
                lines: Iterable[bytes] | None = None, summarize: bool = True) -> Iterator[_RawDump]:
@@ -245,35 +277,12 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
     else:
         f = contextlib.nullcontext(lines)
 
-    class _Open:
-        def __init__(self, header, start, stage, number):
-            self.header, self.start, self.stage, self.number = header, start, stage, number
-            self.reader = _DumpReader(kernel_file) if summarize else None
-            self.internal: list[str] = []
-            self.end: int | None = None      # where the module text ended
-            self.state = "module"            # module -> tail (#loc lines) -> other
-            self.other: list[str] = []
-            self.pm_done = False             # its pass manager's timing report has been printed
-            self.loose: list[str] = []       # diagnostics printed after that
-
-        def done(self, end: int) -> _RawDump:
-            if self.state == "module":
-                what = f"the module dumped before {self.header.name}" if self.header else "the final module"
-                raise InputFileError(
-                    f"{path} is damaged: {what} (line {self.number}) never closes.",
-                    hint="The dump was cut off or edited; compile again to get a whole one.")
-            end = self.end if self.end is not None else end
-            remarks = parse_remarks(self.other, stage=self.stage)
-            timing = [line for line in self.other if _TIMING_RE.match(line)]
-            summary, norm = (self.reader.finish(), self.reader.norm) if self.reader else (DumpSummary(), Counter())
-            return _RawDump(self.header, self.stage, TextRef(path, self.start, end), summary, norm, self.internal,
-                            remarks, timing, parse_remarks(self.loose, stage=self.stage))
-
     with f as source:
         offset = 0
         stage = ""
         seen = False
-        current = _Open(None, 0, "", 1) if final else None
+        opened = functools.partial(_OpenDump, path, kernel_file=kernel_file, summarize=summarize)
+        current = opened(None, 0, "", 1) if final else None
         for number, raw in enumerate(source, 1):
             line_start = offset
             offset += len(raw)
@@ -283,7 +292,7 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
                 if header is not None:
                     if current is not None:
                         yield current.done(line_start)
-                    current = _Open(header, offset, stage, number)
+                    current = opened(header, offset, stage, number)
                     seen = True
                     continue
                 if text.startswith(STAGE_MARK):
@@ -315,32 +324,7 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
                         context=raw.decode(errors="replace")[:200].rstrip(),
                         hint="Give a file written with MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE.")
                 continue
-            line = raw.decode(errors="replace").rstrip("\r\n")
-            state = current.state
-            if state == "module":
-                if current.reader:
-                    current.reader.feed(line)
-                # the top-level op closes at column 0: "}" or "} loc(#loc)"
-                if line[:1] == "}" and (not line[1:].strip() or line[1:].lstrip().startswith("loc(")):
-                    current.state = "tail"
-                continue
-            if state == "tail":
-                if not line.strip():
-                    continue
-                if line.startswith("#loc"):
-                    if current.reader:
-                        current.reader.feed(line)
-                    continue
-                if current.end is None:
-                    current.end = line_start
-                current.state = state = "other"
-            # printed while the pass ran (or an internal dump): keep what we read
-            if line and not line[0].isspace() and is_diagnostic_line(line):
-                (current.loose if current.pm_done else current.other).append(line)
-            elif _TIMING_RE.match(line):
-                current.other.append(line)
-            elif _REPORT_MARK in line:
-                current.pm_done = True
+            current.feed(raw.decode(errors="replace").rstrip("\r\n"), line_start)
         if current is not None:
             yield current.done(offset)
         elif not seen and not final:
@@ -354,13 +338,8 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
 
 
 def _content_stage(s: DumpSummary) -> str:
-    """ttir / ttgir / llir by what a module holds (for dumps with no stage marks)."""
-    if any(k.startswith("llvm.") for k in s.ops) and "tt.func" not in s.ops:
-        return "llir"
-    if any(k.startswith(("ttg.", "ttng.", "amdgpu.")) for k in s.ops) or any(
-            v.startswith(("#ttg.", "#ttng.", "#triton_gpu.")) for v in s.encodings.values()):
-        return "ttgir"
-    return "ttir"
+    """ttir / ttgir / llir by what a module holds (for dumps with no stage marks): the MLIR dialect says."""
+    return module_stage(s.ops, s.encodings.values())
 
 
 def _compare(step: Step, a: DumpSummary, b: DumpSummary, norm_a: Counter, norm_b: Counter) -> None:
@@ -520,11 +499,6 @@ def parse_dump(path: str | os.PathLike, *, kernel_file: str | None = None) -> li
 # --------------------------------------------------------------------------
 # Timing
 # --------------------------------------------------------------------------
-
-#     0.0061 (  1.9%)  TritonGPUPipeline
-#     0.0000 (  0.0%)    (A) DominanceInfo
-_TIMING_RE = re.compile(r"^\s+(\d+\.\d+) \(\s*[\d.]+%\)(\s+)(.+?)\s*$")
-
 
 def parse_timing(lines: Iterable[str]) -> list[tuple[str, float]]:
     """[(pass name, seconds)] from MLIR's execution time reports, in order.

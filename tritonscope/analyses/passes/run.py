@@ -16,7 +16,8 @@ from typing import Any, Iterable, Iterator
 from tritonscope.core.errors import CompileError, InputFileError, NotFoundError, TritonscopeError
 from tritonscope.triton_api.remarks import Remark, is_diagnostic_line, parse_remarks
 from tritonscope.analyses.passes.model import MLIR_STAGES, PassTrace, Step
-from tritonscope.analyses.passes.read import _POS_RE, _RawDump, _TIMING_RE, _unique, parse_timing, read_dumps, steps_from_file
+from tritonscope.language.mlir_syntax import FILE_POS
+from tritonscope.analyses.passes.read import _RawDump, _TIMING_RE, _unique, parse_timing, read_dumps, steps_from_file
 
 # The stages whose pass managers are dumped, in pipeline order.
 
@@ -210,7 +211,7 @@ def _kernel_file_of(path: str) -> str | None:
             if number > 2000:
                 break
             if raw.startswith(b"#loc"):
-                m = _POS_RE.search(raw.decode(errors="replace"))
+                m = FILE_POS.search(raw.decode(errors="replace"))
                 if m:
                     return m.group(1)
     return None

@@ -52,8 +52,8 @@ The package, one module a job; each imports only those above it:
 from __future__ import annotations
 
 from tritonscope.inputs.sources.readers import (  # noqa: F401
-    _ASM_FILE_RE, _ASM_LOC_RE, _FIRST_LOC_RE, _LLIR_DIFILE_RE, _LLIR_SUBPROGRAM_RE, _head_and_tail, _megabytes,
-    _read_head, _read_json, _read_text, asm_location, check_size, ir_location, llir_location,
+    _head_and_tail, _megabytes, _read_head, _read_json, _read_text, asm_location, check_size, def_location,
+    ir_location, llir_location,
 )
 from tritonscope.inputs.sources.model import (  # noqa: F401
     BINARIES, CAPTURE_FORMAT, DERIVED, KernelEntry, SINGLE_FILE_EXTS, STAGE_EXTS, Source, TEXT_STAGES,
@@ -64,11 +64,9 @@ from tritonscope.inputs.sources.emit import (  # noqa: F401
 )
 from tritonscope.inputs.sources.files import (  # noqa: F401
     EIATTR_FRAME_SIZE, EIATTR_REGCOUNT, EIATTR_REQNTID, FACT_ORDER, MixedCompileError, _INDUCTOR_DIRS,
-    _INT_FIELDS, _LLIR_AMD_RE, _LLIR_AMD_WG_RE, _LLIR_CPU_RE, _LLIR_MAXNREG_RE, _LLIR_NVIDIA_RE,
-    _LLIR_REQNTIDX_RE, _LLIR_REQNTID_RE, _LLIR_SM_RE, _LLIR_SUBARCH_RE, _MLIR_TTGIR_RE, _NAME_RES,
-    _PTX_MAXNREG_RE, _PTX_REQNTID_RE, _PTX_TARGET_RE, _STAGE_SIGNS, _TTGIR_ATTR_RE, _amd_facts, _check_text,
+    _INT_FIELDS, _amd_facts, _check_text,
     _code_object, _cubin_arch, _entries_in, _facts_without_metadata, _folder_entry, _inductor_context,
-    _is_inductor_cache, _mlir_stage, _name_in_stage, _names, _names_or_none, _nv_info, _nv_info_payloads,
+    _is_inductor_cache, _shared_suffix_stage, _name_in_stage, _names, _names_or_none, _nv_info, _nv_info_payloads,
     _read_binary_facts, _stage_names, _subdirs, _threads_to_warps, amdgcn_facts, check_metadata,
     check_one_compile, cubin_facts, cubin_metadata, file_entry, hsaco_facts, llir_facts, nvidia_llir_facts,
     ptx_facts, stage_facts, ttgir_facts,
@@ -83,12 +81,12 @@ from tritonscope.inputs.sources.choose import (  # noqa: F401
     SORT_FIELDS, _WHERE_RE, filter_rows, find_entry, sort_rows,
 )
 from tritonscope.inputs.sources.load import (  # noqa: F401
-    DEFAULT_NUM_STAGES, _ARG_RE, _ENV_NAME_RE, _FUNC_RE, _MLIR_TO_TRITON, _PTX_VERSION_RE, _WITHOUT_BINARY,
+    DEFAULT_NUM_STAGES, _ENV_NAME_RE, _MLIR_TO_TRITON, _PTX_VERSION_RE, _WITHOUT_BINARY,
     _amd_resources, _environment_notes, _kind_words, _python_stage, _read_binary, _spec_of, _tool_words,
     function_block, load_artifact, recorded_environment, recorded_option, signature_from_ttir,
 )
 from tritonscope.inputs.sources.recompile import (  # noqa: F401
-    _LOOP_VALUES_RE, _SEARCHED, _captured_function, _compile_now, _compile_payload, _compiled_from_json,
+    _SEARCHED, _captured_function, _compile_now, _compile_payload, _compiled_from_json,
     _cross_vendor_note, _has_loop_values, _ptxas_note, _recompile_child, _renamed_note, _replay_warnings,
     recompile,
 )

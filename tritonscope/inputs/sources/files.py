@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,9 @@ from tritonscope.inputs import codeobject
 from tritonscope.core.errors import InputFileError
 from tritonscope.core.model import ARCHES
 from tritonscope.inputs.sources.emit import check_emitted
-from tritonscope.inputs.sources.model import KernelEntry, SINGLE_FILE_EXTS, STAGE_EXTS, target_of
+from tritonscope.inputs.sources.model import BINARIES, KernelEntry, SINGLE_FILE_EXTS, STAGE_EXTS, target_of
+from tritonscope.language.dialects import for_suffix, kernel_name, llvm, ptx, recognize
+from tritonscope.language.mlir_syntax import TTGIR_MODULE_ATTR
 from tritonscope.inputs.sources.readers import _head_and_tail, _read_head, _read_json, _read_text, check_size
 
 # Finding out what PATH is
@@ -160,31 +161,26 @@ def _facts_without_metadata(files: dict[str, Path]) -> dict[str, Any]:
     return facts
 
 
-# The files a kernel's facts are read from, most telling first.
-FACT_ORDER = ("ttgir", "amdgcn", "ptx", "llir", "cubin", "hsaco")
 
 
 def stage_facts(path: Path, key: str) -> dict[str, Any]:
     """Triton-metadata-shaped facts ({'target', 'num_warps', ...}) one stage file records; {} when none."""
-    if key == "ttgir":
-        return ttgir_facts(path)
-    if key == "amdgcn":
-        return amdgcn_facts(path)
-    if key == "ptx":
-        return ptx_facts(path)
-    if key == "llir":
-        return llir_facts(path)
-    if key == "cubin":
-        try:
-            return cubin_metadata(cubin_facts(path.read_bytes()))
-        except OSError:
-            return {}
-    if key == "hsaco":
-        try:
-            return hsaco_facts(codeobject.read(path.read_bytes()))
-        except (OSError, codeobject.CodeObjectError, ValueError, IndexError):
-            return {}
-    return {}
+    read = _TEXT_FACTS.get(key) or _BINARY_FACTS.get(key)
+    return read(path) if read else {}
+
+
+def _cubin_file_facts(path: Path) -> dict[str, Any]:
+    try:
+        return cubin_metadata(cubin_facts(path.read_bytes()))
+    except OSError:
+        return {}
+
+
+def _hsaco_file_facts(path: Path) -> dict[str, Any]:
+    try:
+        return hsaco_facts(codeobject.read(path.read_bytes()))
+    except (OSError, codeobject.CodeObjectError, ValueError, IndexError):
+        return {}
 
 
 def cubin_metadata(facts: dict[str, Any]) -> dict[str, Any]:
@@ -231,17 +227,14 @@ def check_one_compile(per_file: dict[str, dict[str, Any]], metadata: dict[str, A
              "file of it.")
 
 
-_MLIR_TTGIR_RE = re.compile(r"\bttg\.|#ttg\.|\btriton_gpu\.|#triton_gpu\.")
-
-
-def _mlir_stage(p: Path) -> str:
-    """'ttgir' or 'ttir': which Triton module an .mlir file holds (a TTGIR's attributes name ttg.)."""
-    head = _read_head(p, 1 << 16)
-    if not _STAGE_SIGNS["ttir"].search(head):
+def _shared_suffix_stage(p: Path, ext: str) -> str:
+    """The stage of a file whose suffix several dialects claim (.mlir: TTIR or TTGIR), by its text."""
+    d = recognize(ext, _read_head(p, 1 << 16))
+    if d is None:
         raise InputFileError(f"{p} is not a Triton TTIR or TTGIR module (no `module` or `tt.func`).",
                              hint="tritonscope opens .mlir files that hold a Triton module, as "
                                   "MLIR_ENABLE_DUMP or --emit writes them.")
-    return "ttgir" if _MLIR_TTGIR_RE.search(head) else "ttir"
+    return d.key
 
 
 def file_entry(p: Path) -> KernelEntry:
@@ -252,7 +245,7 @@ def file_entry(p: Path) -> KernelEntry:
                              hint="Open .ttir, .ttgir, .mlir, .llir, .ptx, .cubin, .sass, .amdgcn, .hsaco or a "
                                   "Triton metadata .json, or the folder that holds them.")
     check_size(p)
-    key = _mlir_stage(p) if ext == ".mlir" else ext[1:]
+    key = _shared_suffix_stage(p, ext) if len(for_suffix(ext)) > 1 else ext[1:]
     files = {key: p}
     metadata: dict[str, Any] = {}
     if key == "json":
@@ -270,7 +263,7 @@ def file_entry(p: Path) -> KernelEntry:
         metadata = hsaco_facts(_code_object(p))
     elif key != "json":
         _check_text(p, key)
-    if key in ("ttgir", "amdgcn", "llir", "ptx"):
+    if key in _TEXT_FACTS:
         metadata = stage_facts(p, key)
     name = str(metadata.get("name") or _name_in_stage(p, key) or p.stem)
     entry = KernelEntry(key=p.name, name=name, kind="file", folder=None, files=files, metadata=metadata)
@@ -336,12 +329,7 @@ def amdgcn_facts(path: Path) -> dict[str, Any]:
 # Triton-metadata-shaped facts ({'target', 'num_warps', 'maxnreg'}); what no
 # file records is left out, and load_artifact says the value shown is a guess.
 
-# .target sm_90a         .target sm_80, debug
-_PTX_TARGET_RE = re.compile(r"^\s*\.target\s+sm_(\d+)([a-z]?)", re.M)
-# .reqntid 128          .reqntid 128, 1, 1      (Triton asks for exactly num_warps x 32 threads)
-_PTX_REQNTID_RE = re.compile(r"^\s*\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", re.M)
-# .maxnreg 128
-_PTX_MAXNREG_RE = re.compile(r"^\s*\.maxnreg\s+(\d+)", re.M)
+# (The patterns are the dialects': ptx.TARGET, llvm.NVVM_REQNTID, mlir_syntax.TTGIR_MODULE_ATTR...)
 
 
 def _threads_to_warps(threads: int, warp_size: int) -> int | None:
@@ -352,10 +340,10 @@ def ptx_facts(path: Path) -> dict[str, Any]:
     """{'target', 'num_warps', 'maxnreg'} a PTX file records (`.target sm_90a`, `.reqntid 512`, `.maxnreg`)."""
     text = _read_head(path, 1 << 20)
     out: dict[str, Any] = {}
-    m = _PTX_TARGET_RE.search(text)
+    m = ptx.TARGET.search(text)
     if m:
         out["target"] = {"backend": "cuda", "arch": int(m.group(1)), "warp_size": 32}
-    m = _PTX_REQNTID_RE.search(text)
+    m = ptx.REQNTID.search(text)
     if m:
         threads = 1
         for g in m.groups():
@@ -363,24 +351,10 @@ def ptx_facts(path: Path) -> dict[str, Any]:
         warps = _threads_to_warps(threads, 32)
         if warps:
             out["num_warps"] = warps
-    m = _PTX_MAXNREG_RE.search(text)
+    m = ptx.MAXNREG.search(text)
     if m:
         out["maxnreg"] = int(m.group(1))
     return out
-
-
-# attributes #0 = { nounwind "nvvm.reqntid"="128" }           (Triton 3.5+)
-_LLIR_REQNTID_RE = re.compile(r'"nvvm\.reqntid"="(\d+)(?:,(\d+))?(?:,(\d+))?"')
-# !{ptr @k, !"reqntidx", i32 128}                              (older Tritons: nvvm.annotations)
-_LLIR_REQNTIDX_RE = re.compile(r'!"reqntidx",\s*i32\s+(\d+)')
-# "nvvm.maxnreg"="128"     !"maxnreg", i32 128
-_LLIR_MAXNREG_RE = re.compile(r'"nvvm\.maxnreg"="(\d+)"|!"maxnreg",\s*i32\s+(\d+)')
-# define ptx_kernel void @k(        target triple = "nvptx64-nvidia-cuda"       @llvm.nvvm.read.ptx.sreg.tid.x
-_LLIR_NVIDIA_RE = re.compile(r'^define\s+ptx_kernel\b|^target triple = "nvptx|@llvm\.nvvm\.|"nvvm\.', re.M)
-# "target-cpu"="sm_90a"
-_LLIR_SM_RE = re.compile(r'"target-cpu"="sm_(\d+)[a-z]?"')
-# "amdgpu-flat-work-group-size"="1,256"
-_LLIR_AMD_WG_RE = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
 
 
 def nvidia_llir_facts(text: str) -> dict[str, Any]:
@@ -390,24 +364,24 @@ def nvidia_llir_facts(text: str) -> dict[str, Any]:
     it becomes PTX), so the arch of a lone .llir stays unknown.
     """
     out: dict[str, Any] = {}
-    if not _LLIR_NVIDIA_RE.search(text):
+    if not llvm.NVIDIA.search(text):
         return out
-    m = _LLIR_SM_RE.search(text)
+    m = llvm.TARGET_SM.search(text)
     if m:
         out["target"] = {"backend": "cuda", "arch": int(m.group(1)), "warp_size": 32}
-    m = _LLIR_REQNTID_RE.search(text)
+    m = llvm.NVVM_REQNTID.search(text)
     threads = None
     if m:
         threads = 1
         for g in m.groups():
             threads *= int(g) if g else 1
     else:
-        m = _LLIR_REQNTIDX_RE.search(text)
+        m = llvm.NVVM_REQNTIDX.search(text)
         threads = int(m.group(1)) if m else None
     warps = _threads_to_warps(threads, 32) if threads else None
     if warps:
         out["num_warps"] = warps
-    m = _LLIR_MAXNREG_RE.search(text)
+    m = llvm.NVVM_MAXNREG.search(text)
     if m:
         out["maxnreg"] = int(m.group(1) or m.group(2))
     return out
@@ -430,60 +404,23 @@ def _cubin_arch(data: bytes) -> int | None:
     return sm if 20 <= sm <= 255 else None
 
 
-# target triple = "amdgpu9.42-amd-amdhsa"     (3.6: "amdgcn-amd-amdhsa"; the arch then is in "target-cpu")
-_LLIR_AMD_RE = re.compile(r'^target triple = "(amdgcn|amdgpu)[^"]*"', re.M)
-# "target-cpu"="gfx942"
-_LLIR_CPU_RE = re.compile(r'"target-cpu"="(gfx[0-9a-f]+)')
-# amdgpu9.42 -> gfx942; amdgpu11.0.0 -> gfx1100 (the triple's subarch is the gfx number with dots)
-_LLIR_SUBARCH_RE = re.compile(r'^target triple = "amdgpu([0-9a-f.]+)-', re.M)
-
-
 def llir_facts(path: Path) -> dict[str, Any]:
     """{'target', 'num_warps'} an LLVM IR file records: AMD's triple and work-group size, NVIDIA's `nvvm.reqntid`."""
     text = _head_and_tail(path, 1 << 16)  # the triple is at the top, the function attributes at the bottom
-    if not _LLIR_AMD_RE.search(text):
+    if not llvm.AMD_TRIPLE.search(text):
         return nvidia_llir_facts(text)
-    m = _LLIR_CPU_RE.search(text) or _LLIR_SUBARCH_RE.search(text)
+    m = llvm.TARGET_GFX.search(text) or llvm.AMD_SUBARCH.search(text)
     gfx = None
     if m:
         gfx = m.group(1) if m.group(1).startswith("gfx") else "gfx" + m.group(1).replace(".", "")
     wave = ARCHES[gfx].warp_size if gfx in ARCHES else 64
     out: dict[str, Any] = {"target": {"backend": "hip", "arch": gfx, "warp_size": wave}}
-    m = _LLIR_AMD_WG_RE.search(text)
+    m = llvm.AMD_WORK_GROUP.search(text)
     if m and gfx in ARCHES:  # Triton asks for exactly num_warps x wave work-items (the wave is the arch's)
         warps = _threads_to_warps(int(m.group(1)), wave)
         if warps:
             out["num_warps"] = warps
     return out
-
-
-# Looks for each stage's first distinctive line:
-# tt.func public @matmul_kernel(     define ptx_kernel void @k(     .entry k(     Function : k
-_STAGE_SIGNS = {
-    "ttir": re.compile(r"\btt\.func\b|^module\b", re.M),
-    "source": re.compile(r"\btt\.func\b|^module\b", re.M),
-    "ttgir": re.compile(r"\btt\.func\b|^module\b", re.M),
-    "llir": re.compile(r"^define\b|^target triple|^; ModuleID", re.M),
-    "ptx": re.compile(r"^\s*\.(version|target|entry|visible)\b", re.M),
-    "sass": re.compile(r"Function\s*:|\.text\.|/\*[0-9a-f]{4}\*/", re.M),
-    # 	.amdgcn_target "amdgpu9.42-amd-amdhsa-unknown-gfx942"      .amdhsa_code_object_version 5
-    "amdgcn": re.compile(r"^\s*\.(amdgcn_target|amdhsa_code_object_version|amdhsa_kernel)\b", re.M),
-}
-# tt.func public @matmul_kernel(      define ... @matmul_kernel(      .entry matmul_kernel(     Function : matmul_kernel
-# 	.amdhsa_kernel matmul_kernel
-_NAME_RES = (
-    re.compile(r"tt\.func\s+(?:public\s+)?@([\w$.]+)"),
-    re.compile(r"^define\b[^@]*@([\w$.]+)\(", re.M),
-    re.compile(r"\.entry\s+([\w$]+)"),
-    re.compile(r"Function\s*:\s*([\w$]+)"),
-    re.compile(r"^\s*\.amdhsa_kernel\s+([\w$.]+)", re.M),
-)
-
-
-# module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", ...
-# module attributes {..., ttg.target = "hip:gfx942", "ttg.threads-per-warp" = 64 : i32}
-_TTGIR_ATTR_RE = re.compile(r'"?ttg\.(num-warps|num-ctas|target|threads-per-warp)"?\s*=\s*'
-                            r'(?:"(cuda|hip):(\w+)"|(\d+))')
 
 
 def ttgir_facts(path: Path) -> dict[str, Any]:
@@ -495,7 +432,7 @@ def ttgir_facts(path: Path) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     wave = None
-    for attr, backend, arch, number in _TTGIR_ATTR_RE.findall(head):
+    for attr, backend, arch, number in TTGIR_MODULE_ATTR.findall(head):
         if attr == "target" and backend == "cuda" and arch.isdigit():
             out["target"] = {"backend": "cuda", "arch": int(arch), "warp_size": 32}
         elif attr == "target" and backend == "hip":
@@ -511,6 +448,14 @@ def ttgir_facts(path: Path) -> dict[str, Any]:
     return out
 
 
+# What each kind of file records of its compile, by its files' key: the text stages that say something
+# (Triton-metadata-shaped facts), and the binaries
+_TEXT_FACTS = {"ttgir": ttgir_facts, "amdgcn": amdgcn_facts, "ptx": ptx_facts, "llir": llir_facts}
+_BINARY_FACTS = {"cubin": _cubin_file_facts, "hsaco": _hsaco_file_facts}
+# The files a kernel's facts are read from, most telling first (TTGIR's module attributes first).
+FACT_ORDER = tuple(_TEXT_FACTS) + tuple(_BINARY_FACTS)
+
+
 def _check_text(p: Path, key: str) -> None:
     try:
         head = p.open("r", encoding="utf-8").read(65536)
@@ -518,26 +463,21 @@ def _check_text(p: Path, key: str) -> None:
         raise InputFileError(f"{p} is not a .{key} file: it is not text.") from e
     except OSError as e:
         raise InputFileError(f"Cannot read {p}: {e.strerror or e}.") from e
-    if not _STAGE_SIGNS[key].search(head):
+    found = for_suffix(f".{key}")
+    signs = found[0].signs if found else None
+    if signs is not None and not signs.search(head):
         raise InputFileError(f"{p} does not look like {key.upper()}: none of the lines such a file begins with.",
                              hint="Check the file, or rename it to the extension of the stage it holds.")
 
 
 def _name_in_stage(p: Path, key: str) -> str | None:
-    if key == "cubin":
+    if key in BINARIES:
         return None
     try:
         head = p.read_text(encoding="utf-8", errors="replace")[:200000]
     except OSError:
         return None
-    for regex in _NAME_RES:
-        m = regex.search(head)
-        if m:
-            return m.group(1)
-    return None
-
-
-# #loc = loc("/home/u/kernels/matmul.py":8:1)
+    return kernel_name(head, key)
 
 
 # The cubin's own facts, without running a tool

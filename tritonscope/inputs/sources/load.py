@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tritonscope.language.dialects.ptx import VERSION as _PTX_VERSION_RE  # noqa: F401  (recompile's)
+from tritonscope.language.mlir_syntax import FUNC_ARGS, TT_INT_ATTR, TYPED_ARG
 from tritonscope.inputs import codeobject
 from tritonscope.language.dialects import SOURCE
 from tritonscope.language.dialects import stages as dialect_stages
@@ -199,24 +201,20 @@ def function_block(lines: list[str], line: int) -> list[str]:
     return out
 
 
-# tt.func public @k(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32} loc(...), %n: i32 loc(...))
-_FUNC_RE = re.compile(r"tt\.func\s+(?:public\s+)?@[\w$.]+\((.*?)\)\s*(?:attributes|\{|->)", re.S)
-# %x_ptr: !tt.ptr<f16> {tt.divisibility = 16 : i32}
-_ARG_RE = re.compile(r"%([\w$.]+)\s*:\s*(!tt\.ptr<\s*([\w]+)[^>]*>|[\w]+)\s*(\{[^}]*\})?")
 _MLIR_TO_TRITON = {"f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64", "i1": "i1", "i8": "i8",
                    "i16": "i16", "i32": "i32", "i64": "i64", "f8E4M3FN": "fp8e4nv", "f8E5M2": "fp8e5"}
 
 
 def signature_from_ttir(text: str) -> list[tuple[str, str, list[str]]]:
     """[(name, '*fp16' | 'i32', ['tt.divisibility=16'])] from a TTIR tt.func's arguments."""
-    m = _FUNC_RE.search(text)
+    m = FUNC_ARGS.search(text)
     if not m:
         return []
     out = []
-    for arg in _ARG_RE.finditer(m.group(1)):
+    for arg in TYPED_ARG.finditer(m.group(1)):
         name, ty, pointee, attrs = arg.groups()
         ty_name = f"*{_MLIR_TO_TRITON.get(pointee, pointee)}" if pointee else _MLIR_TO_TRITON.get(ty, ty)
-        found = [f"{a}={v}" for a, v in re.findall(r"(tt\.\w+)\s*=\s*(\d+)", attrs or "")]
+        found = [f"{a}={v}" for a, v in TT_INT_ATTR.findall(attrs or "")]
         out.append((name, ty_name, found))
     return out
 
@@ -274,8 +272,6 @@ def _spec_of(entry: KernelEntry, target: str) -> tuple[KernelSpec, list[ArgSpeci
 
 
 _ENV_NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
-# .version 8.7
-_PTX_VERSION_RE = re.compile(r"^\s*\.version\s+(\d+\.\d+)", re.M)
 
 
 def recorded_environment(entry: KernelEntry) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tritonscope.language.dialects import SOURCE, every_stage_key
+from tritonscope.language.dialects import SOURCE, every_stage_key, for_suffix
 from tritonscope.language.dialects import stages as dialect_stages
 from tritonscope.core.model import arch_for_capability
-from tritonscope.inputs.sources.readers import asm_location, ir_location, llir_location
+from tritonscope.inputs.sources.readers import def_location
 
 # The binary Triton writes per backend (file extension -> backend), and the stage
 # tritonscope derives from it (SASS, by nvdisasm; AMD's assembly is Triton's own .amdgcn).
@@ -25,6 +25,16 @@ STAGE_EXTS = TEXT_STAGES + tuple(BINARIES)
 # .mlir: a TTIR or TTGIR module under MLIR's own extension (which one, its text says)
 SINGLE_FILE_EXTS = tuple(f".{e}" for e in STAGE_EXTS) + (".json", ".source", ".mlir")
 CAPTURE_FORMAT = "tritonscope-capture"
+
+
+def _file_order(key: str) -> tuple[int, int]:
+    """Pipeline order of a file key ("source", "ttir", "ptx", "json"): by the dialect that claims its
+    suffix; a stage's own files before those it shares a dialect with (".source" before ".ttir": the
+    pre-pass TTIR first)."""
+    found = for_suffix(f".{key}")
+    if not found:
+        return (1 << 30, 0)
+    return (found[0].order, 0 if key != found[0].key else 1)
 
 
 def binary_ext(backend: str) -> str | None:
@@ -138,14 +148,19 @@ class KernelEntry:
 
     def _ir_location(self) -> tuple[str, int]:
         if self._location is None:
-            path = next((self.files[k] for k in ("source", "ttir", "ttgir") if k in self.files), None)
-            if path is not None:
-                self._location = ir_location(path)
-            elif "llir" in self.files:  # no MLIR: the LLVM IR's debug info (DISubprogram, DIFile)
-                self._location = llir_location(self.files["llir"])
-            if not (self._location or ("", 0))[0]:  # the machine assembly's debug lines (a lone .amdgcn or .ptx)
-                path = next((self.files[k] for k in ("amdgcn", "ptx") if k in self.files), None)
-                self._location = asm_location(path) if path else ("", 0)
+            # The first file of each kind of text that records it, in pipeline order: an MLIR module's first
+            # #loc (the pre-pass TTIR first), else the LLVM IR's debug info (DISubprogram, DIFile), else the
+            # assembly's debug lines (a lone .amdgcn or .ptx)
+            self._location = ("", 0)
+            tried: set[str] = set()
+            for key in sorted(self.files, key=_file_order):
+                found = for_suffix(f".{key}")
+                if not found or found[0].def_location is None or found[0].kind in tried:
+                    continue
+                tried.add(found[0].kind)
+                self._location = def_location(self.files[key], key)
+                if self._location[0]:
+                    break
         return self._location
 
     def config(self) -> str:

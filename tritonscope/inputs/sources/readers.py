@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from tritonscope.core.errors import InputFileError
+from tritonscope.language.dialects import dialect, for_suffix
 
 def _read_json(path: Path, *, what: str) -> Any:
     try:
@@ -101,9 +101,6 @@ def _read_head(path: Path, size: int) -> str:
         return ""
 
 
-_FIRST_LOC_RE = re.compile(r'^#loc\d* = loc\("([^"]+)":(\d+):\d+\)', re.M)
-
-
 def ir_location(path: Path) -> tuple[str, int]:
     """(file, line) the TTIR's first `#loc` names: the kernel's def; ('', 0) when there is none."""
     try:
@@ -111,56 +108,39 @@ def ir_location(path: Path) -> tuple[str, int]:
             head = f.read(4096)
     except OSError:
         return "", 0
-    m = _FIRST_LOC_RE.search(head)
-    return (m.group(1), int(m.group(2))) if m else ("", 0)
-
-
-# !4 = distinct !DISubprogram(name: "matmul_kernel", linkageName: "matmul_kernel", scope: !3, file: !3, line: 8, ...
-_LLIR_SUBPROGRAM_RE = re.compile(r'^!\d+\s*=\s*(?:distinct\s+)?!DISubprogram\((.*)\)\s*$', re.M)
-# !3 = !DIFile(filename: "matmul.py", directory: "/work/main/samples")
-_LLIR_DIFILE_RE = re.compile(r'^(!\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)",\s*directory:\s*"([^"]*)"',
-                             re.M)
+    return dialect("ttir").def_location(head)
 
 
 def llir_location(path: Path) -> tuple[str, int]:
     """(file, line) of the kernel's def from LLVM IR debug info (its DISubprogram and DIFile); ('', 0) if none.
 
-    Triton's LLVM IR keeps its line tables (`!dbg` on each instruction, one
-    DISubprogram per function) at the end of the file.
+    The debug info is at the end of the file: its head and tail are read.
     """
-    text = _head_and_tail(path, 1 << 18)
-    files = {m.group(1): (m.group(2), m.group(3)) for m in _LLIR_DIFILE_RE.finditer(text)}
-    for m in _LLIR_SUBPROGRAM_RE.finditer(text):
-        body = m.group(1)
-        file_ref = re.search(r"\bfile:\s*(!\d+)", body)
-        line = re.search(r"\bline:\s*(\d+)", body)
-        if file_ref and line and file_ref.group(1) in files:
-            name, directory = files[file_ref.group(1)]
-            full = name if name.startswith("/") or not directory else f"{directory}/{name}"
-            return full, int(line.group(1))
-    return "", 0
+    return dialect("llir").def_location(_head_and_tail(path, 1 << 18))
 
 
-# 	.file	1 "/work/main/samples" "matmul.py"        (AMDGCN, DWARF 5: directory, then file)
-# 	.file	1 "/work/main/samples/matmul.py"          (PTX)
-_ASM_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', re.M)
-# 	.loc	1 8 0 prologue_end                        (file 1, line 8: the first line with a number is the def)
-_ASM_LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+([1-9]\d*)\s", re.M)
-
-
-def asm_location(path: Path) -> tuple[str, int]:
+def asm_location(path: Path, key: str = "ptx") -> tuple[str, int]:
     """(file, line) of the first `.loc` in AMDGCN or PTX (the kernel's def); ('', 0) when there is none."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return "", 0
-    loc = _ASM_LOC_RE.search(text)
-    if not loc:
+    return dialect(key).def_location(text)
+
+
+# How much of a stage file the kernel's def is looked for in, by the kind of its dialect (the rest is the
+# dialect's own def_location): an MLIR module's #loc aliases are at its top, LLVM IR's debug info at its end.
+LOCATION_READERS = {"mlir": ir_location, "ir": llir_location}
+
+
+def def_location(path: Path, key: str) -> tuple[str, int]:
+    """(file, line) of the kernel's def a stage file (key: its files' key, "ttgir", "source") records."""
+    found = for_suffix(f".{key}")
+    if not found or found[0].def_location is None:
         return "", 0
-    for m in _ASM_FILE_RE.finditer(text):
-        if m.group(1) == loc.group(1):
-            return (f"{m.group(2)}/{m.group(3)}" if m.group(3) else m.group(2)), int(loc.group(2))
-    return "", 0
+    d = found[0]
+    read = LOCATION_READERS.get(d.kind)
+    return read(path) if read else asm_location(path, d.key)
 
 
 # --------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from tritonscope.language.dialects import SOURCE
 from tritonscope.language.dialects import stages as dialect_stages
 from tritonscope.core.errors import InputFileError, UsageError, close_matches
 from tritonscope.core.model import ARCHES, Artifact
+from tritonscope.language.mlir_syntax import LOOP_OP
 from tritonscope.inputs.sources.load import _PTX_VERSION_RE, _kind_words, _tool_words, recorded_environment, recorded_option
 from tritonscope.inputs.sources.model import KernelEntry, binary_ext
 from tritonscope.inputs.sources.readers import _read_text
@@ -308,11 +308,11 @@ def _compile_payload(payload: dict[str, Any], env: dict[str, str], in_child: boo
 
 # A loop whose values Triton's parser renames when it reads IR text back:
 #   %acc = scf.for %k = %c0_i32 to %K step %c32_i32 iter_args(%acc_1 = %cst) -> (tensor<32x32xf32>)  : i32 {
-_LOOP_VALUES_RE = re.compile(r"\bscf\.(?:for|while)\b")
+# (mlir_syntax.LOOP_OP)
 
 
 def _has_loop_values(ttir: str) -> bool:
-    return bool(_LOOP_VALUES_RE.search(ttir or ""))
+    return bool(LOOP_OP.search(ttir or ""))
 
 
 def _renamed_note(why: str) -> str:

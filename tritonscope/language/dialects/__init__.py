@@ -8,13 +8,16 @@ annotator, and publishes them as `Dialect` records in a module-level
 new dialect is one new module plus its tests; no consumer changes.
 
 Consumers never compare stage keys: they ask `dialect(key)` and call what
-it holds.  An unknown key gets a plain-text dialect (lines as written, no
+it holds, or a question of the registry (is_source, is_mlir, is_machine_code,
+mlir_stages, pass_stages, naming(cls), recognize(suffix, head)).  An unknown key gets a plain-text dialect (lines as written, no
 notes, no classes), never an error.
 
 Adding a dialect (AMDGCN, a per-pass dump...):
   1. write dialects/<name>.py with parse, normalize, classify, annotate and
      noise, and `DIALECTS = (Dialect(key=..., order=..., backends=...),)`;
      name instructions with the words of CLASSES where they mean the same;
+     say what kind of text it is (kind, machine_code) and how `open` knows its
+     files (suffixes, signs, marks, kernel_name, def_location);
   2. add its tests (tests/test_dialects.py shows one written to a temp folder
      and picked up by analysis, diff, views, Markdown and HTML unchanged).
 Nothing else changes for analysis, diff, views and reports: the registry
@@ -89,6 +92,42 @@ class Dialect:
     source_mapped: bool = True
     noise: Callable = _no_noise  # noise(raw_line) -> None | "debug" | "directive" | "comment" | "header"
     classes: tuple[str, ...] = ()  # the classes `classify` can name (its vocabulary); () = it counts nothing
+    # What kind of text it is, for consumers that must treat kinds apart (they ask, never compare keys):
+    # "source" (the kernel's Python), "mlir" (TTIR, TTGIR), "ir" (LLVM IR), "assembly" (PTX, AMDGCN, SASS)
+    kind: str = "text"
+    machine_code: bool = False  # the GPU's own instructions (SASS, AMDGCN), not a virtual ISA such as PTX
+    # Made by an MLIR pass manager whose per-pass dumps `passes` reads: its title in pass tables
+    # ("TTIR", "TTGIR", "LLVM"); "" for stages no pass manager makes
+    pass_title: str = ""
+    # Loops of a machine stage (a label, and a later branch back to it: group 1 the label, both times),
+    # whether an instruction waits for global memory (memory_wait(Instr, line) -> None: no; else whether
+    # it waits for zero outstanding, a drain), and a line as tables quote it (without a trailing comment)
+    loop_label: re.Pattern | None = None
+    loop_branch: re.Pattern | None = None
+    memory_wait: Callable | None = None
+    quoted: Callable = str.strip
+    # Stage-file recognition (what `open` asks): the suffixes of its stage files besides `.<key>`
+    # (".mlir" for TTIR and TTGIR, ".source" for the pre-pass TTIR), a line only its files have near the top
+    # (`signs`), what sets it apart from another dialect sharing a suffix (`marks`: TTGIR's ttg. attributes),
+    # where a stage file names its kernel (`kernel_name`, group 1) and where the kernel's def is
+    # (`def_location(text) -> (file, line)`, ('', 0) when the text does not say)
+    suffixes: tuple[str, ...] = ()
+    signs: re.Pattern | None = None
+    marks: re.Pattern | None = None
+    kernel_name: re.Pattern | None = None
+    def_location: Callable | None = None
+
+    @property
+    def is_source(self) -> bool:
+        return self.kind == "source"
+
+    @property
+    def is_mlir(self) -> bool:
+        return self.kind == "mlir"
+
+    @property
+    def is_assembly(self) -> bool:
+        return self.kind == "assembly"
 
 
 # --------------------------------------------------------------------------
@@ -125,6 +164,24 @@ def ssa_spelling(fam: str, n: int) -> str:
     if fam == "%":
         return f"%{n}"
     return fam if n == 0 else f"{fam}_{n}"
+
+
+# 	.file	1 "/work/main/samples" "matmul.py"        (AMDGCN, DWARF 5: directory, then file)
+# 	.file	1 "/work/main/samples/matmul.py"          (PTX)
+ASM_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', re.M)
+# 	.loc	1 8 0 prologue_end                        (file 1, line 8: the first line with a number is the def)
+ASM_DEF_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+([1-9]\d*)\s", re.M)
+
+
+def asm_def_location(text: str) -> tuple[str, int]:
+    """(file, line) of the first `.loc` in PTX or AMDGCN (the kernel's def); ('', 0) when there is none."""
+    loc = ASM_DEF_LOC.search(text)
+    if not loc:
+        return "", 0
+    for m in ASM_FILE.finditer(text):
+        if m.group(1) == loc.group(1):
+            return (f"{m.group(2)}/{m.group(3)}" if m.group(3) else m.group(2)), int(loc.group(2))
+    return "", 0
 
 
 def plain_lines(text: str) -> tuple[Line, ...]:
@@ -186,6 +243,84 @@ def stage_keys(backend: str = "cuda") -> tuple[str, ...]:
 def every_stage_key() -> tuple[str, ...]:
     """Every stage key some backend produces, in pipeline order (what --stage accepts)."""
     return tuple(k for k, d in _REGISTRY.items() if d.backends)
+
+
+def is_source(key: str) -> bool:
+    """Whether a stage key is the kernel's Python source (the stage every other one maps back to)."""
+    return dialect(key).is_source
+
+
+def is_mlir(key: str) -> bool:
+    return dialect(key).is_mlir
+
+
+def is_machine_code(key: str) -> bool:
+    """Whether a stage is the GPU's own instructions (SASS, AMDGCN): what a binary disassembles to."""
+    return dialect(key).machine_code
+
+
+def compiled(keys) -> list[str]:
+    """These stage keys without the source, in the order given."""
+    return [k for k in keys if not dialect(k).is_source]
+
+
+def mlir_stages() -> tuple[str, ...]:
+    """The MLIR stages (TTIR, TTGIR), in pipeline order."""
+    return tuple(k for k, d in _REGISTRY.items() if d.is_mlir)
+
+
+def pass_stages() -> tuple[str, ...]:
+    """The stages an MLIR pass manager makes (TTIR, TTGIR, and LLVM IR, lowered in MLIR's llvm dialect
+    before translation), in pipeline order: the stages whose passes `passes` traces."""
+    return tuple(k for k, d in _REGISTRY.items() if d.pass_title)
+
+
+def naming(cls: str) -> tuple[str, ...]:
+    """The stage keys whose dialect names instructions with a class ("mma": PTX, AMDGCN, SASS), in
+    pipeline order."""
+    return tuple(k for k, d in _REGISTRY.items() if cls in d.classes)
+
+
+def for_suffix(suffix: str) -> tuple[Dialect, ...]:
+    """The dialects whose stage files may carry a suffix (".ttgir" -> TTGIR; ".mlir" -> TTIR, TTGIR),
+    in pipeline order; () for a suffix no dialect claims."""
+    suffix = suffix.lower()
+    return tuple(d for d in _REGISTRY.values()
+                 if d.backends and (suffix == f".{d.key}" or suffix in d.suffixes))
+
+
+def recognize(suffix: str, head: str) -> Dialect | None:
+    """The dialect of a stage file, by its suffix and the text at its top.
+
+    A suffix one dialect claims is that dialect's; of several (".mlir"), the
+    last in pipeline order whose `marks` the text has, else the first that
+    has none (TTGIR when a ttg. attribute is there, TTIR otherwise).  None
+    when no dialect claims the suffix, or its text has none of their `signs`.
+    """
+    found = for_suffix(suffix)
+    if len(found) > 1:
+        marked = [d for d in found if d.marks is not None and d.marks.search(head)]
+        found = tuple(marked[-1:]) or tuple(d for d in found if d.marks is None)[:1]
+    if not found:
+        return None
+    d = found[0]
+    return d if d.signs is None or d.signs.search(head) else None
+
+
+def kernel_name(head: str, key: str | None = None) -> str | None:
+    """The kernel's name a stage file gives (`tt.func public @k(`, `.entry k(`, `Function : k`...): its own
+    dialect's pattern first, then every other dialect's in pipeline order."""
+    own = [d for d in for_suffix(f".{key}")] if key else []
+    seen: set[str] = set()
+    for d in own + list(_REGISTRY.values()):
+        rx = d.kernel_name
+        if rx is None or rx.pattern in seen:
+            continue
+        seen.add(rx.pattern)
+        m = rx.search(head)
+        if m:
+            return m.group(1)
+    return None
 
 
 def machine_stage(keys) -> str | None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from tritonscope.language.dialects import Dialect, Instr, Renamer
+from tritonscope.language.dialects import asm_def_location, Dialect, Instr, Renamer
 from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
 # --------------------------------------------------------------------------
@@ -433,8 +433,38 @@ def _note(ins: Instr, wave: int | None, family: str | None):
     return None
 
 
+# 	.amdgcn_target "amdgpu9.42-amd-amdhsa-unknown-gfx942"      .amdhsa_code_object_version 5
+_SIGNS = re.compile(r"^\s*\.(amdgcn_target|amdhsa_code_object_version|amdhsa_kernel)\b", re.M)
+# 	.amdhsa_kernel matmul_kernel
+_KERNEL_NAME = re.compile(r"^\s*\.amdhsa_kernel\s+([\w$.]+)", re.M)
+# .LBB0_2:                                ; =>This Inner Loop Header: Depth=1
+_LOOP_LABEL = re.compile(r"^(\.LBB\d+_\d+):")
+# 	s_cbranch_scc1 .LBB0_2        /   s_branch .LBB0_4
+_LOOP_BRANCH = re.compile(r"^\s*s_(?:c)?branch\w*\s+(\.LBB\d+_\d+)")
+
+
+def memory_wait(ins: Instr, line: str) -> bool | None:
+    """None: not a wait for global memory; else whether it waits for zero outstanding (a drain):
+    s_waitcnt on the vector-memory counter (vmcnt; loadcnt on RDNA4/gfx12)."""
+    if ins.cls != "async wait":
+        return None
+    counters = ins.facts.get("counters") or {}
+    for name in ("vmcnt", "loadcnt"):
+        if name in counters:
+            return counters[name] == 0
+    return None
+
+
+def quoted(line: str) -> str:
+    """The instruction without its trailing `;` comment, as tables quote it."""
+    return line.split(";")[0].strip()
+
+
 DIALECTS = (
     Dialect(key="amdgcn", title="AMDGCN", ext="amdgcn", lexer="text", fence="asm", order=45, backends=("hip",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
+            kind="assembly", machine_code=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
+            def_location=asm_def_location, loop_label=_LOOP_LABEL, loop_branch=_LOOP_BRANCH,
+            memory_wait=memory_wait, quoted=quoted,
             classes=_CLASSES),
 )

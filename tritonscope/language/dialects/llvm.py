@@ -143,7 +143,62 @@ def annotate(stage: ParsedStage) -> list:
     return []
 
 
+# --------------------------------------------------------------------------
+# Stage-file recognition, and what a lone .llir records
+# --------------------------------------------------------------------------
+
+# define ptx_kernel void @k(      target triple = "nvptx64-nvidia-cuda"      ; ModuleID = 'LLVMDialectModule'
+_SIGNS = re.compile(r"^define\b|^target triple|^; ModuleID", re.M)
+# define ptx_kernel void @matmul_kernel(ptr addrspace(1) %0, ...
+_KERNEL_NAME = re.compile(r"^define\b[^@]*@([\w$.]+)\(", re.M)
+# !4 = distinct !DISubprogram(name: "matmul_kernel", linkageName: "matmul_kernel", scope: !3, file: !3, line: 8, ...
+SUBPROGRAM = re.compile(r'^!\d+\s*=\s*(?:distinct\s+)?!DISubprogram\((.*)\)\s*$', re.M)
+# !3 = !DIFile(filename: "matmul.py", directory: "/work/main/samples")
+DIFILE_DEF = re.compile(r'^(!\d+)\s*=\s*(?:distinct\s+)?!DIFile\(filename:\s*"([^"]*)",\s*directory:\s*"([^"]*)"', re.M)
+# file: !3, line: 8   (fields of a DISubprogram)
+_FILE_FIELD = re.compile(r"\bfile:\s*(!\d+)")
+_LINE_FIELD = re.compile(r"\bline:\s*(\d+)")
+# attributes #0 = { nounwind "nvvm.reqntid"="128" }           (Triton 3.5+)
+NVVM_REQNTID = re.compile(r'"nvvm\.reqntid"="(\d+)(?:,(\d+))?(?:,(\d+))?"')
+# !{ptr @k, !"reqntidx", i32 128}                              (older Tritons: nvvm.annotations)
+NVVM_REQNTIDX = re.compile(r'!"reqntidx",\s*i32\s+(\d+)')
+# "nvvm.maxnreg"="128"     !"maxnreg", i32 128
+NVVM_MAXNREG = re.compile(r'"nvvm\.maxnreg"="(\d+)"|!"maxnreg",\s*i32\s+(\d+)')
+# define ptx_kernel void @k(        target triple = "nvptx64-nvidia-cuda"       @llvm.nvvm.read.ptx.sreg.tid.x
+NVIDIA = re.compile(r'^define\s+ptx_kernel\b|^target triple = "nvptx|@llvm\.nvvm\.|"nvvm\.', re.M)
+# "target-cpu"="sm_90a"
+TARGET_SM = re.compile(r'"target-cpu"="sm_(\d+)[a-z]?"')
+# "amdgpu-flat-work-group-size"="1,256"
+AMD_WORK_GROUP = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
+# target triple = "amdgpu9.42-amd-amdhsa"     (3.6: "amdgcn-amd-amdhsa"; the arch then is in "target-cpu")
+AMD_TRIPLE = re.compile(r'^target triple = "(amdgcn|amdgpu)[^"]*"', re.M)
+# "target-cpu"="gfx942"
+TARGET_GFX = re.compile(r'"target-cpu"="(gfx[0-9a-f]+)')
+# amdgpu9.42 -> gfx942; amdgpu11.0.0 -> gfx1100 (the triple's subarch is the gfx number with dots)
+AMD_SUBARCH = re.compile(r'^target triple = "amdgpu([0-9a-f.]+)-', re.M)
+
+
+def def_location(text: str) -> tuple[str, int]:
+    """(file, line) of the kernel's def from the debug info (its DISubprogram and DIFile); ('', 0) if none.
+
+    Triton's LLVM IR keeps its line tables (`!dbg` on each instruction, one
+    DISubprogram per function) at the end of the file.
+    """
+    files = {m.group(1): (m.group(2), m.group(3)) for m in DIFILE_DEF.finditer(text)}
+    for m in SUBPROGRAM.finditer(text):
+        body = m.group(1)
+        file_ref = _FILE_FIELD.search(body)
+        line = _LINE_FIELD.search(body)
+        if file_ref and line and file_ref.group(1) in files:
+            name, directory = files[file_ref.group(1)]
+            full = name if name.startswith("/") or not directory else f"{directory}/{name}"
+            return full, int(line.group(1))
+    return "", 0
+
+
 DIALECTS = (
     Dialect(key="llir", title="LLVM IR", ext="ll", lexer="llvm", fence="llvm", order=30, backends=("cuda", "hip"),
-            parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise),
+            parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
+            kind="ir", signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=def_location,
+            pass_title="LLVM"),  # its passes lower MLIR's llvm dialect before translation
 )

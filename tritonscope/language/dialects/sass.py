@@ -118,6 +118,17 @@ _MEMORY = {"LDG": ("global", "load"), "STG": ("global", "store"), "LDS": ("share
            "STS": ("shared", "store")}
 
 
+# What explain reads from SASS lines (nvdisasm's own, and `nvdisasm -lrm count`'s)
+# /*0010*/  S2R R40, SR_TID.X ;   // |    2  |        |        |         |   (group 2: live registers)
+LIVE_REGISTERS = re.compile(r"/\*([0-9a-fA-F]{4,})\*/.*?//\s*\|\s*(\d*)\s*\|")
+# /*0010*/   (group 1: the address)
+ADDRESS = re.compile(r"/\*([0-9a-fA-F]{4,})\*/")
+# One SASS instruction per line (nvdisasm -c), optionally predicated; a local-memory access is a spill:
+#         /*0080*/                   STL [R1+0xefc], R13 ;
+#         /*0a50*/              @!P0 LDL.LU R7, [R1+0x8] ;
+SPILL_ACCESS = re.compile(r"\s*/\*[0-9a-fA-F]+\*/\s+(?:@!?U?P[0-9T]+\s+)?(STL|LDL)\b")
+
+
 def classify(text: str) -> Instr | None:
     """The instruction on a SASS line (op = opcode with modifiers), or None for anything else.
 
@@ -286,9 +297,16 @@ def _note(ins: Instr, text: str):
     return None
 
 
+#         Function : matmul_kernel      .text.matmul_kernel:      /*0000*/  LDC R1, c[0x0][0x28] ;
+_SIGNS = re.compile(r"Function\s*:|\.text\.|/\*[0-9a-f]{4}\*/", re.M)
+#         Function : matmul_kernel
+_KERNEL_NAME = re.compile(r"Function\s*:\s*([\w$]+)")
+
+
 DIALECTS = (
     Dialect(key="sass", title="SASS", ext="sass", lexer="sass", fence="", order=50, backends=("cuda",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
+            kind="assembly", machine_code=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
             classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
                      "barrier", "mbarrier", "global load", "global store", "shared load", "shared store",
                      "tcgen05 mma", "tmem load", "tmem store", "tmem alloc", "tcgen05 sync")),

@@ -15,6 +15,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from tritonscope.language.dialects import is_source
+
 MARK = {"ok": "✓", "info": "·", "warn": "!", "bad": "✗"}
 STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "bad": "bold red"}
 SKIP_MARK = "-"
@@ -71,7 +73,7 @@ def verdict_text(v, width: int = 100) -> Text:
         room = max(20, width - 4 - 14 - 2)
         shown = text if len(text) <= room else text[:room - 1] + "…"
         t.append(f"\n    {where:<14}", style="dim")
-        t.append(shown, style="italic" if stage == "python" else "")
+        t.append(shown, style="italic" if is_source(stage) else "")
     if v.fix:
         t.append("\n    fix", style="bold")
         t.append(" (checked)" if v.fix_checked else "", style="green")

@@ -469,7 +469,7 @@ def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int
       "focus</button></span></h2><div class=\"code\">\n")
     for line in lines:
         py = python_line_of(analysis, key, line, kernel_files)
-        number = py if key == "python" and py is not None else line.number
+        number = py if dialect(key).is_source and py is not None else line.number
         attrs = f" data-py=\"{py}\"" if py is not None else ""
         line_notes = notes.get(line.number, ())
         if line_notes:
@@ -533,7 +533,7 @@ def _explain_section(analysis: Analysis, expl, w) -> None:
             w("<table class=\"ev\">")
             for stage, line, text in v.evidence:
                 place = _e(where(stage, line))
-                if stage == "python" and line in src:  # in the kernel: a link to the line
+                if dialect(stage).is_source and line in src:  # in the kernel: a link to the line
                     place = f"<button type=\"button\" class=\"go\" data-py=\"{line}\">{place}</button>"
                 w(f"<tr><td>{place}</td><td><code>{_e(text)}</code></td></tr>")
             w("</table>")

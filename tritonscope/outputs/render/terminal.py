@@ -117,7 +117,7 @@ def stage_panel(analysis: Analysis, key: str, *, line_numbers: bool = True, note
     text = "\n".join(line.text.replace("\t", "    ")[:keep] for line in lines)
     by_line = analysis.notes_for(key) if notes else {}
     digits = len(str(stage.lines[-1].number)) if stage.lines else 1
-    first = analysis.artifact.python_first_line if key == "python" else None
+    first = analysis.artifact.python_first_line if dialect(key).is_source else None
     dim, green, yellow = Style(dim=True), Style(color="green"), Style(color="yellow")
     rows: list[list[tuple[str, object]]] = []
     source = iter(lines)
