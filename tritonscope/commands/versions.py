@@ -43,6 +43,7 @@ def versions_cmd(
                                              help="Targets to compile for (repeatable or comma-separated). "
                                                   "Default: sm_90a (found kernels: their own)."),
     constexpr: Optional[List[str]] = c.ConstexprOpt,
+    arg: Optional[List[str]] = c.ArgOpt,
     num_warps: Optional[int] = c.WarpsOpt,
     num_stages: Optional[int] = c.StagesOpt,
     config: Optional[int] = c.ConfigOpt,
@@ -141,7 +142,7 @@ def versions_cmd(
 
         for x in arches:
             canonical_arch(x)  # an unknown arch: exit 3 before any environment is made
-        base = c.make_request("_", constexpr, None, None, num_warps, num_stages, None, None, None, config=config)
+        base = c.make_request("_", constexpr, None, arg, num_warps, num_stages, None, None, None, config=config)
         from tritonscope.core.model import DEFAULT_ARCH
         from tritonscope.versions.targets import jobs_for
 

@@ -281,6 +281,12 @@ _TORCH_CUDA_NAMES = ("is_available", "device_count", "current_device", "get_devi
                      "get_device_properties", "get_device_name")
 
 
+# torch.version.hip while a file imports for an AMD target.  Version-shaped because torch itself parses it at
+# import (torch/utils/cpp_extension.py: `int(v) for v in torch.version.hip.split('.')[:2]`, reached by vLLM's
+# fused_moe module); the local label says it is tritonscope's stand-in, not an installed ROCm.
+HIP_VERSION_STAND_IN = "7.0.0+tritonscope"
+
+
 class _PatchTorchOnImport:
     """A meta-path finder that patches torch.cuda (and torch.version.hip) once `import torch` finishes."""
 
@@ -329,7 +335,7 @@ def device_answers(answers: DeviceAnswers):
         version = getattr(torch, "version", None)
         if version is not None and hasattr(version, "hip"):
             saved.append((version, "hip", version.hip))
-            version.hip = "tritonscope" if answers.target.backend == "hip" else None
+            version.hip = HIP_VERSION_STAND_IN if answers.target.backend == "hip" else None
 
     finder = None
     if "torch" in sys.modules:
