@@ -87,6 +87,10 @@ class Group:
     def without(self, *names: str) -> "Group":
         return Group([p for p in self.params if p[0] not in names], self.values)
 
+    def only(self, *names: str) -> "Group":
+        """The group's options of these names (in the group's order)."""
+        return Group([p for p in self.params if p[0] in names], self.values)
+
     def but(self, **changed: tuple[Any, Any]) -> "Group":
         """The group with some options declared otherwise: name=(annotation, typer option)."""
         return Group([(n, *changed[n]) if n in changed else (n, a, o) for n, a, o in self.params], self.values)

@@ -40,6 +40,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.commands.options import AXES, DISPLAY, Values, composed
 
 
 @contextmanager
@@ -79,10 +80,11 @@ def _warm_parent(request, arch: str) -> None:
     import tritonscope.cost.features
     import tritonscope.analyses.explain
     import tritonscope.analyses.summary
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
 
     try:
-        build_spec(request, arch)   # loads and caches the kernel's module
+        Pipeline().bind(resolve(request, arch))   # loads and caches the kernel's module
         import triton.runtime.cache as cache
 
         from tritonscope.triton_api.key import _install_key
@@ -97,7 +99,10 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
     """Launch, check and time each config (in order), with TRITON_CACHE_DIR = `cache`; per config also whether
     its launch compiled (a kernel new to the cache) and the seconds it all took."""
     from tritonscope.measure.bench import bench_loaded
-    from tritonscope.pipeline.binding import build_spec
+    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.config import resolve
+
+    pipe = Pipeline()  # binds each launch only: the launch itself compiles (or loads from `cache`), as a user's would
 
     out: dict[int, dict] = {}
     for i in indices:
@@ -105,7 +110,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
         t = time.perf_counter()
         status, ms = "failed", None
         try:
-            loaded = build_spec(requests[i], arch)
+            loaded = pipe.bind(resolve(requests[i], arch))
             # The kernel's module stays imported, and its JIT function keeps every kernel launched before in
             # memory (another group's, the other phase's): forget them, so this launch finds its kernel the
             # way a fresh process would, in `cache` or by compiling.
@@ -225,17 +230,17 @@ def tune_lines(res: dict) -> list[str]:
     return out
 
 
+@composed
 def tune_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    constexpr: Optional[List[str]] = typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
-                                                  help="A constexpr axis of the grid (repeatable)."),
-    block: Optional[int] = c.BlockOpt,
-    blocks: Optional[str] = c.BlocksOpt,
-    arg: Optional[List[str]] = c.ArgOpt,
-    num_warps: Optional[str] = typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...", help="num_warps axis."),
-    num_stages: Optional[str] = typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
-                                             help="num_stages axis."),
+    axes: Values = AXES.but(
+        constexpr=(Optional[List[str]], typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
+                                                     help="A constexpr axis of the grid (repeatable).")),
+        num_warps=(Optional[str], typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
+                                               help="num_warps axis.")),
+        num_stages=(Optional[str], typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
+                                                help="num_stages axis."))),
     shape: Optional[str] = c.ShapeOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype of a sample."),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="The GPU whose predictions rank the configs (default: "
@@ -245,8 +250,7 @@ def tune_cmd(
                                                     "the full search's best, and the time saved."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Compile workers (default: every core)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    display: Values = DISPLAY.without("pager"),
 ):
     """Time only the configs the cost model predicts fastest, on this machine's GPU.
 
@@ -259,11 +263,11 @@ def tune_cmd(
     from tritonscope.measure import runner
     from tritonscope.commands.sweep import build_requests
     from tritonscope.core.errors import UsageError
-    from tritonscope.core.env import env_of
 
-    env = env_of(ctx).with_display(width=width, color=color)
-    requests, loaded, _, _, _ = build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, None,
-                                               shape, dtype, None, None, None, gpu)
+    env = display.env(ctx)
+    requests, loaded, _, _, _ = build_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
+                                               axes.num_warps, axes.num_stages, None, shape, dtype, None, None, None,
+                                               gpu)
     if not loaded.spec.grid:  # nothing to predict and nothing to launch: say so before any compile
         raise UsageError(f"{loaded.spec.kernel} has no shape: tune needs a launch grid.",
                          hint="Give --shape for a sample, or an EXAMPLES launch beside your kernel.")

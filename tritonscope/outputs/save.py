@@ -24,6 +24,7 @@ FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "mar
 REPORT = ("html", "markdown", "json", "text")   # compile/open/show/passes --save
 EXPLAIN = ("json", "text", "markdown", "html")  # explain --save (.txt: the verdicts alone)
 DIFF = ("json", "text", "html")                 # diff --save
+VERSIONS = REPORT                               # versions --save (the regression report: versions/report.render)
 
 
 def formats(names: tuple[str, ...] = REPORT) -> dict[str, str]:

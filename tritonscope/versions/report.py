@@ -203,3 +203,9 @@ def _esc(s: str) -> str:
 
 def dumps(rep: VersionsReport) -> str:
     return json.dumps(rep.to_dict(), indent=1) + "\n"
+
+
+def render(rep: VersionsReport, fmt: str) -> str:
+    """The report's text in one of outputs/save.VERSIONS' formats ('html', 'markdown', 'json', 'text'):
+    versions --save, written by outputs/save.write."""
+    return {"html": html_page, "markdown": markdown, "json": dumps, "text": text}[fmt](rep)
