@@ -81,7 +81,6 @@ def compile_cmd(
       tritonscope compile matmul --arch gfx942 --triton 3.6.0 --stage amdgcn
     """
     from tritonscope.core.errors import OutOfResourcesError
-    from tritonscope.language.dialects import stage_keys
 
     env = out.env(ctx)
     view = c.check_view(views.view)
@@ -90,17 +89,7 @@ def compile_cmd(
     hide = c.noise_filter(out.raw, out.keep)
     # the one Config: values checked, the arch resolved, e.g. --maxnreg for an AMD target refused (exit 2)
     request = kernel.config(target, config=config, gpu=gpu)
-    c.parse_stage_list(views.stage, stage_keys())  # a bad --stage fails before the compile
-    if gpu is not None:  # an unknown GPU fails before the compile
-        from tritonscope.cost import resolve_gpu
-
-        resolve_gpu(gpu, None)
-    if save:  # fail before compiling when the report cannot be written
-        c.check_report_path(save, force)
-    if emit:
-        from tritonscope.inputs.sources import check_emit_dir
-
-        check_emit_dir(emit)
+    _check_early(views.stage, gpu=gpu, save=save, force=force, emit=emit)
     other = _other_triton(triton, python, passes=passes, explain=explain, env=env, quiet=out.as_json)
     trace = None
     if other is not None:
@@ -137,6 +126,24 @@ def compile_cmd(
             f"{artifact.spec.kernel} ({artifact.spec.label()}) will not launch: " + "; ".join(problems) + ".",
             hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in shared memory).",
         )
+
+
+def _check_early(stage, *, gpu, save, force: bool, emit) -> None:
+    """What can fail before the compile does: a bad --stage, an unknown --gpu, a --save or --emit that cannot be
+    written."""
+    from tritonscope.language.dialects import stage_keys
+
+    c.parse_stage_list(stage, stage_keys())
+    if gpu is not None:
+        from tritonscope.cost import resolve_gpu
+
+        resolve_gpu(gpu, None)
+    if save:
+        c.check_report_path(save, force)
+    if emit:
+        from tritonscope.inputs.sources import check_emit_dir
+
+        check_emit_dir(emit)
 
 
 def _other_triton(triton, python, *, passes: bool, explain: bool, env, quiet: bool):

@@ -191,16 +191,7 @@ def diff_cmd(
         raise UsageError("A saved report needs a second side to diff against.",
                          hint="tritonscope diff old.json new.json")
     loaded = _sides(pair, side_a, side_b, kernel.request("_"))
-    if passes and (side_a.get("triton") or side_b.get("triton")):
-        raise UsageError("--passes runs in this environment's Triton: it cannot be combined with triton=.",
-                         hint="Diff the versions without --passes, or run `tritonscope passes` in each environment.")
-    tritons = {0: side_a.get("triton"), 1: side_b.get("triton")}
-    if any(tritons.values()):  # made (or checked) before any compile: a bad version is one line, exit 2/3
-        from tritonscope.versions import envs as version_envs
-
-        for i, v in list(tritons.items()):
-            if v:
-                tritons[i] = version_envs.resolve(v, progress=_say_env(env))
+    tritons = _tritons(side_a, side_b, env, passes=passes)
     if passes and [k for k, _ in loaded] != ["kernel", "kernel"]:
         raise UsageError("--passes compiles both sides with Triton's per-pass dumps: give two kernel configs.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --passes")
@@ -303,6 +294,22 @@ def _compile_sides(pipe, loaded, analyses, tritons, env, *, passes: bool, progre
                 pipe.compile(config, loaded=analyses[i], status=say)
             analyses[i] = c.analysis_of(compiled)
     return analyses, divergence
+
+
+def _tritons(side_a: dict, side_b: dict, env, *, passes: bool) -> dict:
+    """{0: side A's other Triton or None, 1: B's}: each environment made (or checked) before any compile, so a bad
+    version is one line (exit 2/3); --passes cannot run in another Triton."""
+    if passes and (side_a.get("triton") or side_b.get("triton")):
+        raise UsageError("--passes runs in this environment's Triton: it cannot be combined with triton=.",
+                         hint="Diff the versions without --passes, or run `tritonscope passes` in each environment.")
+    tritons = {0: side_a.get("triton"), 1: side_b.get("triton")}
+    if any(tritons.values()):
+        from tritonscope.versions import envs as version_envs
+
+        for i, v in list(tritons.items()):
+            if v:
+                tritons[i] = version_envs.resolve(v, progress=_say_env(env))
+    return tritons
 
 
 def _say_env(env):

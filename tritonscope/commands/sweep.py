@@ -100,31 +100,10 @@ def sweep_cmd(
     sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})
 
     err = env.console(stderr=True)
-    done = [0]
-    status = None
-    if err.is_terminal and not as_json:
-        status = err.status(f"sweeping {len(requests)} configs of {loaded.spec.kernel} ...")
-        status.start()
-
-    def progress(row):
-        done[0] += 1
-        if status is not None:
-            status.update(f"sweeping {loaded.spec.kernel}: {done[0]}/{len(requests)} done (last: {row.config})")
-
     if other is not None:
         other = sides.resolve(other, progress=None if as_json else sides.say(env))
-    try:
-        if other is not None:
-            result = sides.run_sweep_with_triton(requests, other, default_arch=default_arch,
-                                                 jobs=jobs or sw.default_jobs(), on_row=progress,
-                                                 kernel=loaded.spec.kernel, target=target, from_autotune=bool(auto))
-        else:
-            result = sw.run_sweep(requests, default_arch=default_arch, jobs=jobs, use_cache=not no_cache,
-                                  on_row=progress, kernel=loaded.spec.kernel, target=target,
-                                  from_autotune=bool(auto), scheduler=scheduler)
-    finally:
-        if status is not None:
-            status.stop()
+    result = _run(requests, loaded, err, quiet=as_json, other=other, default_arch=default_arch, jobs=jobs,
+                  use_cache=not no_cache, target=target, from_autotune=bool(auto), scheduler=scheduler)
     result.options = dict(base.options or {})
     if other is not None and not as_json:
         err.print(f"compiled with {other.label()}", markup=False, highlight=False)
@@ -159,6 +138,34 @@ def sweep_cmd(
         from tritonscope.core.errors import InterruptedRunError
 
         raise InterruptedRunError(f"{result.finished} of {result.requested} configs finished (shown above).")
+
+
+def _run(requests, loaded, err, *, quiet: bool, other, default_arch: str, jobs, use_cache: bool, target: str,
+         from_autotune: bool, scheduler):
+    """The sweep itself (here, on Dask, or under another Triton), with a count of finished configs on a terminal."""
+    from tritonscope.measure import sweep as sw
+
+    kernel, done = loaded.spec.kernel, [0]
+    status = None
+    if err.is_terminal and not quiet:
+        status = err.status(f"sweeping {len(requests)} configs of {kernel} ...")
+        status.start()
+
+    def progress(row):
+        done[0] += 1
+        if status is not None:
+            status.update(f"sweeping {kernel}: {done[0]}/{len(requests)} done (last: {row.config})")
+
+    try:
+        if other is not None:
+            return sides.run_sweep_with_triton(requests, other, default_arch=default_arch,
+                                               jobs=jobs or sw.default_jobs(), on_row=progress, kernel=kernel,
+                                               target=target, from_autotune=from_autotune)
+        return sw.run_sweep(requests, default_arch=default_arch, jobs=jobs, use_cache=use_cache, on_row=progress,
+                            kernel=kernel, target=target, from_autotune=from_autotune, scheduler=scheduler)
+    finally:
+        if status is not None:
+            status.stop()
 
 
 def shortlist_lines(result, shortlist) -> list[str]:

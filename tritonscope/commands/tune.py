@@ -79,7 +79,7 @@ def _warm_parent(request, arch: str) -> None:
     import tritonscope.pipeline.compile  # (the modules sweep.compile_row imports)
     import tritonscope.cost.features
     import tritonscope.analyses.explain
-    import tritonscope.analyses.summary
+    import tritonscope.analyses.summary  # noqa: F401  (imported for the forked workers)
     from tritonscope.pipeline.compiler import Pipeline
     from tritonscope.pipeline.config import resolve
 
