@@ -22,7 +22,7 @@ from typing import Any
 
 from tritonscope.analyses.analysis import Analysis
 from tritonscope.core.model import Line
-from tritonscope.language.dialects import dialect
+from tritonscope.language.dialects import compiled, dialect
 
 # The section kinds, in the order they come in: the body (one view, or one section per stage) before the layouts.
 KINDS = ("summary", "explain", "remarks", "passes", "mix",
@@ -132,12 +132,12 @@ def _annexes(analysis: Analysis) -> list[Section]:
 def _body(analysis: Analysis, view: str, stages: tuple[str, ...] | None, line: int | None) -> list[Section]:
     """The view asked for: `--line N`, side by side, the walkthrough, the mix, or each stage."""
     if line is not None:
-        return [Section("line", LineQuery(line, None if stages is None else tuple(k for k in stages if k != "python")))]
+        return [Section("line", LineQuery(line, None if stages is None else tuple(compiled(stages))))]
     if view == "side-by-side":
         from tritonscope.language.dialects import machine_stage
 
         default = ("ttgir", machine_stage(analysis.parsed) or "ptx")
-        return [Section("side-by-side", tuple(k for k in (default if stages is None else stages) if k != "python"))]
+        return [Section("side-by-side", tuple(compiled(default if stages is None else stages)))]
     if view in ("walkthrough", "mix"):
         return [Section("walkthrough" if view == "walkthrough" else "mix-view")]
     return [Section("stage", key) for key in (stages if stages is not None else analysis.parsed)

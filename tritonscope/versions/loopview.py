@@ -28,27 +28,10 @@ not know is shown as written and left unmarked.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Stages a loop is read from, best first.
-LOOP_STAGES = ("sass", "amdgcn", "ptx", "llir")
 MARKS = ("MMA", "DRAIN", "WAIT", "BAR", "LOAD")
-
-# .L_x_1:
-_SASS_LABEL_RE = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
-#         /*07b0*/              @!P0 BRA `(.L_x_1) ;
-_SASS_BRANCH_RE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?BRA(?:\.\w+)*\s+`\((\.L_\w+)\)")
-#         /*0410*/              @!P0 BRA `(.L_x_0) ;   -> "@!P0 BRA `(.L_x_0)"
-_SASS_TEXT_RE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;?\s*$")
-#         /*0a10*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;   (wgmma.wait_group 0)
-_SASS_WGMMA_WAIT_RE = re.compile(r"\bWARPGROUP\.DEPBAR\S*\s+gsb\d+,\s*(0x[0-9a-f]+|\d+)")
-# 12:                                               ; preds = %5, %12
-_LL_LABEL_RE = re.compile(r"^([\w.$-]+):")
-#   br i1 %40, label %12, label %41, !dbg !20      br label %12
-_LL_BRANCH_RE = re.compile(r"^\s*br\b.*")
-_LL_TARGET_RE = re.compile(r"label %([\w.$-]+)")
 
 
 @dataclass
@@ -117,73 +100,16 @@ class LoopPair:
 # --------------------------------------------------------------------------
 
 
-def _spans(lines: list[str], stage: str) -> list[tuple[int, int]]:
-    """(label line, branch line) of each loop: a branch back to a label above it."""
-    if stage in ("amdgcn", "ptx"):
-        from tritonscope.versions.metrics import loops
-
-        return loops(lines, stage)
-    labels: dict[str, int] = {}
-    out = []
-    for i, line in enumerate(lines):
-        if stage == "sass":
-            m = _SASS_LABEL_RE.match(line)
-            if m:
-                labels[m.group(1)] = i
-                continue
-            m = _SASS_BRANCH_RE.match(line)
-            if m and m.group(1) in labels:
-                out.append((labels[m.group(1)], i))
-        else:  # llir
-            m = _LL_LABEL_RE.match(line)
-            if m:
-                labels[m.group(1)] = i
-                continue
-            if _LL_BRANCH_RE.match(line):
-                back = [labels[t] for t in _LL_TARGET_RE.findall(line) if t in labels]
-                if back:
-                    out.append((min(back), i))
-    return out
-
-
-def _text(line: str, stage: str) -> str:
-    if stage == "sass":
-        m = _SASS_TEXT_RE.match(line)
-        return m.group(1) if m else line.strip()
-    if stage == "amdgcn":
-        return line.split(";")[0].strip()
-    if stage == "llir":
-        return re.sub(r",\s*!dbg !\d+", "", line).strip()
-    return line.strip().rstrip(";").rstrip()
-
-
-def _mark(ins, line: str, stage: str) -> tuple[str | None, str | None]:
-    """The mark of one classified instruction, and what it says (see the module doc)."""
-    from tritonscope.versions.metrics import TENSOR_CORE, _memory_wait
+def _mark(ins, line: str, d) -> tuple[str | None, str | None]:
+    """The mark of one classified instruction of dialect `d`, and what it says (see the module doc)."""
+    from tritonscope.versions.metrics import TENSOR_CORE
 
     cls = ins.cls
     if cls in TENSOR_CORE or cls == "wgmma":
         return "MMA", ins.name
-    if stage == "sass":
-        m = _SASS_WGMMA_WAIT_RE.search(line)
-        if m:
-            n = int(m.group(1), 0)
-            return ("DRAIN" if n == 0 else "WAIT"), f"wgmma pending<={n}"
-        if cls == "async wait":  # DEPBAR.LE SB0, 0x1: cp.async groups
-            n = ins.facts.get("pending")
-            return (("DRAIN" if n == 0 else "WAIT"), f"cp.async pending<={n}") if n is not None else ("WAIT", None)
-        if cls == "mbarrier" and re.search(r"TRYWAIT|PHASECHK", ins.op):
-            return "WAIT", "mbarrier wait"
-    elif stage in ("amdgcn", "ptx"):
-        w = _memory_wait(ins, line, stage)
-        if w is not None:
-            detail = None
-            if stage == "amdgcn":
-                counters = ins.facts.get("counters") or {}
-                detail = ", ".join(f"{k}({v})" for k, v in counters.items() if k in ("vmcnt", "loadcnt")) or None
-            return ("DRAIN" if w else "WAIT"), detail
-        if stage == "ptx" and cls == "mbarrier" and "wait" in ins.op:
-            return "WAIT", "mbarrier wait"
+    wait = d.memory_wait(ins, line) if d.memory_wait is not None else None
+    if wait is not None:
+        return ("DRAIN" if wait else "WAIT"), (d.wait_detail(ins, line) if d.wait_detail is not None else None)
     if cls == "barrier":
         return "BAR", None
     if cls in ("global load", "async copy", "tma copy"):
@@ -193,14 +119,15 @@ def _mark(ins, line: str, stage: str) -> tuple[str | None, str | None]:
 
 def side_loop(stages: dict[str, str], stage: str) -> tuple[SideLoop | None, int]:
     """The chosen innermost loop of one stage (None when it has none), and how many innermost loops it has."""
-    from tritonscope.language.dialects import dialect
+    from tritonscope.language.dialects import dialect, loops
     from tritonscope.versions.metrics import innermost
 
     text = stages.get(stage) or ""
     lines = text.splitlines()
-    classify = dialect(stage).classify
+    d = dialect(stage)
+    classify = d.classify
     # SASS ends with `.L_x_3: BRA \`(.L_x_3)`: a branch to itself after EXIT (padding), not a loop
-    inner = [sp for sp in innermost(_spans(lines, stage))
+    inner = [sp for sp in innermost(loops(stage, lines))
              if any((ins := classify(raw)) is not None and ins.op for raw in lines[sp[0] + 1:sp[1]])]
     best = None
     for first, last in inner:
@@ -209,8 +136,8 @@ def side_loop(stages: dict[str, str], stage: str) -> tuple[SideLoop | None, int]
             ins = classify(raw)
             if ins is None or not ins.op:
                 continue
-            mark, detail = _mark(ins, raw, stage)
-            body.append(LoopLine(_text(raw, stage), ins.op, mark, detail))
+            mark, detail = _mark(ins, raw, d)
+            body.append(LoopLine(d.instruction_text(raw), ins.op, mark, detail))
         score = (sum(ln.mark == "MMA" for ln in body), sum(ln.mark == "LOAD" for ln in body), len(body))
         if best is None or score > best[0]:
             label = lines[first].split(":")[0].strip()
@@ -220,9 +147,12 @@ def side_loop(stages: dict[str, str], stage: str) -> tuple[SideLoop | None, int]
 
 def loop_pair(stages_a: dict[str, str], stages_b: dict[str, str]) -> LoopPair:
     """The two sides' main innermost loops in the best stage both have, aligned row by row."""
-    common = [s for s in LOOP_STAGES if stages_a.get(s) and stages_b.get(s)]
+    from tritonscope.language.dialects import dialect, loop_stages
+
+    best_first = loop_stages()
+    common = [s for s in best_first if stages_a.get(s) and stages_b.get(s)]
     if not common:
-        have = lambda st: ", ".join(s for s in LOOP_STAGES if st.get(s)) or "none"
+        have = lambda st: ", ".join(s for s in best_first if st.get(s)) or "none"
         return LoopPair(None, None, None, why=f"no stage both sides have to read a loop from (A: {have(stages_a)}; "
                                              f"B: {have(stages_b)})")
     # the best common stage where at least one side has a loop (SASS without a loop but PTX with one: the PTX's)
@@ -235,7 +165,7 @@ def loop_pair(stages_a: dict[str, str], stages_b: dict[str, str]) -> LoopPair:
             break
     else:
         return LoopPair(stage, None, None, why="neither side has a loop")
-    pair = LoopPair(stage, la, lb, marked=(stage != "llir"))
+    pair = LoopPair(stage, la, lb, marked=bool(dialect(stage).classes))
     missing = [w for w, s in (("A", la), ("B", lb)) if s is None]
     if missing:
         pair.why = f"side {missing[0]} has no loop in its {stage}"

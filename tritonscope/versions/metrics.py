@@ -88,38 +88,19 @@ class SpeedFacts:
         return asdict(self)
 
 
-def loops(lines: list[str], stage: str) -> list[tuple[int, int]]:
-    """(first, last) line indexes of each loop: a label and a later branch back to it."""
-    from tritonscope.language.dialects import dialect
-
-    label_re, branch_re = dialect(stage).loop_label, dialect(stage).loop_branch
-    if label_re is None or branch_re is None:
-        return []  # a stage whose dialect knows no loop syntax
-    labels: dict[str, int] = {}
-    out = []
-    for i, line in enumerate(lines):
-        m = label_re.match(line)
-        if m:
-            labels[m.group(1)] = i
-            continue
-        m = branch_re.match(line)
-        if m and m.group(1) in labels:
-            out.append((labels[m.group(1)], i))
-    return out
-
-
 def innermost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The loops (dialects.loops' spans) with no other loop inside: where a kernel spends its iterations."""
     return [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
 
 
 def main_loop(text: str, stage: str) -> LoopFacts | None:
     """The innermost loop with the most tensor-core instructions (else loads); None when there is no loop."""
-    from tritonscope.language.dialects import dialect
+    from tritonscope.language.dialects import dialect, loops
 
     lines = text.splitlines()
     classify = dialect(stage).classify
     best: tuple[tuple[int, int], LoopFacts] | None = None
-    for first, last in innermost(loops(lines, stage)):
+    for first, last in innermost(loops(stage, lines)):
         facts = _loop_facts(lines[first:last + 1], stage, classify)
         score = (facts.mma, facts.buffer_loads + facts.global_loads + facts.async_copies, facts.lines)
         if best is None or score > best[0]:
@@ -142,7 +123,7 @@ def _loop_facts(body: list[str], stage: str, classify) -> LoopFacts:
         if cls in TENSOR_CORE:
             f.mma += 1
         elif cls == "global load":
-            if ins.facts.get("via") == "buffer" or ins.op.startswith("buffer_"):
+            if ins.facts.get("via") == "buffer":
                 f.buffer_loads += 1
             else:
                 f.global_loads += 1
@@ -187,7 +168,7 @@ def speed_facts(analysis, *, predict: bool = True) -> SpeedFacts:
         if ins.cls in TENSOR_CORE:
             mma[ins.name] = mma.get(ins.name, 0) + 1
         elif ins.cls == "global load":
-            if ins.facts.get("via") == "buffer" or ins.op.startswith("buffer_"):
+            if ins.facts.get("via") == "buffer":
                 buffer += 1
             else:
                 glob += 1

@@ -9,15 +9,18 @@ new dialect is one new module plus its tests; no consumer changes.
 
 Consumers never compare stage keys: they ask `dialect(key)` and call what
 it holds, or a question of the registry (is_source, is_mlir, is_machine_code,
-mlir_stages, pass_stages, naming(cls), recognize(suffix, head)).  An unknown key gets a plain-text dialect (lines as written, no
-notes, no classes), never an error.
+compiled, mlir_stages, pass_stages, loop_stages, loops(key, lines),
+naming(cls), machine_stage, recognize(suffix, head)).  An unknown key gets a
+plain-text dialect (lines as written, no notes, no classes), never an error.
 
 Adding a dialect (AMDGCN, a per-pass dump...):
   1. write dialects/<name>.py with parse, normalize, classify, annotate and
      noise, and `DIALECTS = (Dialect(key=..., order=..., backends=...),)`;
      name instructions with the words of CLASSES where they mean the same;
      say what kind of text it is (kind, machine_code) and how `open` knows its
-     files (suffixes, signs, marks, kernel_name, def_location);
+     files (suffixes, signs, marks, kernel_name, def_location); an assembly
+     or IR says how its loops read (loop_label, loop_branch, loop_targets)
+     and which instructions wait for memory (memory_wait, wait_detail);
   2. add its tests (tests/test_dialects.py shows one written to a temp folder
      and picked up by analysis, diff, views, Markdown and HTML unchanged).
 Nothing else changes for analysis, diff, views and reports: the registry
@@ -96,15 +99,24 @@ class Dialect:
     # "source" (the kernel's Python), "mlir" (TTIR, TTGIR), "ir" (LLVM IR), "assembly" (PTX, AMDGCN, SASS)
     kind: str = "text"
     machine_code: bool = False  # the GPU's own instructions (SASS, AMDGCN), not a virtual ISA such as PTX
+    columns: bool = False       # laid out in blank-padded columns (nvdisasm pads SASS to column 35; PTX): a view
+                                # may squeeze runs of blanks
     # Made by an MLIR pass manager whose per-pass dumps `passes` reads: its title in pass tables
     # ("TTIR", "TTGIR", "LLVM"); "" for stages no pass manager makes
     pass_title: str = ""
-    # Loops of a machine stage (a label, and a later branch back to it: group 1 the label, both times),
-    # whether an instruction waits for global memory (memory_wait(Instr, line) -> None: no; else whether
-    # it waits for zero outstanding, a drain), and a line as tables quote it (without a trailing comment)
+    # Loops (what `loops` finds: a label, and a later branch back to it): `loop_label` group 1 the label;
+    # `loop_branch` a branch, group 1 its target, or, where one branch names several (LLVM's
+    # `br i1 %c, label %a, label %b`), `loop_targets` finds each of them (group 1).  Whether an instruction
+    # waits for global memory (memory_wait(Instr, line) -> None: no; else whether it waits for zero
+    # outstanding, a drain) and what such a wait says beside its mark (wait_detail(Instr, line) -> "vmcnt(0)",
+    # "wgmma pending<=1", or None).  A line as the loop view shows it (instruction_text: without address,
+    # comment, `!dbg` or trailing `;`) and as tables quote it (quoted: without a trailing comment)
     loop_label: re.Pattern | None = None
     loop_branch: re.Pattern | None = None
+    loop_targets: re.Pattern | None = None
     memory_wait: Callable | None = None
+    wait_detail: Callable | None = None
+    instruction_text: Callable = str.strip
     quoted: Callable = str.strip
     # Stage-file recognition (what `open` asks): the suffixes of its stage files besides `.<key>`
     # (".mlir" for TTIR and TTGIR, ".source" for the pre-pass TTIR), a line only its files have near the top
@@ -273,6 +285,34 @@ def pass_stages() -> tuple[str, ...]:
     """The stages an MLIR pass manager makes (TTIR, TTGIR, and LLVM IR, lowered in MLIR's llvm dialect
     before translation), in pipeline order: the stages whose passes `passes` traces."""
     return tuple(k for k, d in _REGISTRY.items() if d.pass_title)
+
+
+def loop_stages() -> tuple[str, ...]:
+    """The stages whose dialect knows its loops, the lowest first (SASS, AMDGCN, PTX, LLVM IR: reversed pipeline
+    order): where a loop view looks for a loop, the machine's own instructions before any it is compiled from."""
+    return tuple(k for k, d in reversed(_REGISTRY.items()) if d.loop_label is not None and d.loop_branch is not None)
+
+
+def loops(key: str, lines) -> list[tuple[int, int]]:
+    """(label, branch) indexes into `lines` of each loop of a stage: a branch back to a label above it (of
+    several such labels one branch names, the first); [] for a stage whose dialect knows no loop syntax."""
+    d = dialect(key)
+    if d.loop_label is None or d.loop_branch is None:
+        return []
+    labels: dict[str, int] = {}
+    out = []
+    for i, line in enumerate(lines):
+        m = d.loop_label.match(line)
+        if m:
+            labels[m.group(1)] = i
+            continue
+        m = d.loop_branch.match(line)
+        if m:
+            targets = d.loop_targets.findall(line) if d.loop_targets is not None else [m.group(1)]
+            back = [labels[t] for t in targets if t in labels]
+            if back:
+                out.append((min(back), i))
+    return out
 
 
 def naming(cls: str) -> tuple[str, ...]:

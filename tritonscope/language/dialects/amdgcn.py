@@ -455,6 +455,12 @@ def memory_wait(ins: Instr, line: str) -> bool | None:
     return None
 
 
+def wait_detail(ins: Instr, line: str) -> str | None:
+    """What a wait for memory says beside its mark: its vector-memory counters ("vmcnt(0)")."""
+    counters = ins.facts.get("counters") or {}
+    return ", ".join(f"{k}({v})" for k, v in counters.items() if k in ("vmcnt", "loadcnt")) or None
+
+
 def quoted(line: str) -> str:
     """The instruction without its trailing `;` comment, as tables quote it."""
     return line.split(";")[0].strip()
@@ -465,6 +471,6 @@ DIALECTS = (
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
             kind="assembly", machine_code=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
             def_location=asm_def_location, loop_label=_LOOP_LABEL, loop_branch=_LOOP_BRANCH,
-            memory_wait=memory_wait, quoted=quoted,
+            memory_wait=memory_wait, wait_detail=wait_detail, instruction_text=quoted, quoted=quoted,
             classes=_CLASSES),
 )

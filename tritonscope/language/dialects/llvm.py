@@ -196,9 +196,24 @@ def def_location(text: str) -> tuple[str, int]:
     return "", 0
 
 
+# 12:                                               ; preds = %5, %12
+_LOOP_LABEL = re.compile(r"^([\w.$-]+):")
+#   br i1 %40, label %12, label %41, !dbg !20      br label %12
+_LOOP_BRANCH = re.compile(r"^\s*br\b.*")
+#   label %12     (each target a branch names)
+_LOOP_TARGETS = re.compile(r"label %([\w.$-]+)")
+
+
+def instruction_text(line: str) -> str:
+    """The instruction without its `!dbg` attachment."""
+    return _DBG_ATTACHED.sub("", line).strip()
+
+
 DIALECTS = (
     Dialect(key="llir", title="LLVM IR", ext="ll", lexer="llvm", fence="llvm", order=30, backends=("cuda", "hip"),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
             kind="ir", signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=def_location,
+            loop_label=_LOOP_LABEL, loop_branch=_LOOP_BRANCH, loop_targets=_LOOP_TARGETS,
+            instruction_text=instruction_text,
             pass_title="LLVM"),  # its passes lower MLIR's llvm dialect before translation
 )

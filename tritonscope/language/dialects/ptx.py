@@ -579,11 +579,17 @@ def memory_wait(ins: Instr, line: str) -> bool | None:
     return None
 
 
+def instruction_text(line: str) -> str:
+    """The instruction without its `;`."""
+    return line.strip().rstrip(";").rstrip()
+
+
 DIALECTS = (
     Dialect(key="ptx", title="PTX", ext="ptx", lexer="ptx", fence="ptx", order=40, backends=("cuda",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
-            kind="assembly", signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=asm_def_location,
+            kind="assembly", columns=True, signs=_SIGNS, kernel_name=_KERNEL_NAME, def_location=asm_def_location,
             loop_label=_LOOP_LABEL, loop_branch=_LOOP_BRANCH, memory_wait=memory_wait,
+            instruction_text=instruction_text,
             classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
                      "wgmma sync", "barrier", "mbarrier", "global load", "global store", "shared load",
                      "shared store", "tcgen05 mma", "tmem load", "tmem store", "tmem alloc", "tcgen05 sync")),

@@ -303,10 +303,62 @@ _SIGNS = re.compile(r"Function\s*:|\.text\.|/\*[0-9a-f]{4}\*/", re.M)
 _KERNEL_NAME = re.compile(r"Function\s*:\s*([\w$]+)")
 
 
+# --------------------------------------------------------------------------
+# Loops and waits (what `diff --loop` and the versions report read)
+# --------------------------------------------------------------------------
+
+# .L_x_1:
+_LOOP_LABEL = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
+#         /*07b0*/              @!P0 BRA `(.L_x_1) ;
+_LOOP_BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?BRA(?:\.\w+)*\s+`\((\.L_\w+)\)")
+#         /*0410*/              @!P0 BRA `(.L_x_0) ;   -> "@!P0 BRA `(.L_x_0)"
+_TEXT = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;?\s*$")
+#         /*0a10*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;   (wgmma.wait_group 0)
+_WGMMA_WAIT = re.compile(r"\bWARPGROUP\.DEPBAR\S*\s+gsb\d+,\s*(0x[0-9a-f]+|\d+)")
+#         /*3070*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R161+URZ+0x34000], R154 ;   (an mbarrier wait)
+_MBARRIER_WAIT = re.compile(r"TRYWAIT|PHASECHK")
+
+
+def _wait(ins: Instr, line: str) -> tuple[bool, str | None] | None:
+    """(whether it drains, what it says) of a wait for memory, None for anything else: WARPGROUP.DEPBAR
+    (wgmma.wait_group), DEPBAR on a scoreboard (cp.async.wait_group; no count read: not a drain), an mbarrier
+    try-wait (SYNCS ... TRYWAIT)."""
+    m = _WGMMA_WAIT.search(line)
+    if m:
+        n = int(m.group(1), 0)
+        return n == 0, f"wgmma pending<={n}"
+    if ins.cls == "async wait":
+        n = ins.facts.get("pending")
+        return (n == 0, f"cp.async pending<={n}") if n is not None else (False, None)
+    if ins.cls == "mbarrier" and _MBARRIER_WAIT.search(ins.op):
+        return False, "mbarrier wait"
+    return None
+
+
+def memory_wait(ins: Instr, line: str) -> bool | None:
+    """None: not a wait for memory; else whether it waits for zero outstanding (a drain)."""
+    w = _wait(ins, line)
+    return None if w is None else w[0]
+
+
+def wait_detail(ins: Instr, line: str) -> str | None:
+    """What a wait for memory says beside its mark ("wgmma pending<=1", "cp.async pending<=0")."""
+    w = _wait(ins, line)
+    return None if w is None else w[1]
+
+
+def instruction_text(line: str) -> str:
+    """The instruction without its address, encoding comment or `;`."""
+    m = _TEXT.match(line)
+    return m.group(1) if m else line.strip()
+
+
 DIALECTS = (
     Dialect(key="sass", title="SASS", ext="sass", lexer="sass", fence="", order=50, backends=("cuda",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
-            kind="assembly", machine_code=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
+            kind="assembly", machine_code=True, columns=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
+            loop_label=_LOOP_LABEL, loop_branch=_LOOP_BRANCH, memory_wait=memory_wait, wait_detail=wait_detail,
+            instruction_text=instruction_text,
             classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
                      "barrier", "mbarrier", "global load", "global store", "shared load", "shared store",
                      "tcgen05 mma", "tmem load", "tmem store", "tmem alloc", "tcgen05 sync")),

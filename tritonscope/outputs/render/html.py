@@ -322,9 +322,6 @@ def _csp(script: str) -> str:
 # Panes that start hidden (a checkbox shows them): LLVM IR is long and rarely
 # what one reads first; five panes fit a wide screen.
 HIDDEN_AT_FIRST = ("llir",)
-# Stages laid out in blank-padded columns (nvdisasm pads SASS to column 35):
-# their panes squeeze runs of blanks unless the reader unticks "squeeze".
-ALIGNED_COLUMNS = ("ptx", "sass")
 
 
 # The sections the top box holds (the page's at-a-glance part); the other sections follow it, and the
@@ -454,7 +451,7 @@ def _pane(analysis: Analysis, key: str, w, hidden: bool = False, kinds: dict[int
     for kind in kinds.values():
         counts[kind] = counts.get(kind, 0) + 1
     folded = {kind: counts[kind] for kind in noise.ordered_kinds(counts)}
-    aligned = key in ALIGNED_COLUMNS
+    aligned = dialect(key).columns   # blank-padded columns: the pane squeezes runs of blanks unless unticked
     pane_class = "pane aligned" if aligned else "pane"
     w(f"<section class=\"{pane_class}\" data-stage=\"{_e(key)}\"{' hidden' if hidden else ''}><h2>{_e(title)} <small>{len(lines)} lines"
       f"{f', {sum(map(len, notes.values()))} notes' if notes else ''}</small>")

@@ -129,7 +129,7 @@ def _stage(analysis: Analysis, key: str, hide: frozenset[str] | None, kernel_fil
         for number in sorted(notes):
             line = by_number.get(number)
             py = python_line_of(analysis, key, line, kernel_files) if line else None
-            where = f"line {number}" + (f" (Python line {py})" if py is not None and key != "python" else "")
+            where = f"line {number}" + (f" (Python line {py})" if py is not None and not dialect(key).is_source else "")
             for note in notes[number]:
                 ref = f" ({_cell(note.reference)})" if note.reference else ""
                 out.append(f"- {where}: **{_cell(note.label)}**: {_cell(note.explanation)}{ref}")

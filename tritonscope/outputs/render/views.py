@@ -346,8 +346,8 @@ def walkthrough(analysis: Analysis) -> RenderableType:
     _walk_python(analysis, out, note_para, refs)
     _walk_ttir(analysis, out, note_para, refs)
     _walk_ttgir(analysis, out, note_para, refs)
-    _walk_ptx(analysis, out, note_para, refs)
-    _walk_sass(analysis, out, note_para, refs)
+    for walk in _OWN_SECTIONS.values():
+        walk(analysis, out, note_para, refs)
     _walk_remarks(analysis, out, note_para, refs)
     _walk_machine(analysis, out, note_para, refs)
     _walk_ending(analysis, out, note_para, refs)
@@ -518,6 +518,12 @@ def _walk_sass(analysis: Analysis, out: list, note_para, refs: dict[str, None]) 
         refs.setdefault(_ref("SASS"), None)
 
 
+# The stages the walkthrough tells in sections of their own (NVIDIA's PTX, and the SASS each PTX instruction
+# became; _memory_path follows both).  Any other stage whose dialect counts classes (AMDGCN) is told through its
+# class words: _walk_machine, and _class_path for the memory path.
+_OWN_SECTIONS = {"ptx": _walk_ptx, "sass": _walk_sass}
+
+
 def _walk_remarks(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
     """What Triton itself said (its remarks, as notes on the source)."""
     src = python_lines(analysis)
@@ -542,14 +548,14 @@ def _walk_remarks(analysis: Analysis, out: list, note_para, refs: dict[str, None
 def _walk_machine(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
     """Machine code without a section of its own (AMDGCN), told through its dialect's classes."""
     for key in _compiled(analysis):
-        if key not in ("ptx", "sass") and dialect(key).classes and _counted(analysis, key):
+        if key not in _OWN_SECTIONS and dialect(key).classes and _counted(analysis, key):
             _machine_section(analysis, key, out, note_para)
 
 
 def _walk_ending(analysis: Analysis, out: list, note_para, refs: dict[str, None]) -> None:
     """The memory path, and the references the sections cited."""
     path = _memory_path(analysis) or next(
-        (p for p in (_class_path(analysis, k) for k in _compiled(analysis) if k not in ("ptx", "sass")
+        (p for p in (_class_path(analysis, k) for k in _compiled(analysis) if k not in _OWN_SECTIONS
                      and dialect(k).classes) if p), "")
     if path:
         _section(out, "Memory path")
