@@ -219,11 +219,11 @@ def test_open_reads_mlir_modules(found, tmp_path):
 
 def test_open_bounds_file_sizes_as_show_does(found, tmp_path, monkeypatch):
     from tritonscope.inputs import sources
-    from tritonscope.inputs.sources import readers
+    from tritonscope.inputs import limits
 
-    assert readers.MAX_REPORT_BYTES == 256 << 20                # the bound `show` keeps, and `open` with it
+    assert limits.MAX_REPORT_BYTES == 256 << 20                 # the bound `show` keeps, and `open` with it
     lone = _lone(found, tmp_path, "ptx")
-    monkeypatch.setattr(readers, "MAX_REPORT_BYTES", 1000)        # the PTX is about 20 kB
+    monkeypatch.setattr(limits, "MAX_REPORT_BYTES", 1000)        # the PTX is about 20 kB
     for path in (lone, found["dump8"]):
         result = invoke("open", path)
         assert result.exit_code == ExitCode.BAD_INPUT_FILE, result.output

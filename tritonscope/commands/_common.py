@@ -67,6 +67,13 @@ def default_arch() -> str:
     return local_arch()
 
 
+_TRITON_HELP = ("Compile with another Triton: a version (e.g. 3.6.0; an environment is made with pip and cached on "
+               "first use, see `tritonscope versions --envs`) or the Python of an environment with Triton "
+               "(/path/to/venv/bin/python, or the environment's folder). The compile runs in a child of that "
+               "environment.")
+TritonOpt = typer.Option(None, "--triton", metavar="VERSION|PYTHON", help=_TRITON_HELP)
+PythonOpt = typer.Option(None, "--python", metavar="PYTHON",
+                         help="The Python of an environment with Triton to compile with (as --triton PATH).")  # compile, sweep (versions/sides.py)
 LayoutsOpt = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses.")
 ReportSaveOpt = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension).")
 EmitOpt = typer.Option(None, "--emit", metavar="DIR",

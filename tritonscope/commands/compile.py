@@ -8,7 +8,6 @@ import typer
 
 from tritonscope.commands import _common as c
 from tritonscope.commands.options import CONFIG, OUTPUT, STAGE_VIEWS, Values, composed
-from tritonscope.versions import sides
 
 
 @composed
@@ -41,8 +40,8 @@ def compile_cmd(
     timeout: Optional[float] = c.TimeoutOpt,
     no_cache: bool = c.NoCacheOpt,
     keep_paths: bool = c.KeepPathsOpt,
-    triton: Optional[str] = sides.TritonOpt,
-    python: Optional[str] = sides.PythonOpt,
+    triton: Optional[str] = c.TritonOpt,
+    python: Optional[str] = c.PythonOpt,
 ):
     """Compile a kernel for a config and show every stage, annotated.
 
@@ -94,6 +93,7 @@ def compile_cmd(
     trace = None
     if other is not None:
         from tritonscope.pipeline.compiler import Compiled
+        from tritonscope.versions import sides
 
         with c.spinner(env, not out.as_json)(f"compiling {request.target} with Triton {other.triton}..."):
             compiled = Compiled(sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
@@ -148,6 +148,10 @@ def _check_early(stage, *, gpu, save, force: bool, emit) -> None:
 
 def _other_triton(triton, python, *, passes: bool, explain: bool, env, quiet: bool):
     """--triton/--python: another Triton's environment (versions/sides.py), checked and made ready; None if not asked."""
+    if triton is None and python is None:
+        return None  # (and versions/ is not imported)
+    from tritonscope.versions import sides
+
     other = sides.triton_choice(triton, python)
     if other is None:
         return None

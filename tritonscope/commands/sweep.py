@@ -9,7 +9,6 @@ import typer
 
 from tritonscope.commands import _common as c
 from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, Values, composed
-from tritonscope.versions import sides
 
 
 SchedulerOpt = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
@@ -50,8 +49,8 @@ def sweep_cmd(
     save: Optional[str] = typer.Option(None, "--save", help="Save the rows as .csv or .json."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     display: Values = DISPLAY.without("pager"),
-    triton: Optional[str] = sides.TritonOpt,
-    python: Optional[str] = sides.PythonOpt,
+    triton: Optional[str] = c.TritonOpt,
+    python: Optional[str] = c.PythonOpt,
 ):
     """Compile a grid of configs in parallel and tabulate what each needs and whether it fits.
 
@@ -87,8 +86,11 @@ def sweep_cmd(
         sw.check_save_path(save, force=force)
     if scheduler is not None:  # a bad address, or no `distributed`: exit 2 before any work
         scheduler = sw.check_scheduler(scheduler)
-    other = sides.triton_choice(triton, python)  # another Triton (tritonscope/versions/sides.py)
-    if other is not None:
+    other = None
+    if triton is not None or python is not None:  # another Triton (tritonscope/versions/sides.py)
+        from tritonscope.versions import sides
+
+        other = sides.triton_choice(triton, python)
         sides.check_value(other)
         if scheduler is not None:
             sides.refuse_with("--scheduler", "the Dask workers compile with their own Triton.")
@@ -144,6 +146,7 @@ def _run(requests, loaded, err, *, quiet: bool, other, default_arch: str, jobs, 
          from_autotune: bool, scheduler):
     """The sweep itself (here, on Dask, or under another Triton), with a count of finished configs on a terminal."""
     from tritonscope.measure import sweep as sw
+    from tritonscope.versions import sides
 
     kernel, done = loaded.spec.kernel, [0]
     status = None

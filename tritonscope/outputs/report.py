@@ -34,7 +34,7 @@ from tritonscope.analyses.analysis import Analysis
 from tritonscope.pipeline.artifact_io import artifact_from_dict
 from tritonscope.core.errors import InputFileError
 from tritonscope.core.model import Artifact, Line, Note, ParsedStage, Resources, SourceLoc
-from tritonscope.inputs.sources.readers import max_report_bytes
+from tritonscope.inputs.limits import max_report_bytes
 
 SCHEMA = "tritonscope.report"
 SCHEMA_VERSION = 2

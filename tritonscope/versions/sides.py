@@ -17,17 +17,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-import typer
-
 from tritonscope.core.errors import UsageError
 
-TRITON_HELP = ("Compile with another Triton: a version (e.g. 3.6.0; an environment is made with pip and cached on "
-               "first use, see `tritonscope versions --envs`) or the Python of an environment with Triton "
-               "(/path/to/venv/bin/python, or the environment's folder). The compile runs in a child of that "
-               "environment.")
-TritonOpt = typer.Option(None, "--triton", metavar="VERSION|PYTHON", help=TRITON_HELP)
-PythonOpt = typer.Option(None, "--python", metavar="PYTHON",
-                         help="The Python of an environment with Triton to compile with (as --triton PATH).")
 
 
 def triton_choice(triton: str | None, python: str | None) -> str | None:

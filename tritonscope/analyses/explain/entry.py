@@ -6,7 +6,6 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable
 
-from tritonscope.inputs.sources.model import DERIVED
 from tritonscope.language.dialects import compiled, is_source, stage_keys
 from tritonscope.language.mlir_syntax import alias_table
 from tritonscope.analyses.explain.access import global_from_ptx, triton_bank_conflicts, verdict_bank_conflicts, verdict_global
@@ -36,6 +35,8 @@ def lacks_of(analysis) -> list[str]:
     art = analysis.artifact
     machine = "amdgcn" if analysis.summary.backend == "hip" or "amdgcn" in art.stages else None
     out = [] if "python" in art.stages else ["the Python source"]
+    from tritonscope.inputs.sources.model import DERIVED  # (here: the sources package is not loaded for a compile)
+
     derived = set(DERIVED.values())  # made from the binary (SASS): asked for after it
     made = compiled(stage_keys("hip" if machine else "cuda"))
     out += [k for k in made if k not in derived and k not in art.stages]
