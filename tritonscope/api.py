@@ -74,7 +74,8 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     which of its configs (1-based, after its prune_configs_by; default the first).
     """
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.core.errors import OutOfResourcesError, UsageError
+    from tritonscope.analyses.summary import out_of_resources
+    from tritonscope.core.errors import UsageError
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.compiler import Pipeline
     from tritonscope.pipeline.config import resolve
@@ -106,14 +107,8 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     except UsageError as e:  # the runaway guard
         raise _in_api_terms(e) from None
     result = Result(analyze(artifact))
-    fit = result.analysis.summary.fit
-    problems = fit.problems if fit else ()
-    if problems:
-        spec = result.artifact.spec
-        err = OutOfResourcesError(
-            f"{spec.kernel} ({spec.label()}) will not launch: " + "; ".join(problems) + ".",
-            hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in "
-                 "shared memory). The compiled result is on this error's .result.")
+    err = out_of_resources(result.analysis, more_hint=" The compiled result is on this error's .result.")
+    if err is not None:
         err.result = result  # type: ignore[attr-defined]
         raise err
     return result
@@ -351,6 +346,7 @@ def _check_types(**values: Any) -> None:
     """Whole-number options must be ints and names strs: `num_warps="4"` is refused, in this API's terms
     (never converted: a value from a config file or a form should be parsed where it is read)."""
     from tritonscope.core.errors import UsageError
+    from tritonscope.core.model import DEFAULT_ARCH
 
     for name, value in values.items():
         if value is None:
@@ -358,7 +354,7 @@ def _check_types(**values: Any) -> None:
         want = str if name in ("arch", "dtype") else int
         if not isinstance(value, want) or isinstance(value, bool):
             example = {"num_warps": "num_warps=4", "num_stages": "num_stages=3", "block": "block=16",
-                       "arch": 'arch="sm_90a"', "dtype": 'dtype="fp16"'}[name]
+                       "arch": f'arch="{DEFAULT_ARCH}"', "dtype": 'dtype="fp16"'}[name]
             raise UsageError(f"{name} must be {'an int' if want is int else 'a str'}, not "
                              f"{type(value).__name__} {value!r}.", hint=f"e.g. {example}")
 

@@ -321,3 +321,19 @@ def _hip_occupancy(artifact: Artifact, arch) -> Occupancy:
     workgroups = min(workgroups, arch.max_workgroups_per_cu)
     return Occupancy(workgroups, workgroups * wg_waves, waves / arch.max_waves_per_simd, limited_by, limits,
                      waves_per_simd=waves, unit="WGP" if arch.family.startswith("RDNA") else "CU")
+
+
+def out_of_resources(analysis, *, more_hint: str = ""):
+    """The error a config that will not launch gets (OutOfResourcesError, exit 6), or None when it fits: one
+    wording for the command line and the Python API (`more_hint` adds the API's pointer to the result)."""
+    from tritonscope.core.errors import OutOfResourcesError
+
+    fit = analysis.summary.fit
+    problems = fit.problems if fit else ()
+    if not problems:
+        return None
+    spec = analysis.artifact.spec
+    return OutOfResourcesError(
+        f"{spec.kernel} ({spec.label()}) will not launch: " + "; ".join(problems) + ".",
+        hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in shared "
+             "memory)." + more_hint)

@@ -79,7 +79,7 @@ def compile_cmd(
 
       tritonscope compile matmul --arch gfx942 --triton 3.6.0 --stage amdgcn
     """
-    from tritonscope.core.errors import OutOfResourcesError
+    from tritonscope.analyses.summary import out_of_resources
 
     env = out.env(ctx)
     view = c.check_view(views.view)
@@ -120,12 +120,9 @@ def compile_cmd(
                             progress=not out.as_json)
     c.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=views.stage, view=view, line=views.line, layouts=views.layouts, max_lines=out.max_lines)
-    problems = analysis.summary.fit.problems if analysis.summary.fit else ()
-    if problems:
-        raise OutOfResourcesError(
-            f"{artifact.spec.kernel} ({artifact.spec.label()}) will not launch: " + "; ".join(problems) + ".",
-            hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in shared memory).",
-        )
+    err = out_of_resources(analysis)
+    if err is not None:
+        raise err
 
 
 def _check_early(stage, *, gpu, save, force: bool, emit) -> None:

@@ -46,12 +46,13 @@ def compile_job(job: dict[str, Any]) -> dict[str, Any]:
     from tritonscope.pipeline.result_cache import encode_artifact
 
     if job["kind"] == "request":
-        from tritonscope.pipeline.compile import compile_artifact
         from tritonscope.inputs.kernels import Request
-        from tritonscope.pipeline.binding import build_spec
+        from tritonscope.pipeline.compiler import Pipeline
+        from tritonscope.pipeline.config import resolve
 
-        loaded = build_spec(Request(**job["request"]), job["default_arch"])
-        return encode_artifact(compile_artifact(loaded))
+        # the one compile path, without the result cache (this environment's Triton keeps its own cache)
+        config = resolve(Request(**job["request"]), job["default_arch"])
+        return encode_artifact(Pipeline(cache="off").compile(config).artifact)
     if job["kind"] == "found":
         return encode_artifact(recompile_found(job["path"], job["key"], job["arch"]))
     raise ValueError(f"unknown job kind {job['kind']!r}")
