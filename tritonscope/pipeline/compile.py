@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from tritonscope import triton_api
 from tritonscope.language.dialects import stages as dialect_stages
+from tritonscope.language.mlir_syntax import KERNEL_FILE_LOC
 from tritonscope.core.env import cache_dir
 from tritonscope.core.errors import CompileError, KernelSpecError, OutOfResourcesError
 from tritonscope.inputs.kernels import Loaded, kernel_value, stand_in_args
@@ -137,13 +138,11 @@ def _remarks(compiled, file: str) -> list[dict] | None:
     return kept["remarks"]
 
 
-# #loc = loc("/home/u/kernels/matmul.py":8:1)
-_FILE_LOC_RE = re.compile(r'^#loc\d* = loc\("([^"]+\.py)":\d+:\d+\)', re.MULTILINE)
 
 
 def _cached_from_other_file(ttir: str, file: str) -> str | None:
     """The kernel file the IR's locations name, when it is not `file`."""
-    m = _FILE_LOC_RE.search(ttir)
+    m = KERNEL_FILE_LOC.search(ttir)
     if m and os.path.realpath(m.group(1)) != os.path.realpath(file):
         return m.group(1)
     return None

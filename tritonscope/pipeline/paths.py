@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import re
 
+from tritonscope.language.dialects.ptx import DEBUG_B8, DEBUG_UNIT_LENGTH  # a PTX debug section's bytes
+
 
 def relativize(text: str, folder: str, replacement: str = ".", *, keep_length: bool = False) -> str:
     """Rewrite every absolute path under `folder` as relative to it, in every spelling.
@@ -46,10 +48,6 @@ def _octal(text: str, *, controls: bool = False) -> str:
                    for b in text.encode("utf-8"))
 
 
-# .b8 47                                  // DW_AT_comp_dir
-_B8 = re.compile(r"^\.b8 (\d+)(\s*//.*)?$")
-# .b32 50                                 // Length of Unit
-_UNIT_LENGTH = re.compile(r"^\.b32 (\d+)(\s*// Length of Unit.*)$")
 
 
 def _relativize_dwarf_bytes(text: str, folder: str, replacement: str, *, keep_length: bool = False) -> str:
@@ -68,21 +66,21 @@ def _relativize_dwarf_bytes(text: str, folder: str, replacement: str, *, keep_le
     shrink = 0
     i = 0
     while i < len(lines):
-        m = _UNIT_LENGTH.match(lines[i])
+        m = DEBUG_UNIT_LENGTH.match(lines[i])
         if m:
             if unit_at is not None and shrink:
                 out[unit_at] = _shrunk(out[unit_at], shrink)
             unit_at, shrink = len(out), 0
-        if not _B8.match(lines[i]):
+        if not DEBUG_B8.match(lines[i]):
             out.append(lines[i])
             i += 1
             continue
         run = []
-        while i < len(lines) and (b := _B8.match(lines[i])) and int(b.group(1)) != 0:
+        while i < len(lines) and (b := DEBUG_B8.match(lines[i])) and int(b.group(1)) != 0:
             run.append((int(b.group(1)), b.group(2) or ""))
             i += 1
-        if i < len(lines) and _B8.match(lines[i]):
-            run.append((0, _B8.match(lines[i]).group(2) or ""))
+        if i < len(lines) and DEBUG_B8.match(lines[i]):
+            run.append((0, DEBUG_B8.match(lines[i]).group(2) or ""))
             i += 1
         data = bytes(v for v, _ in run if v < 256)
         if len(run) > len(old) and old in data and len(data) == len(run):
@@ -99,7 +97,7 @@ def _relativize_dwarf_bytes(text: str, folder: str, replacement: str, *, keep_le
 
 
 def _shrunk(line: str, by: int) -> str:
-    m = _UNIT_LENGTH.match(line)
+    m = DEBUG_UNIT_LENGTH.match(line)
     return f".b32 {int(m.group(1)) - by}{m.group(2)}" if m else line
 
 

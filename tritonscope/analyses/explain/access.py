@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import functools
 
-import re
 from typing import Any
 
 from tritonscope.language.mlir_syntax import ORDER_FIRST, alias_table

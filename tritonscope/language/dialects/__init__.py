@@ -178,6 +178,21 @@ def ssa_spelling(fam: str, n: int) -> str:
     return fam if n == 0 else f"{fam}_{n}"
 
 
+# Ops that only move values or compute addresses, masks and branches, in every dialect: the walkthrough leaves
+# them out when it names what a Python line became.
+# arith.addi   mov.u32   IMAD.MOV.U32   getelementptr   s_mov_b32   v_add_u32
+PLUMBING_OPS = re.compile(r"^(arith\.|mov|cvt|bfe|SGXT|ULEA|add|mul|mad|shl|shr|and|or|xor|setp|selp|sub|IMAD|IADD|LOP|SHF|MOV|ISETP|SEL|"
+                          r"LEA|CS2R|S2R|S2UR|ULDC|UMOV|UIADD|USHF|ULOP|IABS|I2F|F2I|MUFU|NOP|VIADD|UISETP|USEL|"
+                          r"PLOP|R2UR|BRA|EXIT|bra|ret|tt\.splat|tt\.broadcast|tt\.expand_dims|tt\.addptr|"
+                          r"tt\.make_range|ttg\.memdesc|scf\.yield|getelementptr|icmp|select|zext|sext|trunc|"
+                          r"extractvalue|insertvalue|extractelement|insertelement|bitcast|br|phi|shufflevector|fadd|fmul|"
+                          # AMDGCN scalar and vector ALU bookkeeping (addresses, masks, moves, permutes)
+                          r"s_(?:mov|movk|nop|add|sub|mul|cmp|cselect|and|or|xor|lshl|lshr|ashr|bfe|cbranch|branch|"
+                          r"load|setprio|delay_alu|clause|wait_alu|endpgm)|"
+                          r"v_(?:mov|perm|add|sub|mul|mad|lshl|lshr|ashr|and|or|xor|cndmask|cmp|readfirstlane|bfrev|xad|"
+                          r"bfe|bitop|dual|nop|cvt|pk_|max|min|fma|accvgpr))")
+
+
 # 	.file	1 "/work/main/samples" "matmul.py"        (AMDGCN, DWARF 5: directory, then file)
 # 	.file	1 "/work/main/samples/matmul.py"          (PTX)
 ASM_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', re.M)

@@ -567,6 +567,12 @@ _LOOP_BRANCH = re.compile(r"^\s*(?:@!?%p\d+\s+)?bra(?:\.uni)?\s+(\$L__BB\d+_\d+)
 # cp.async.wait_group 0;   wgmma.wait_group.sync.aligned 0;   cp.async.wait_group 0x2; (Triton 3.2 writes hex)
 _WAIT_N = re.compile(r"\bwait_group(?:\.\w+)*\s+(0x[0-9a-fA-F]+|\d+)\b")
 
+# A PTX debug section's bytes, which path hygiene (pipeline/paths.py) rewrites:
+# .b8 47                                  // DW_AT_comp_dir
+DEBUG_B8 = re.compile(r"^\.b8 (\d+)(\s*//.*)?$")
+# .b32 50                                 // Length of Unit
+DEBUG_UNIT_LENGTH = re.compile(r"^\.b32 (\d+)(\s*// Length of Unit.*)$")
+
 
 def memory_wait(ins: Instr, line: str) -> bool | None:
     """None: not a wait for global memory; else whether it waits for zero outstanding (a drain).

@@ -7,7 +7,6 @@ Everything here reads the records of tritonscope.analyses.passes; nothing parses
 from __future__ import annotations
 
 import os
-import re
 from typing import Iterable
 
 from rich.console import Group
@@ -19,6 +18,7 @@ from rich.text import Text
 from tritonscope.analyses.passes import STAGE_TITLES, FindEvent, LineEvent, PassDiff, PassTrace, Step
 from tritonscope.triton_api.remarks import Remark
 from tritonscope.outputs.render.terminal import StageLines, note_row
+from tritonscope.language.mlir_syntax import ENCODING_NAME
 from tritonscope.core.sanitize import visible
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "remark": "cyan", "note": "dim"}
@@ -33,12 +33,10 @@ def _stage(stage: str) -> Text:
     return Text(STAGE_TITLES.get(stage, stage or "?"), style=STAGE_STYLE.get(stage, ""))
 
 
-# #ttg.nvidia_mma<{versionMajor = 2, ...}>  ->  nvidia_mma
-_KIND_RE = re.compile(r"^#\w+\.(\w+)")
 
 
 def _layout_kind(encoding: str) -> str:
-    m = _KIND_RE.match(encoding)
+    m = ENCODING_NAME.match(encoding)
     return m.group(1) if m else encoding[:24]
 
 

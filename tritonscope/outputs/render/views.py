@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tritonscope.analyses.analysis import Analysis
-from tritonscope.language.dialects import PIPELINE, SOURCE, Instr, dialect, instructions
+from tritonscope.language.dialects import PLUMBING_OPS, PIPELINE, SOURCE, Instr, dialect, instructions
 from tritonscope.core.model import Line, Note
 
 __all__ = ["PIPELINE", "by_source_line", "chain", "chain_text", "line_view", "mix_view", "op_name", "side_by_side",
@@ -153,16 +153,6 @@ def chain(analysis: Analysis, n: int, stages: tuple[str, ...] | None = None) -> 
     return out
 
 
-_CHAIN_SKIP = re.compile(r"^(arith\.|mov|cvt|bfe|SGXT|ULEA|add|mul|mad|shl|shr|and|or|xor|setp|selp|sub|IMAD|IADD|LOP|SHF|MOV|ISETP|SEL|"
-                         r"LEA|CS2R|S2R|S2UR|ULDC|UMOV|UIADD|USHF|ULOP|IABS|I2F|F2I|MUFU|NOP|VIADD|UISETP|USEL|"
-                         r"PLOP|R2UR|BRA|EXIT|bra|ret|tt\.splat|tt\.broadcast|tt\.expand_dims|tt\.addptr|"
-                         r"tt\.make_range|ttg\.memdesc|scf\.yield|getelementptr|icmp|select|zext|sext|trunc|"
-                         r"extractvalue|insertvalue|extractelement|insertelement|bitcast|br|phi|shufflevector|fadd|fmul|"
-                         # AMDGCN scalar and vector ALU bookkeeping (addresses, masks, moves, permutes)
-                         r"s_(?:mov|movk|nop|add|sub|mul|cmp|cselect|and|or|xor|lshl|lshr|ashr|bfe|cbranch|branch|"
-                         r"load|setprio|delay_alu|clause|wait_alu|endpgm)|"
-                         r"v_(?:mov|perm|add|sub|mul|mad|lshl|lshr|ashr|and|or|xor|cndmask|cmp|readfirstlane|bfrev|xad|"
-                         r"bfe|bitop|dual|nop|cvt|pk_|max|min|fma|accvgpr))")
 
 
 # Stages the one-line chain leaves out: LLVM IR repeats the PTX story with more noise.
@@ -175,7 +165,7 @@ def chain_text(analysis: Analysis, n: int, stages: tuple[str, ...] | None = None
     for k, ops in chain(analysis, n, stages):
         if k in _CHAIN_QUIET:
             continue
-        keep = [f"{name}" + (f" x{c}" if c > 1 else "") for name, c in ops.items() if not _CHAIN_SKIP.match(name)]
+        keep = [f"{name}" + (f" x{c}" if c > 1 else "") for name, c in ops.items() if not PLUMBING_OPS.match(name)]
         if keep:
             parts.append(f"{k.upper()}: " + ", ".join(keep))
     return "  →  ".join(parts)
