@@ -29,6 +29,8 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from tritonscope.language.dialects.amdgcn import KERNEL_DESCRIPTOR, METADATA_BLOCK, METADATA_KEY  # the assembly's metadata
+
 NT_AMDGPU_METADATA = 32
 # ELF e_machine values: what an AMD code object is, and what a file misnamed .hsaco often is.
 EM_AMDGPU = 224
@@ -151,15 +153,6 @@ def machine_of(data: bytes) -> int | None:
 # The same metadata in AMDGCN assembly (a lone .amdgcn file)
 # --------------------------------------------------------------------------
 
-#	.amdgpu_metadata          ...          .end_amdgpu_metadata
-_META_BLOCK_RE = re.compile(r"^\s*\.amdgpu_metadata\s*$(.*?)^\s*\.end_amdgpu_metadata", re.M | re.S)
-#   - .agpr_count:     0            (a kernel's first key: the list item)
-#     .vgpr_count:     58           (its other keys, as deep as the first)
-#       - .offset:         0        (deeper: its .args, not read)
-_YAML_KEY_RE = re.compile(r"^(\s*)(- )?(\.?[\w.]+):\s*(.*?)\s*$")
-# 		.amdhsa_kernel matmul_kernel         ...         .amdhsa_accum_offset 60
-_KD_DIRECTIVE_RE = re.compile(r"^\s*\.amdhsa_(kernel|accum_offset|group_segment_fixed_size|"
-                              r"private_segment_fixed_size)\s+(\S+)", re.M)
 
 
 def from_assembly(text: str) -> list[KernelResources]:
@@ -170,7 +163,7 @@ def from_assembly(text: str) -> list[KernelResources]:
     item are read.  The AGPR offset comes from the `.amdhsa_kernel` block's
     `.amdhsa_accum_offset` directive.  CodeObjectError when there is no block.
     """
-    m = _META_BLOCK_RE.search(text)
+    m = METADATA_BLOCK.search(text)
     if not m:
         raise CodeObjectError("the assembly has no .amdgpu_metadata block")
     top: dict[str, Any] = {}
@@ -178,7 +171,7 @@ def from_assembly(text: str) -> list[KernelResources]:
     in_kernels = False
     key_indent = None
     for raw in m.group(1).splitlines():
-        km = _YAML_KEY_RE.match(raw)
+        km = METADATA_KEY.match(raw)
         if not km:
             continue
         indent, item, key, value = len(km.group(1)), km.group(2), km.group(3), km.group(4)
@@ -197,7 +190,7 @@ def from_assembly(text: str) -> list[KernelResources]:
             kernels[-1][key] = _scalar(value)
     descriptors: dict[str, dict[str, int]] = {}
     current: dict[str, int] | None = None
-    for d in _KD_DIRECTIVE_RE.finditer(text):
+    for d in KERNEL_DESCRIPTOR.finditer(text):
         name, value = d.group(1), d.group(2)
         if name == "kernel":
             current = descriptors.setdefault(f"{value}.kd", {})

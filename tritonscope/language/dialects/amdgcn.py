@@ -466,6 +466,18 @@ def quoted(line: str) -> str:
     return line.split(";")[0].strip()
 
 
+# The code object's metadata as the assembly prints it (inputs/codeobject.py reads a lone .amdgcn file with these)
+#	.amdgpu_metadata          ...          .end_amdgpu_metadata
+METADATA_BLOCK = re.compile(r"^\s*\.amdgpu_metadata\s*$(.*?)^\s*\.end_amdgpu_metadata", re.M | re.S)
+#   - .agpr_count:     0            (a kernel's first key: the list item)
+#     .vgpr_count:     58           (its other keys, as deep as the first)
+#       - .offset:         0        (deeper: its .args, not read)
+METADATA_KEY = re.compile(r"^(\s*)(- )?(\.?[\w.]+):\s*(.*?)\s*$")
+# 		.amdhsa_kernel matmul_kernel         ...         .amdhsa_accum_offset 60
+KERNEL_DESCRIPTOR = re.compile(r"^\s*\.amdhsa_(kernel|accum_offset|group_segment_fixed_size|"
+                               r"private_segment_fixed_size)\s+(\S+)", re.M)
+
+
 DIALECTS = (
     Dialect(key="amdgcn", title="AMDGCN", ext="amdgcn", lexer="text", fence="asm", order=45, backends=("hip",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
