@@ -10,30 +10,20 @@ no Triton, no tools.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-#         /*1a30*/              @!P1 BRA `(.L_x_0) ;
-#         /*24d0*/                   HGMMA.64x256x16.F32 R24, gdesc[UR8].tnspB, R24 ;
-_INSTR_RE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)((?:\.[\w]+)*)\s*([^;]*);")
-# .L_x_0:
-_LABEL_RE = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
-# BRA `(.L_x_0)
-_TARGET_RE = re.compile(r"`\((\.L_\w+)\)")
-
-# Opcode -> class.  Tensor-core and memory classes drive separate terms of the model; the rest is issue.
-CLASSES = {
-    "HGMMA": "mma", "HMMA": "mma", "IMMA": "mma", "UTCHMMA": "mma", "UTCQMMA": "mma", "UTCMMA": "mma",
-    "QGMMA": "mma", "IGMMA": "mma", "DMMA": "mma",
-    "LDG": "ldg", "STG": "stg", "LDGSTS": "ldgsts", "UTMALDG": "tma", "UBLKCP": "tma", "UTMASTG": "tma",
-    "LDS": "lds", "LDSM": "lds", "STS": "sts", "STSM": "sts", "LDL": "ldl", "STL": "stl",
-    "MUFU": "sfu", "BAR": "sync", "WARPSYNC": "sync", "SYNCS": "sync", "DEPBAR": "sync", "LDGDEPBAR": "sync",
-    "WARPGROUP": "sync", "FFMA": "fp", "FADD": "fp", "FMUL": "fp", "FMNMX": "fp", "HFMA2": "fp", "HADD2": "fp",
-    "HMUL2": "fp", "FSETP": "fp", "FSEL": "fp", "SHFL": "shfl", "RED": "atom", "ATOM": "atom", "ATOMG": "atom",
-    "REDG": "atom",
-}
-# Not work: padding and the end of the program.
-_NOT_WORK = {"NOP", "EXIT", "BRA", "RET", "BPT"}
+# The SASS words (instruction, label and branch patterns, the opcode -> class table) live in the dialect.
+from tritonscope.language.dialects.sass import (
+    ACCESS_WIDTH,
+    BRANCH_TARGET,
+    COST_CLASSES,
+    COST_INSTR,
+    LDG_REGISTERS,
+    LOOP_LABEL,
+    NOT_WORK,
+    REGISTER,
+    WIDTH_BYTES,
+)
 
 
 @dataclass
@@ -70,31 +60,21 @@ class SassProgram:
 
 
 def _classify(op: str) -> str:
-    return CLASSES.get(op, "other")
-
-
-# LDL.64 R2, [R1+0x10] ;  STL.128 [R1], R4 ;  LDL.LU R3, [R1+0x8] (no width: 32 bits)
-_WIDTH_RE = re.compile(r"\.(U8|S8|U16|S16|64|128)\b")
-_WIDTH_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
+    return COST_CLASSES.get(op, "other")
 
 
 def _access_bytes(cls: str, modifiers: str) -> int:
     """Bytes one thread moves with a local load/store (spill traffic) or a global load; 0 for other classes."""
     if cls not in ("ldl", "stl", "ldg"):
         return 0
-    m = _WIDTH_RE.search(modifiers)
-    return _WIDTH_BYTES[m.group(1)] if m else 4
-
-
-#   LDG.E.128 R20, desc[UR12][R16.64]  ->  R20..R23 written;   HADD2.F32 R19, -RZ, R21.H1_H1  ->  R19, R21 named
-_REG_RE = re.compile(r"\bR(\d+)(\.64\b)?")
-_LDG_REGS = {"128": 4, "64": 2}
+    m = ACCESS_WIDTH.search(modifiers)
+    return WIDTH_BYTES[m.group(1)] if m else 4
 
 
 def _registers(operands: str) -> set[int]:
     """The general registers an instruction names (a `.64` pair names both)."""
     out: set[int] = set()
-    for m in _REG_RE.finditer(operands):
+    for m in REGISTER.finditer(operands):
         r = int(m.group(1))
         out.add(r)
         if m.group(2):
@@ -120,9 +100,9 @@ def load_waits(instrs: list[tuple[str, str, str]]) -> tuple[int, int]:
             pending.clear()
         if cls == "ldg":
             ldgs += 1
-            first = _REG_RE.search(operands)
+            first = REGISTER.search(operands)
             if first:
-                width = _LDG_REGS.get(full.rsplit(".", 1)[-1], 1)
+                width = LDG_REGISTERS.get(full.rsplit(".", 1)[-1], 1)
                 pending.update(range(int(first.group(1)), int(first.group(1)) + width))
     if pending:
         waits += 1
@@ -138,11 +118,11 @@ def read_sass(text: str) -> SassProgram:
     pending: list[str] = []
     branches: list[tuple[int, str]] = []
     for line in text.splitlines():
-        lab = _LABEL_RE.match(line)
+        lab = LOOP_LABEL.match(line)
         if lab:
             pending.append(lab.group(1))
             continue
-        m = _INSTR_RE.search(line)
+        m = COST_INSTR.search(line)
         if not m:
             continue
         addr = int(m.group(1), 16)
@@ -151,10 +131,10 @@ def read_sass(text: str) -> SassProgram:
             labels[name] = addr
         pending = []
         if op == "BRA":
-            t = _TARGET_RE.search(line)
+            t = BRANCH_TARGET.search(line)
             if t:
                 branches.append((addr, t.group(1)))
-        if op in _NOT_WORK:
+        if op in NOT_WORK:
             continue
         cls = _classify(op)
         instrs.append((addr, cls, op + m.group(3)))

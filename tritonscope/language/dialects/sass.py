@@ -111,7 +111,7 @@ def normalize(text: str) -> list[tuple[int, str]]:
 #         /*0290*/                   LDGSTS.E.BYPASS.128 [R5+0x18000], desc[UR14][R10.64], P3 ;
 _INSTR = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Z0-9_x]+)*)")
 # width modifiers -> bits (no modifier: 32)
-_BITS = {"64": 64, "128": 128, "U8": 8, "S8": 8, "U16": 16, "S16": 16}
+WIDTH_BITS = {"64": 64, "128": 128, "U8": 8, "S8": 8, "U16": 16, "S16": 16}
 # DEPBAR.LE SB0, 0x1 ;
 _DEPBAR = re.compile(r"SB\d+,\s*(0x[0-9a-f]+|\d+)")
 _MEMORY = {"LDG": ("global", "load"), "STG": ("global", "store"), "LDS": ("shared", "load"),
@@ -153,7 +153,7 @@ def _facts(opcode: str, mods: list[str], **more) -> dict:
 
 
 def _bits(mods: list[str]) -> int:
-    return next((_BITS[x] for x in mods if x in _BITS), 32)
+    return next((WIDTH_BITS[x] for x in mods if x in WIDTH_BITS), 32)
 
 
 def _ldgsts(op, opcode, mods, text):
@@ -297,6 +297,45 @@ def _note(ins: Instr, text: str):
     return None
 
 
+# --------------------------------------------------------------------------
+# The cost model's reading (cost/sass.py: instructions by class, loops, load-use waits)
+# --------------------------------------------------------------------------
+
+# One instruction with its address, opcode, modifiers and operands (groups 1-4):
+#         /*1a30*/              @!P1 BRA `(.L_x_0) ;
+#         /*24d0*/                   HGMMA.64x256x16.F32 R24, gdesc[UR8].tnspB, R24 ;
+COST_INSTR = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)((?:\.[\w]+)*)\s*([^;]*);")
+# The label a branch goes to (group 1):
+# BRA `(.L_x_0)
+BRANCH_TARGET = re.compile(r"`\((\.L_\w+)\)")
+# The width modifier of a local load/store or global load (group 1; none: 32 bits):
+# LDL.64 R2, [R1+0x10] ;  STL.128 [R1], R4 ;  LDL.LU R3, [R1+0x8]
+ACCESS_WIDTH = re.compile(r"\.(U8|S8|U16|S16|64|128)\b")
+# width modifier -> bytes one thread moves
+WIDTH_BYTES = {k: v // 8 for k, v in WIDTH_BITS.items()}
+# A general register an operand names (group 1), and whether it is a `.64` pair (group 2):
+#   LDG.E.128 R20, desc[UR12][R16.64]  ->  R20..R23 written;   HADD2.F32 R19, -RZ, R21.H1_H1  ->  R19, R21 named
+REGISTER = re.compile(r"\bR(\d+)(\.64\b)?")
+# An LDG's last modifier -> the registers it writes (anything else: 1)
+LDG_REGISTERS = {"128": 4, "64": 2}
+
+# Opcode -> the cost model's class ("other" for the rest).  Not the annotation classes of `classify`
+# (dialects.CLASSES): those name what a table shows a reader (HGMMA is "wgmma", LDG "global load", FFMA
+# nothing), these the terms of the model's time: every tensor-core op is "mma", each memory path its own
+# class, and plain arithmetic ("fp"), special functions ("sfu"), shuffles and atomics are counted too.
+COST_CLASSES = {
+    "HGMMA": "mma", "HMMA": "mma", "IMMA": "mma", "UTCHMMA": "mma", "UTCQMMA": "mma", "UTCMMA": "mma",
+    "QGMMA": "mma", "IGMMA": "mma", "DMMA": "mma",
+    "LDG": "ldg", "STG": "stg", "LDGSTS": "ldgsts", "UTMALDG": "tma", "UBLKCP": "tma", "UTMASTG": "tma",
+    "LDS": "lds", "LDSM": "lds", "STS": "sts", "STSM": "sts", "LDL": "ldl", "STL": "stl",
+    "MUFU": "sfu", "BAR": "sync", "WARPSYNC": "sync", "SYNCS": "sync", "DEPBAR": "sync", "LDGDEPBAR": "sync",
+    "WARPGROUP": "sync", "FFMA": "fp", "FADD": "fp", "FMUL": "fp", "FMNMX": "fp", "HFMA2": "fp", "HADD2": "fp",
+    "HMUL2": "fp", "FSETP": "fp", "FSEL": "fp", "SHFL": "shfl", "RED": "atom", "ATOM": "atom", "ATOMG": "atom",
+    "REDG": "atom",
+}
+# Opcodes that are not work: padding and the end of the program.
+NOT_WORK = {"NOP", "EXIT", "BRA", "RET", "BPT"}
+
 #         Function : matmul_kernel      .text.matmul_kernel:      /*0000*/  LDC R1, c[0x0][0x28] ;
 _SIGNS = re.compile(r"Function\s*:|\.text\.|/\*[0-9a-f]{4}\*/", re.M)
 #         Function : matmul_kernel
@@ -307,8 +346,8 @@ _KERNEL_NAME = re.compile(r"Function\s*:\s*([\w$]+)")
 # Loops and waits (what `diff --loop` and the versions report read)
 # --------------------------------------------------------------------------
 
-# .L_x_1:
-_LOOP_LABEL = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
+# .L_x_1:   (also the cost model's loop reader's label)
+LOOP_LABEL = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
 #         /*07b0*/              @!P0 BRA `(.L_x_1) ;
 _LOOP_BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?BRA(?:\.\w+)*\s+`\((\.L_\w+)\)")
 #         /*0410*/              @!P0 BRA `(.L_x_0) ;   -> "@!P0 BRA `(.L_x_0)"
@@ -357,7 +396,7 @@ DIALECTS = (
     Dialect(key="sass", title="SASS", ext="sass", lexer="sass", fence="", order=50, backends=("cuda",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
             kind="assembly", machine_code=True, columns=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
-            loop_label=_LOOP_LABEL, loop_branch=_LOOP_BRANCH, memory_wait=memory_wait, wait_detail=wait_detail,
+            loop_label=LOOP_LABEL, loop_branch=_LOOP_BRANCH, memory_wait=memory_wait, wait_detail=wait_detail,
             instruction_text=instruction_text,
             classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
                      "barrier", "mbarrier", "global load", "global store", "shared load", "shared store",
