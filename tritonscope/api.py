@@ -6,7 +6,7 @@ errors (tritonscope.core.errors), the same reports.
 
     import tritonscope
 
-    result = tritonscope.compile("matmul", block=16, arch="sm_90a")   # a sample,
+    result = tritonscope.compile("matmul", block=16, arch="sm_80")    # a sample,
     result = tritonscope.compile("kernels.py:add_kernel", args={...}) # a file,
     result = tritonscope.compile(my_kernel, args={...}, constexprs={"BLOCK": 64})  # or the @triton.jit function
 

@@ -110,7 +110,7 @@ class Occupancy:
 
 @dataclass(frozen=True)
 class Summary:
-    arch: str                          # the spec's arch, e.g. "sm_90a"
+    arch: str                          # the spec's arch, e.g. "gfx942"
     gpus: str | None                   # example parts; None: an arch this tritonscope does not know
     threads_per_block: int
     shared: SharedMemory

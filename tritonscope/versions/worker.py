@@ -6,7 +6,7 @@ child protocol, so what comes back are encoded Artifacts or typed errors,
 one per job, and one kernel that fails does not stop the others.
 
 A job is one of:
-  {"kind": "request", "request": {...Request...}, "default_arch": "sm_90a"}
+  {"kind": "request", "request": {...Request...}, "default_arch": "sm_80"}
       a sample, a user kernel (file.py:kernel, package.module:kernel) compiled as `compile` would;
   {"kind": "found", "path": ..., "key": ..., "arch": ...}
       a kernel found in a capture, a Triton cache or a dump folder, recompiled as `open --arch`

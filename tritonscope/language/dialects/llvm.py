@@ -166,7 +166,7 @@ NVVM_REQNTIDX = re.compile(r'!"reqntidx",\s*i32\s+(\d+)')
 NVVM_MAXNREG = re.compile(r'"nvvm\.maxnreg"="(\d+)"|!"maxnreg",\s*i32\s+(\d+)')
 # define ptx_kernel void @k(        target triple = "nvptx64-nvidia-cuda"       @llvm.nvvm.read.ptx.sreg.tid.x
 NVIDIA = re.compile(r'^define\s+ptx_kernel\b|^target triple = "nvptx|@llvm\.nvvm\.|"nvvm\.', re.M)
-# "target-cpu"="sm_90a"
+# "target-cpu"="sm_100a"
 TARGET_SM = re.compile(r'"target-cpu"="sm_(\d+)[a-z]?"')
 # "amdgpu-flat-work-group-size"="1,256"
 AMD_WORK_GROUP = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
