@@ -7,4 +7,6 @@ named groups of options.py, composed with @composed), make its one Config with
 (pipeline/compiler.py), read the Env with `env.env_of(ctx)`, raise typed errors
 (errors.py), write files through output.py, and add it to `cli.COMMANDS`.  Never
 import tritonscope.cli here.
+
+Imports every layer (it is the shell); nothing but cli.py imports it.
 """

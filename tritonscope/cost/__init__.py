@@ -8,6 +8,8 @@
 `predict(analysis, gpu=...)` is the one entry point for commands; it never
 raises for a kernel it does not cover: it returns a Prediction whose
 `predicted_ms` is None and whose `why` says why.
+
+Imports core, triton_api, language, inputs, pipeline and analyses (layers: tests/test_imports.py).
 """
 
 from __future__ import annotations

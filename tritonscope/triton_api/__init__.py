@@ -27,6 +27,8 @@ The package, one module a job; each imports only those above it:
     recompile.py  recompiling from TTIR or a captured function
     knobs.py      the recorded environment a recompile replays; ptxas versions
     remarks.py    Triton's remarks and warnings as data, captured around a compile
+
+Imports core only (layers: tests/test_imports.py); every layer above may import it.
 """
 
 

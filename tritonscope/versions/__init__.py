@@ -11,6 +11,8 @@
 `compare_versions` is the one entry point; `record`/`from_record` keep a
 run's compiles (every stage, as the Artifacts came back) in a folder and
 rebuild the same report from it without any Triton (the tests replay these).
+
+Imports every layer below it, outputs included; only the shell (commands) imports it.
 """
 
 from __future__ import annotations
