@@ -323,13 +323,12 @@ def _say_env(env):
 
 
 def _compile_with_triton(pipe, config, triton_env, which: str, say: str):
-    """A side with triton=: compiled in a child of that environment (tritonscope/versions)."""
-    from tritonscope.core.model import ARCHES
-    from tritonscope.versions.run import Side
+    """A side with triton=: compiled in a child of that environment, as `compile --triton` does (versions/sides.py)."""
+    from tritonscope.pipeline.compiler import Compiled
+    from tritonscope.versions.sides import compile_with_triton
 
-    side = Side(which.upper(), triton_env)
-    return pipe.compile_in(config, python=triton_env.python, env=side.child_env({ARCHES[config.arch].backend}),
-                           what=f"The compile of side {which} with {side.label()}", status=say)
+    with pipe.status(say):
+        return Compiled(compile_with_triton(config, triton_env, what=f"The compile of side {which}"), config)
 
 
 def _diff_dict(d, divergence, attached=()) -> dict:

@@ -93,10 +93,3 @@ class Pipeline:
             artifact = compile_artifact(loaded, meanwhile=self.meanwhile, remarks=self.remarks)
         entry = result_cache.store(config, config.arch, loaded, artifact) if keep else None
         return Compiled(artifact, config, loaded, entry)
-
-    def compile_in(self, config: Config, *, python: str, env: dict, what: str, status: str) -> Compiled:
-        """One compile of `config` by another environment's Triton (a child of its `python`): diff's triton=."""
-        from tritonscope.pipeline.compile import compile_elsewhere
-
-        with self.status(status):
-            return Compiled(compile_elsewhere(config, what=what, env=env, python=python), config)
