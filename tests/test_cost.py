@@ -167,8 +167,8 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
 
     seen = []
 
-    def fake_time(requests, indices, arch, cache, warmup, rep):
-        seen.append((list(indices), len(tune_mod._kernels_in(cache))))
+    def fake_time(requests, indices, arch, cache, warmup, rep, rounds=1):
+        seen.append((list(indices), len(tune_mod._kernels_in(cache)), rounds))
         return {i: {"status": "ok", "measured_ms": 1.0 + 0.1 * i + (0.5 if len(seen) == 1 else 0), "measure_s": 2.0,
                     "compiled_at_launch": len(seen) == 2} for i in indices}
 
@@ -176,10 +176,16 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=4, num_stages=1, shape="16777216",
                     dtype="fp32", arch="sm_90a") for b in (256, 1024, 4096)]
     res = tune_mod.tune(reqs, arch="sm_90a", gpu="H100", top=1, full=True, jobs=1)
-    (short, in_tune_cache), (every, in_full_cache) = seen
+    (short, in_tune_cache, short_rounds), (every, in_full_cache, full_rounds), *referee = seen
     assert len(short) >= 1 and in_tune_cache == 3       # tune's cache holds all three GPU-less compiles
     assert every == [0, 1, 2] and in_full_cache == 0     # the full search starts cold
+    assert short_rounds == tune_mod.ROUNDS and full_rounds == 1   # the short list in turns, the search once each
     pick = res["pick"]
+    if pick["index"] == 0:   # the pick is the full search's best: nothing to time again
+        assert referee == [] and res["referee"] is None
+    else:                    # else both are timed again, in turn, in one process: neither time counts it
+        assert referee == [([pick["index"], 0], 0, tune_mod.ROUNDS)]
+        assert res["referee"]["ratio"] == pytest.approx((1.0 + 0.1 * pick["index"]) / 1.0)
     assert pick["tune_measured_ms"] == pytest.approx(1.5 + 0.1 * pick["index"])
     assert res["ratio"] == pytest.approx((1.0 + 0.1 * pick["index"]) / 1.0)   # full search's times, both sides
     assert res["launch_compiled"] == 0 and res["full_compiled_at_launch"] == 3

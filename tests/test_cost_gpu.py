@@ -26,6 +26,16 @@ def test_tune_times_the_short_list_and_compares_with_the_full_search():
     assert data["full_best"]["measured_ms"] == best
     assert data["pick"]["tune_measured_ms"] == min(r["tune_measured_ms"] for r in short)
     assert data["ratio"] == pytest.approx(data["pick"]["measured_ms"] / best)   # the full search's own times
+    # the short list was timed in turns: its time is the median of its rounds
+    import statistics
+
+    from tritonscope.commands.tune import ROUNDS
+    assert all(len(r["tune_rounds_ms"]) == ROUNDS and r["tune_measured_ms"] == statistics.median(r["tune_rounds_ms"])
+               for r in short)
+    ref = data["referee"]
+    assert (ref is None) == (data["pick"]["index"] == data["full_best"]["index"])
+    if ref:
+        assert ref["ratio"] == pytest.approx(ref["pick_ms"] / ref["best_ms"])
     # the short list's launches loaded tune's GPU-less compiles (same cache key); the full search compiled cold
     assert data["launched"] == 2 and data["launch_compiled"] == 0
     assert not any(r["tune_compiled_at_launch"] for r in short)

@@ -118,6 +118,38 @@ def test_ctrl_c_stops_workers_and_keeps_what_finished(fresh_cache):
     assert result.rows[0].ok
 
 
+def test_workers_take_the_heaviest_configs_first(monkeypatch):
+    """The pool is given the configs heaviest first (elements per thread x stages), so a long compile never
+    starts last; the rows still come back in grid order."""
+    small = Request("softmax", constexprs={"BLOCK": "1024"}, num_warps=32, num_stages=1, arch="sm_90a")
+    big = Request("softmax", constexprs={"BLOCK": "16384"}, num_warps=1, num_stages=1, arch="sm_90a")
+    tile = Request("matmul_grouped", constexprs={"BLOCK_M": "128", "BLOCK_N": "256", "BLOCK_K": "64", "GROUP_M": "8"},
+                   num_warps=8, num_stages=4, arch="sm_90a")
+    assert sw.compile_weight(big) > sw.compile_weight(small)
+    assert sw.compile_weight(tile) == 128 * 256 * 64 / (32 * 8) * 4     # GROUP_M (8) is no block size
+    submitted = []
+
+    class Pool:
+        def __init__(self, **kw):
+            pass
+
+        def submit(self, fn, i, req, arch):
+            import concurrent.futures as cf
+
+            submitted.append(i)
+            fut = cf.Future()
+            fut.set_result(sw._row_shell(i, req))
+            return fut
+
+        def shutdown(self, wait=True):
+            pass
+
+    monkeypatch.setattr(sw.cf, "ProcessPoolExecutor", Pool)
+    result = sw.run_sweep([small, big, tile], default_arch="sm_90a", jobs=2, use_cache=False)
+    assert submitted == [2, 1, 0]
+    assert [r.index for r in result.rows] == [0, 1, 2]
+
+
 def _row(i, **kw):
     base = dict(index=i, config=f"c{i}", constexprs={"BLOCK": 16 * (i + 1)}, num_warps=4, num_stages=3,
                 arch="sm_90a", dtype="fp16", ok=True, fits=True, shared=1000 * (3 - i), registers=40 + i)

@@ -26,12 +26,22 @@ Time accounting (--full):
 - The pick's ratio to the full search's best uses the full search's own
   measurement of both configs (one set of measurements, no mixing of runs);
   tune's own measurement of its short list is kept in `tune_measured_ms`.
+- tune times its short list in turns (ROUNDS): every config launched and
+  checked first, then each timed ROUNDS times in turn with a ROUNDS-th of
+  the repetitions, and its median round kept, so one disturbed timing (a
+  microsecond kernel now and then times at several times its true time)
+  cannot decide the pick.  The full search times each config once, as an
+  autotuner does.
+- With --full, when the pick is not the full search's best, the two are
+  timed again in turn in one process (`referee`): how far apart they are
+  once a single timing's noise is out.  Neither time counts it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import tempfile
 import time
 from contextlib import contextmanager
@@ -95,16 +105,24 @@ def _warm_parent(request, arch: str) -> None:
         pass
 
 
-def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: int) -> dict[int, dict]:
-    """Launch, check and time each config (in order), with TRITON_CACHE_DIR = `cache`; per config also whether
-    its launch compiled (a kernel new to the cache) and the seconds it all took."""
-    from tritonscope.measure.bench import bench_loaded
+def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: int,
+                  rounds: int = 1) -> dict[int, dict]:
+    """Launch, check and time each config, with TRITON_CACHE_DIR = `cache`; per config also whether its launch
+    compiled (a kernel new to the cache) and the seconds it all took.
+
+    rounds=1 is an autotuner's search: each config launched, checked and timed once, one after another.
+    rounds=R launches and checks every config first, then times them all R times in turn (each time with
+    rep/R ms of repetitions) and keeps each config's median round: a microsecond kernel's single timing is
+    now and then several times its true time (tests/data/cost/h100_timing_noise.json), and one such run
+    must not decide the pick."""
+    from tritonscope.measure.bench import finish_row, prepare_loaded, time_prepared
     from tritonscope.pipeline.compiler import Pipeline
     from tritonscope.pipeline.config import resolve
 
     pipe = Pipeline()  # binds each launch only: the launch itself compiles (or loads from `cache`), as a user's would
 
     out: dict[int, dict] = {}
+    ready: dict[int, tuple] = {}
     for i in indices:
         before = _kernels_in(cache)
         t = time.perf_counter()
@@ -117,13 +135,47 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
             caches = getattr(loaded.jit_fn, "device_caches", None)
             if caches is not None:
                 caches.clear()
-            b = bench_loaded(loaded, warmup=warmup, rep=rep, with_torch=False)
-            status, ms = b.status, (b.kernel.ms if b.kernel else None)
+            row, values = prepare_loaded(loaded)
+            status = row.status
+            if values is not None:
+                if rounds == 1:
+                    row = finish_row(row, loaded, time_prepared(loaded, values, warmup, rep))
+                    status, ms = row.status, (row.kernel.ms if row.kernel else None)
+                else:
+                    ready[i] = (loaded, values, row)
         except Exception as e:  # one config that cannot launch is a row, not the end of the search
             status = f"failed: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
         out[i] = {"status": status, "measured_ms": ms, "measure_s": time.perf_counter() - t,
                   "compiled_at_launch": bool(_kernels_in(cache) - before)}
+    times: dict[int, list[float]] = {i: [] for i in ready}
+    for k in range(rounds if ready else 0):
+        for i, (loaded, values, _) in ready.items():
+            t = time.perf_counter()
+            try:
+                times[i].append(time_prepared(loaded, values, warmup if k == 0 else max(1, warmup // rounds),
+                                              max(1, rep // rounds)))
+            except Exception as e:
+                out[i]["status"] = f"failed: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+            out[i]["measure_s"] += time.perf_counter() - t
+    for i, (loaded, values, row) in ready.items():
+        if times[i] and not out[i]["status"].startswith("failed"):
+            row = finish_row(row, loaded, statistics.median(times[i]))
+            out[i].update(status=row.status, measured_ms=row.kernel.ms if row.kernel else None,
+                          rounds_ms=times[i])
+    ready.clear()
     return out
+
+
+def _referee(requests, indices, arch: str, warmup: int, rep: int, rounds: int) -> dict[int, float]:
+    """The pick and the full search's best timed again, in turn, `rounds` times each in one process (median):
+    how far apart they are once one timing's noise is out (reported beside the full search's own figures;
+    counted in neither time)."""
+    with _fresh_triton_cache() as cache:
+        res = _time_configs(requests, indices, arch, cache, warmup, rep, rounds)
+    return {i: r["measured_ms"] for i, r in res.items() if r.get("status") == "ok" and r.get("measured_ms")}
+
+
+ROUNDS = 5   # timings of each short-listed config, in turn (see _time_configs)
 
 
 def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: int | None = None,
@@ -149,7 +201,7 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
         chosen = {r.index for r in ranked[:top]} | {r.index for r in fitting if r.predicted_ms is None}
         # the short list, launched on tune's own cache: its launches load the GPU-less compiles
         short_order = [r.index for r in fitting if r.index in chosen]
-        tuned = _time_configs(requests, short_order, arch, tune_cache, warmup, rep)
+        tuned = _time_configs(requests, short_order, arch, tune_cache, warmup, rep, ROUNDS)
     full_runs: dict[int, dict] = {}
     if full:
         with _fresh_triton_cache() as full_cache:   # the autotuner: every launch compiles cold
@@ -162,7 +214,8 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
                      "predicted_ms": r.predicted_ms, "shortlisted": r.index in chosen,
                      "compile_seconds": r.compile_seconds, **m,
                      "tune_status": tm.get("status"), "tune_measured_ms": tm.get("measured_ms"),
-                     "tune_measure_s": tm.get("measure_s"), "tune_compiled_at_launch": tm.get("compiled_at_launch")})
+                     "tune_measure_s": tm.get("measure_s"), "tune_compiled_at_launch": tm.get("compiled_at_launch"),
+                     "tune_rounds_ms": tm.get("rounds_ms")})
 
     def good(x, key="measured_ms", status="status"):
         return x.get(status) == "ok" and x.get(key)
@@ -184,6 +237,12 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
         best = min(timed, key=lambda x: x["measured_ms"]) if timed else None
         full_s = sum(x.get("measure_s", 0) for x in rows if x["index"] in full_runs)
         pick_full = next((x for x in rows if pick and x["index"] == pick["index"] and good(x)), None)
+        referee = {}
+        if pick and best and pick["index"] != best["index"]:
+            referee = _referee(requests, [pick["index"], best["index"]], arch, warmup, rep, ROUNDS)
+        out["referee"] = ({"rounds": ROUNDS, "pick_ms": referee[pick["index"]], "best_ms": referee[best["index"]],
+                           "ratio": referee[pick["index"]] / referee[best["index"]]}
+                          if len(referee) == 2 else None)
         out.update({"full_best": best, "full_s": full_s,
                     "full_compiled_at_launch": sum(1 for x in full_runs.values() if x.get("compiled_at_launch")),
                     "ratio": pick_full["measured_ms"] / best["measured_ms"] if pick_full and best else None,
@@ -221,6 +280,10 @@ def tune_lines(res: dict) -> list[str]:
             out.append(f"full search: best {best['config']} ({best['measured_ms']:.4g} ms); the pick, timed by "
                        f"the full search, is "
                        f"{res['ratio']:.3f}x the best ({'within' if res['ratio'] <= 1.05 else 'NOT within'} 5%)")
+        if res.get("referee"):
+            ref = res["referee"]
+            out.append(f"timed again, the two in turn {ref['rounds']} times: the pick {ref['pick_ms']:.4g} ms, the "
+                       f"full search's best {ref['best_ms']:.4g} ms ({ref['ratio']:.3f}x)")
         out.append(f"time: tune {res['tune_s']:.1f} s (compile {res['compile_s']:.1f} s on {res['workers']} workers + "
                    f"predict {res['predict_s']:.2f} s + timing {res['measure_s']:.1f} s) "
                    f"vs full search {res['full_s']:.1f} s: {res['time_fraction']:.0%} of it, "

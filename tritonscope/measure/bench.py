@@ -127,9 +127,8 @@ def torch_baseline(loaded: Loaded, values: dict[str, Any]):
     return None, None
 
 
-def bench_loaded(loaded: Loaded, *, artifact=None, warmup: int = 25, rep: int = 100,
-                 with_torch: bool = True, seed: int | None = None) -> BenchRow:
-    """Check, then time one config (and torch on the same inputs)."""
+def prepare_loaded(loaded: Loaded, *, artifact=None, seed: int | None = None) -> tuple[BenchRow, dict | None]:
+    """Inputs, one launch and its check: (the row, the inputs to time it on; None when it did not launch)."""
     import torch
 
     spec = loaded.spec
@@ -145,24 +144,43 @@ def bench_loaded(loaded: Loaded, *, artifact=None, warmup: int = 25, rep: int = 
     except Exception as e:
         row.status = "out of resources" if triton_api.is_out_of_resources(e) else "failed"
         row.problem = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
-        return row
+        return row, None
     row.tf32 = runner.uses_tf32(getattr(compiled, "asm", {}).get("ptx"))
     checks = runner.check(loaded, values, row.tf32)
     if checks:
         row.check = asdict(checks[0]) if len(checks) == 1 else asdict(max(checks, key=lambda c: c.rel_error))
         if not all(c.passed for c in checks):
             row.status = "wrong"
+    return row, values
+
+
+def time_prepared(loaded: Loaded, values: dict, warmup: int, rep: int) -> float:
+    """The median time of one launch on prepared inputs (do_bench: L2 flushed before each repetition)."""
+    return median_ms(lambda: runner.launch(loaded, values), warmup, rep)
+
+
+def finish_row(row: BenchRow, loaded: Loaded, ms: float, torch_ms: float | None = None) -> BenchRow:
+    """The row's figures (throughput, % peak, ratio) from its time, only those that can be true (fill_figures)."""
     flops = (loaded.launch or {}).get("flops")
     moved = row.bytes_read + row.bytes_written
-    ms = median_ms(lambda: runner.launch(loaded, values), warmup, rep)
+    table, peaks = peaks_for(runner.device_name())
+    return fill_figures(row, ms=ms, torch_ms=torch_ms, flops=flops, moved=moved, peaks=peaks, peak_table=table)
+
+
+def bench_loaded(loaded: Loaded, *, artifact=None, warmup: int = 25, rep: int = 100,
+                 with_torch: bool = True, seed: int | None = None) -> BenchRow:
+    """Check, then time one config (and torch on the same inputs)."""
+    row, values = prepare_loaded(loaded, artifact=artifact, seed=seed)
+    if values is None:
+        return row
+    ms = time_prepared(loaded, values, warmup, rep)
     torch_ms = None
     if with_torch:
         what, fn = torch_baseline(loaded, values)
         if fn is not None:
             row.torch_what = what
             torch_ms = median_ms(fn, warmup, rep)
-    table, peaks = peaks_for(runner.device_name())
-    return fill_figures(row, ms=ms, torch_ms=torch_ms, flops=flops, moved=moved, peaks=peaks, peak_table=table)
+    return finish_row(row, loaded, ms, torch_ms)
 
 
 def fill_figures(row: BenchRow, *, ms: float, torch_ms: float | None, flops: int | None, moved: int,

@@ -361,6 +361,23 @@ def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use
     return result
 
 
+def compile_weight(req) -> float:
+    """How long a config's compile should take, relative to its grid's others: the elements each thread
+    handles (the product of its power-of-two constexprs of 16 and up, over its threads), times its stages.
+
+    Only the order in which a sweep's workers take configs depends on it, never a result: a long compile
+    (a 16384-wide row on one warp, a 256x256 tile) taken first runs beside the others, not after them."""
+    elems = 1
+    for v in (req.constexprs or {}).values():
+        try:
+            n = int(str(v), 0)
+        except ValueError:
+            continue
+        if n >= 16 and n & (n - 1) == 0:
+            elems *= n
+    return elems / (32 * (req.num_warps or 4)) * max(1, req.num_stages or 1)
+
+
 def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
     """`jobs` worker processes; rows are collected as they finish.
 
@@ -372,7 +389,10 @@ def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     ctx = multiprocessing.get_context(method)
     pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
-    futures = {pool.submit(compile_row, i, requests[i], default_arch): i for i in todo}
+    # The heaviest configs first, so that no long compile starts last and runs alone (rows still come back
+    # in grid order: run_sweep sorts them).
+    order = sorted(todo, key=lambda i: -compile_weight(requests[i]))
+    futures = {pool.submit(compile_row, i, requests[i], default_arch): i for i in order}
     try:
         for fut in cf.as_completed(futures):
             i = futures[fut]
