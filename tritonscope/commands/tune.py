@@ -228,6 +228,7 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
            "configs": len(rows), "fit": len(fitting), "predicted": shortlist.predicted,
            "no_prediction": shortlist.no_prediction, "widened": shortlist.widened,
            "expected_error": shortlist.expected_error, "workers": result.workers, "warm_s": warm_s,
+           "start_workers_s": result.start_seconds,
            "compile_s": compile_s, "compile_cpu_s": sum(r.compile_seconds or 0 for r in result.rows),
            "predict_s": predict_s, "measure_s": measure_s, "tune_s": tune_s,
            "launch_compiled": sum(1 for x in rows if x.get("tune_compiled_at_launch")),

@@ -85,6 +85,7 @@ class SweepResult:
     workers: int = 0
     from_autotune: bool = False
     options: dict[str, Any] = field(default_factory=dict)  # the launch options every config was given
+    start_seconds: float = 0.0   # starting the worker processes (forks) and handing them the configs
 
     @property
     def finished(self) -> int:
@@ -388,11 +389,13 @@ def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
     """
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     ctx = multiprocessing.get_context(method)
+    started = time.perf_counter()
     pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
     # The heaviest configs first, so that no long compile starts last and runs alone (rows still come back
     # in grid order: run_sweep sorts them).
     order = sorted(todo, key=lambda i: -compile_weight(requests[i]))
     futures = {pool.submit(compile_row, i, requests[i], default_arch): i for i in order}
+    result.start_seconds = time.perf_counter() - started
     try:
         for fut in cf.as_completed(futures):
             i = futures[fut]
