@@ -276,6 +276,9 @@ def tune_groups(args) -> int:
         g = dict(by_name[name])
         g["configs"] = g["configs"][:args.tune_configs]
         target = captured if g["target"] == "CAPTURED" else g["target"]
+        # cold: tune's compile gets an empty tritonscope cache too (the SASS of an earlier run on this machine
+        # would otherwise be read back instead of disassembled); tune empties Triton's itself
+        os.environ["TRITONSCOPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="tritonscope-cache-", dir=folder)
         res = tune(requests_of(g, target), arch="sm_90a", gpu="H100 SXM", top=args.top, full=True, jobs=args.jobs,
                    warmup=args.warmup, rep=args.rep)
         res["name"] = name
