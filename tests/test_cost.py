@@ -191,3 +191,23 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     assert res["launch_compiled"] == 0 and res["full_compiled_at_launch"] == 3
     assert res["tune_s"] == pytest.approx(res["compile_s"] + res["predict_s"] + 2.0 * len(short))
     assert res["full_s"] == pytest.approx(6.0) and res["time_fraction"] == pytest.approx(res["tune_s"] / 6.0)
+
+
+@pytest.mark.parametrize("name", ["h100_tune_rounds.json", "h100_tune_rounds_cold.json"])
+def test_checked_in_tune_runs_are_what_the_readme_says(name):
+    """The README's tune figures are these runs' own: 10 groups, every pick within 5% of the full search's best
+    (by the full search's own times), the short list timed in turns, and tune in under a quarter of the time."""
+    data = json.loads((DATA / name).read_text())
+    groups = data["groups"]
+    assert len(groups) == 10 and data["top"] == 5 and data["header"]["device"].startswith("NVIDIA H100")
+    for g in groups:
+        timed = [r for r in g["rows"] if r.get("status") == "ok" and r.get("measured_ms")]
+        best = min(timed, key=lambda r: r["measured_ms"])
+        pick = next(r for r in g["rows"] if r["index"] == g["pick"]["index"])
+        assert g["ratio"] == pytest.approx(pick["measured_ms"] / best["measured_ms"]) and g["ratio"] <= 1.05
+        assert all(len(r["tune_rounds_ms"]) == 5 for r in g["rows"] if r["shortlisted"] and r["tune_status"] == "ok")
+        assert g["launch_compiled"] == 0
+    share = sum(g["tune_s"] for g in groups) / sum(g["full_s"] for g in groups)
+    assert share < 0.25
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert f"`{name}`) | 10 of 10 |" in readme and f"| **{share:.0%}** |" in readme
