@@ -211,3 +211,24 @@ def test_checked_in_tune_runs_are_what_the_readme_says(name):
     assert share < 0.25
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert f"`{name}`) | 10 of 10 |" in readme and f"| **{share:.0%}** |" in readme
+
+
+def test_tune_words_say_one_pick_and_the_second_timing():
+    """tune's text from a real run's result: one pick line (the median of its turns), the full search's verdict,
+    the pick and the full search's best timed again, and the time; a run with no pick says so once."""
+    from tritonscope.commands.tune import ROUNDS, tune_lines
+
+    res = json.loads((DATA / "h100_tune_rounds.json").read_text())["groups"][3]   # grouped fp16 1024^3
+    lines = tune_lines(res)
+    picks = [ln for ln in lines if ln.startswith("pick:")]
+    assert picks == [f"pick: {res['pick']['config']} ({res['pick']['tune_measured_ms']:.4g} ms, the median of "
+                     f"{ROUNDS} timings in turn)"]
+    assert any(ln.startswith("full search: best ") and "within 5%" in ln for ln in lines)
+    assert any(ln.startswith("timed again, the two in turn 5 times") for ln in lines)
+    assert lines[-1].startswith("time: tune ") and f"{res['time_fraction']:.0%} of it" in lines[-1]
+    empty = dict(res, pick=None, full_best=None, ratio=None, referee=None, rows=[], full_s=0.0, time_fraction=None,
+                 launch_compiled=0)
+    lines = tune_lines(empty)
+    assert [ln for ln in lines if ln.startswith("pick:")] == \
+        ["pick: none (no config of the short list launched and passed its check)"]
+    assert lines[-1].endswith("the full search timed nothing (no config fits)")

@@ -269,12 +269,13 @@ def tune_lines(res: dict) -> list[str]:
         out.append(f"note: the best predictions are closer than the expected error "
                    f"(±{(res['expected_error'] or 0):.0%}); --top larger measures more of them")
     if res["pick"]:
-        out.append(f"pick: {res['pick']['config']} ({res['pick']['tune_measured_ms']:.4g} ms)")
+        out.append(f"pick: {res['pick']['config']} ({res['pick']['tune_measured_ms']:.4g} ms, the median of "
+                   f"{ROUNDS} timings in turn)")
+    else:
+        out.append("pick: none (no config of the short list launched and passed its check)")
     if res.get("launch_compiled"):
         out.append(f"note: {res['launch_compiled']} of the {res['launched']} launches compiled again (their "
                    f"GPU-less compile was not the launch's): counted in tune's time")
-    else:
-        out.append("pick: none (no config of the short list launched and passed its check)")
     if "full_s" in res:
         best = res["full_best"]
         if best and res["ratio"]:
@@ -285,10 +286,13 @@ def tune_lines(res: dict) -> list[str]:
             ref = res["referee"]
             out.append(f"timed again, the two in turn {ref['rounds']} times: the pick {ref['pick_ms']:.4g} ms, the "
                        f"full search's best {ref['best_ms']:.4g} ms ({ref['ratio']:.3f}x)")
-        out.append(f"time: tune {res['tune_s']:.1f} s (compile {res['compile_s']:.1f} s on {res['workers']} workers + "
-                   f"predict {res['predict_s']:.2f} s + timing {res['measure_s']:.1f} s) "
-                   f"vs full search {res['full_s']:.1f} s: {res['time_fraction']:.0%} of it, "
-                   f"{res['saved_s']:.1f} s saved")
+        spent = (f"time: tune {res['tune_s']:.1f} s (compile {res['compile_s']:.1f} s on {res['workers']} workers + "
+                 f"predict {res['predict_s']:.2f} s + timing {res['measure_s']:.1f} s)")
+        if res.get("time_fraction") is not None:
+            out.append(f"{spent} vs full search {res['full_s']:.1f} s: {res['time_fraction']:.0%} of it, "
+                       f"{res['saved_s']:.1f} s saved")
+        else:
+            out.append(f"{spent}; the full search timed nothing (no config fits)")
     else:
         out.append(f"time: {res['tune_s']:.1f} s (--full also times every config and compares)")
     return out
