@@ -322,6 +322,10 @@ def tune_cmd(
 ):
     """Time only the configs the cost model predicts fastest, on this machine's GPU.
 
+    Every config is compiled GPU-less in parallel and predicted; the predicted top --top are launched, checked
+    and timed 5 times in turn, and the pick is the fastest median.  --full times every config as an autotuner
+    would and compares.
+
     Examples:
 
       tritonscope tune layer_norm -c BLOCK=256,1024,4096 -w 2,4,8,16 --shape 4096x8192 --top 5
