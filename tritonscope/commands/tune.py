@@ -51,6 +51,7 @@ import typer
 
 from tritonscope.commands import _common as c
 from tritonscope.commands.options import AXES, DISPLAY, Values, composed
+from tritonscope.core.errors import error_line
 
 
 @contextmanager
@@ -144,7 +145,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
                 else:
                     ready[i] = (loaded, values, row)
         except Exception as e:  # one config that cannot launch is a row, not the end of the search
-            status = f"failed: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+            status = f"failed: {error_line(e)}"
         out[i] = {"status": status, "measured_ms": ms, "measure_s": time.perf_counter() - t,
                   "compiled_at_launch": bool(_kernels_in(cache) - before)}
     times: dict[int, list[float]] = {i: [] for i in ready}
@@ -155,7 +156,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
                 times[i].append(time_prepared(loaded, values, warmup if k == 0 else max(1, warmup // rounds),
                                               max(1, rep // rounds)))
             except Exception as e:
-                out[i]["status"] = f"failed: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+                out[i]["status"] = f"failed: {error_line(e)}"
             out[i]["measure_s"] += time.perf_counter() - t
     for i, (loaded, values, row) in ready.items():
         if times[i] and not out[i]["status"].startswith("failed"):

@@ -122,3 +122,9 @@ def close_matches(word: str, choices, n: int = 3) -> str:
 
     found = difflib.get_close_matches(word, list(choices), n=n, cutoff=0.5)
     return f" Did you mean: {', '.join(found)}?" if found else ""
+
+
+def error_line(e: BaseException) -> str:
+    """An exception in one line, for a row or a status: "TypeName: the first line of its message"."""
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"

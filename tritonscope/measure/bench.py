@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tritonscope import triton_api
+from tritonscope.core.errors import error_line
 from tritonscope.core.gpus import PEAKS, PEAKS_SOURCE, peaks_for  # noqa: F401  (the table lives with the named GPUs)
 from tritonscope.measure import runner
 from tritonscope.inputs.kernels import Loaded
@@ -143,7 +144,7 @@ def prepare_loaded(loaded: Loaded, *, artifact=None, seed: int | None = None) ->
         torch.cuda.synchronize()
     except Exception as e:
         row.status = "out of resources" if triton_api.is_out_of_resources(e) else "failed"
-        row.problem = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        row.problem = error_line(e)
         return row, None
     row.tf32 = runner.uses_tf32(getattr(compiled, "asm", {}).get("ptx"))
     checks = runner.check(loaded, values, row.tf32)

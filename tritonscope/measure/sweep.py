@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tritonscope.core.errors import TritonscopeError, UsageError
+from tritonscope.core.errors import TritonscopeError, UsageError, error_line
 
 ROW_FORMAT = 4   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL;
                  # 3: launch options; 4: the cost model's compiled facts)
@@ -208,8 +208,7 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
         row.error, row.error_kind = e.message, type(e).__name__
         return row
     except Exception as e:  # a bug or an unclassified Triton failure: still a row
-        row.error, row.error_kind = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}", \
-            type(e).__name__
+        row.error, row.error_kind = error_line(e), type(e).__name__
         return row
     summary = summarize(artifact)
     problems = list(summary.fit.problems) if summary.fit else []
