@@ -232,3 +232,41 @@ def test_tune_words_say_one_pick_and_the_second_timing():
     assert [ln for ln in lines if ln.startswith("pick:")] == \
         ["pick: none (no config of the short list launched and passed its check)"]
     assert lines[-1].endswith("the full search timed nothing (no config fits)")
+
+
+def test_tune_times_its_short_list_in_turns(monkeypatch):
+    """GPU-less, with the launch and the timer stood in: every config is prepared (launched, checked) first, then
+    timed ROUNDS times in turn, and keeps its median round, so one disturbed timing (9 ms here) decides nothing;
+    configs of one launch share one set of inputs while they wait."""
+    from tritonscope.commands import tune as tune_mod
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.measure import bench
+
+    prepared, calls = [], []
+    script = {"256": iter([1.0, 1.0, 9.0, 1.0, 1.0]), "1024": iter([1.1] * 5)}
+
+    def prepare(loaded, artifact=None, seed=None):
+        values = {"x_ptr": object()}
+        prepared.append(values)
+        return bench.BenchRow("c", None, None, dict(loaded.spec.constexprs), 4, 1, "ok"), values
+
+    def timer(loaded, values, warmup, rep):
+        calls.append((str(loaded.spec.constexprs["BLOCK"]), id(values), warmup, rep))
+        return next(script[str(loaded.spec.constexprs["BLOCK"])])
+
+    def finish(row, loaded, ms, torch_ms=None):
+        row.kernel = bench.Timing(ms, None, None)
+        return row
+
+    monkeypatch.setattr(bench, "prepare_loaded", prepare)
+    monkeypatch.setattr(bench, "time_prepared", timer)
+    monkeypatch.setattr(bench, "finish_row", finish)
+    reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=4, num_stages=1, shape="16777216",
+                    dtype="fp32", arch="sm_90a") for b in (256, 1024)]
+    out = tune_mod._time_configs(reqs, [0, 1], "sm_90a", "", warmup=10, rep=40, rounds=5)
+    assert [c[0] for c in calls] == ["256", "1024"] * 5                  # in turn, not one config after the other
+    assert [(c[2], c[3]) for c in calls[:2]] == [(10, 8)] * 2            # the first round warms up in full
+    assert {(c[2], c[3]) for c in calls[2:]} == {(2, 8)}
+    assert len({c[1] for c in calls}) == 1 and len(prepared) == 2        # one set of inputs for both
+    assert out[0]["measured_ms"] == 1.0 and out[0]["rounds_ms"] == [1.0, 1.0, 9.0, 1.0, 1.0]
+    assert out[1]["measured_ms"] == pytest.approx(1.1) and out[0]["status"] == out[1]["status"] == "ok"

@@ -124,6 +124,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
 
     out: dict[int, dict] = {}
     ready: dict[int, tuple] = {}
+    shared: dict[tuple, dict] = {}
     for i in indices:
         before = _kernels_in(cache)
         t = time.perf_counter()
@@ -142,7 +143,9 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
                 if rounds == 1:
                     row = finish_row(row, loaded, time_prepared(loaded, values, warmup, rep))
                     status, ms = row.status, (row.kernel.ms if row.kernel else None)
-                else:
+                else:   # configs of one launch share one set of inputs while they wait for their turns
+                    key = tuple(sorted((k, str(v)) for k, v in loaded.spec.args.items()))
+                    values = shared.setdefault(key, values)
                     ready[i] = (loaded, values, row)
         except Exception as e:  # one config that cannot launch is a row, not the end of the search
             status = f"failed: {error_line(e)}"
@@ -164,6 +167,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
             out[i].update(status=row.status, measured_ms=row.kernel.ms if row.kernel else None,
                           rounds_ms=times[i])
     ready.clear()
+    shared.clear()
     return out
 
 
