@@ -170,7 +170,7 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     def fake_time(requests, indices, arch, cache, warmup, rep, rounds=1):
         seen.append((list(indices), len(tune_mod._kernels_in(cache)), rounds))
         return {i: {"status": "ok", "measured_ms": 1.0 + 0.1 * i + (0.5 if len(seen) == 1 else 0), "measure_s": 2.0,
-                    "compiled_at_launch": len(seen) == 2} for i in indices}
+                    "check_s": 0.5, "compiled_at_launch": len(seen) == 2} for i in indices}
 
     monkeypatch.setattr(tune_mod, "_time_configs", fake_time)
     reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=4, num_stages=1, shape="16777216",
@@ -191,6 +191,9 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     assert res["launch_compiled"] == 0 and res["full_compiled_at_launch"] == 3
     assert res["tune_s"] == pytest.approx(res["compile_s"] + res["predict_s"] + 2.0 * len(short))
     assert res["full_s"] == pytest.approx(6.0) and res["time_fraction"] == pytest.approx(res["tune_s"] / 6.0)
+    # the share an autotuner that checks nothing would see: both sides' checks taken off
+    assert res["full_check_s"] == pytest.approx(1.5) and res["tune_check_s"] == pytest.approx(0.5 * len(short))
+    assert res["time_fraction_unchecked"] == pytest.approx((res["tune_s"] - 0.5 * len(short)) / 4.5)
 
 
 @pytest.mark.parametrize("name", ["h100_tune_rounds.json", "h100_tune_rounds_cold.json"])
@@ -245,7 +248,8 @@ def test_tune_times_its_short_list_in_turns(monkeypatch):
     prepared, calls = [], []
     script = {"256": iter([1.0, 1.0, 9.0, 1.0, 1.0]), "1024": iter([1.1] * 5)}
 
-    def prepare(loaded, artifact=None, seed=None):
+    def prepare(loaded, artifact=None, seed=None, phases=None):
+        phases["check_s"] = 0.25
         values = {"x_ptr": object()}
         prepared.append(values)
         return bench.BenchRow("c", None, None, dict(loaded.spec.constexprs), 4, 1, "ok"), values
@@ -270,3 +274,4 @@ def test_tune_times_its_short_list_in_turns(monkeypatch):
     assert len({c[1] for c in calls}) == 1 and len(prepared) == 2        # one set of inputs for both
     assert out[0]["measured_ms"] == 1.0 and out[0]["rounds_ms"] == [1.0, 1.0, 9.0, 1.0, 1.0]
     assert out[1]["measured_ms"] == pytest.approx(1.1) and out[0]["status"] == out[1]["status"] == "ok"
+    assert out[0]["check_s"] == out[1]["check_s"] == 0.25      # each check's seconds, kept apart

@@ -32,6 +32,10 @@ def test_tune_times_the_short_list_and_compares_with_the_full_search():
     from tritonscope.commands.tune import ROUNDS
     assert all(len(r["tune_rounds_ms"]) == ROUNDS and r["tune_measured_ms"] == statistics.median(r["tune_rounds_ms"])
                for r in short)
+    # the checks are timed on both sides, so the share without them (an autotuner checks nothing) is known
+    assert 0 < data["full_check_s"] < data["full_s"] and 0 < data["tune_check_s"] < data["tune_s"]
+    assert data["time_fraction_unchecked"] == pytest.approx((data["tune_s"] - data["tune_check_s"])
+                                                            / (data["full_s"] - data["full_check_s"]))
     ref = data["referee"]
     assert (ref is None) == (data["pick"]["index"] == data["full_best"]["index"])
     if ref:

@@ -129,6 +129,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
         before = _kernels_in(cache)
         t = time.perf_counter()
         status, ms = "failed", None
+        phases: dict = {}   # the seconds its check took (check_s): an autotuner checks nothing
         try:
             loaded = pipe.bind(resolve(requests[i], arch))
             # The kernel's module stays imported, and its JIT function keeps every kernel launched before in
@@ -137,7 +138,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
             caches = getattr(loaded.jit_fn, "device_caches", None)
             if caches is not None:
                 caches.clear()
-            row, values = prepare_loaded(loaded)
+            row, values = prepare_loaded(loaded, phases=phases)
             status = row.status
             if values is not None:
                 if rounds == 1:
@@ -150,6 +151,7 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
         except Exception as e:  # one config that cannot launch is a row, not the end of the search
             status = f"failed: {error_line(e)}"
         out[i] = {"status": status, "measured_ms": ms, "measure_s": time.perf_counter() - t,
+                  "check_s": phases.get("check_s", 0.0),
                   "compiled_at_launch": bool(_kernels_in(cache) - before)}
     times: dict[int, list[float]] = {i: [] for i in ready}
     for k in range(rounds if ready else 0):
@@ -220,7 +222,7 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
                      "compile_seconds": r.compile_seconds, **m,
                      "tune_status": tm.get("status"), "tune_measured_ms": tm.get("measured_ms"),
                      "tune_measure_s": tm.get("measure_s"), "tune_compiled_at_launch": tm.get("compiled_at_launch"),
-                     "tune_rounds_ms": tm.get("rounds_ms")})
+                     "tune_rounds_ms": tm.get("rounds_ms"), "tune_check_s": tm.get("check_s")})
 
     def good(x, key="measured_ms", status="status"):
         return x.get(status) == "ok" and x.get(key)
@@ -229,13 +231,14 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
     pick = min(short, key=lambda x: x["tune_measured_ms"]) if short else None
     measure_s = sum(x.get("tune_measure_s") or 0 for x in rows if x["shortlisted"])
     tune_s = compile_s + predict_s + measure_s
+    tune_check_s = sum(x.get("tune_check_s") or 0 for x in rows if x["shortlisted"])
     out = {"kernel": kernel, "gpu": shortlist.gpu, "calibration": shortlist.calibration, "top": top,
            "configs": len(rows), "fit": len(fitting), "predicted": shortlist.predicted,
            "no_prediction": shortlist.no_prediction, "widened": shortlist.widened,
            "expected_error": shortlist.expected_error, "workers": result.workers, "warm_s": warm_s,
            "start_workers_s": result.start_seconds,
            "compile_s": compile_s, "compile_cpu_s": sum(r.compile_seconds or 0 for r in result.rows),
-           "predict_s": predict_s, "measure_s": measure_s, "tune_s": tune_s,
+           "predict_s": predict_s, "measure_s": measure_s, "tune_s": tune_s, "tune_check_s": tune_check_s,
            "launch_compiled": sum(1 for x in rows if x.get("tune_compiled_at_launch")),
            "launched": len(short_order), "pick": pick, "rows": rows}
     if full:
@@ -253,6 +256,11 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
                     "full_compiled_at_launch": sum(1 for x in full_runs.values() if x.get("compiled_at_launch")),
                     "ratio": pick_full["measured_ms"] / best["measured_ms"] if pick_full and best else None,
                     "time_fraction": tune_s / full_s if full_s else None, "saved_s": full_s - tune_s})
+        # both searches check every result they time; an autotuner checks none: the share without the checks
+        full_check_s = sum(x.get("check_s") or 0 for x in full_runs.values())
+        out.update({"full_check_s": full_check_s,
+                    "time_fraction_unchecked": (tune_s - tune_check_s) / (full_s - full_check_s)
+                    if full_s > full_check_s else None})
     return out
 
 
@@ -296,6 +304,9 @@ def tune_lines(res: dict) -> list[str]:
         if res.get("time_fraction") is not None:
             out.append(f"{spent} vs full search {res['full_s']:.1f} s: {res['time_fraction']:.0%} of it, "
                        f"{res['saved_s']:.1f} s saved")
+            if res.get("time_fraction_unchecked") is not None:
+                out.append(f"without the checks of results (an autotuner checks none; {res['full_check_s']:.1f} s "
+                           f"of the full search's): {res['time_fraction_unchecked']:.0%}")
         else:
             out.append(f"{spent}; the full search timed nothing (no config fits)")
     else:

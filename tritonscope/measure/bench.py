@@ -128,8 +128,14 @@ def torch_baseline(loaded: Loaded, values: dict[str, Any]):
     return None, None
 
 
-def prepare_loaded(loaded: Loaded, *, artifact=None, seed: int | None = None) -> tuple[BenchRow, dict | None]:
-    """Inputs, one launch and its check: (the row, the inputs to time it on; None when it did not launch)."""
+def prepare_loaded(loaded: Loaded, *, artifact=None, seed: int | None = None,
+                   phases: dict | None = None) -> tuple[BenchRow, dict | None]:
+    """Inputs, one launch and its check: (the row, the inputs to time it on; None when it did not launch).
+
+    `phases`, when given, receives the seconds the check took (`check_s`): what an autotuner, which checks
+    nothing, would not spend."""
+    import time
+
     import torch
 
     spec = loaded.spec
@@ -147,7 +153,10 @@ def prepare_loaded(loaded: Loaded, *, artifact=None, seed: int | None = None) ->
         row.problem = error_line(e)
         return row, None
     row.tf32 = runner.uses_tf32(getattr(compiled, "asm", {}).get("ptx"))
+    started = time.perf_counter()
     checks = runner.check(loaded, values, row.tf32)
+    if phases is not None:
+        phases["check_s"] = time.perf_counter() - started
     if checks:
         row.check = asdict(checks[0]) if len(checks) == 1 else asdict(max(checks, key=lambda c: c.rel_error))
         if not all(c.passed for c in checks):
