@@ -275,3 +275,16 @@ def test_tune_times_its_short_list_in_turns(monkeypatch):
     assert out[0]["measured_ms"] == 1.0 and out[0]["rounds_ms"] == [1.0, 1.0, 9.0, 1.0, 1.0]
     assert out[1]["measured_ms"] == pytest.approx(1.1) and out[0]["status"] == out[1]["status"] == "ok"
     assert out[0]["check_s"] == out[1]["check_s"] == 0.25      # each check's seconds, kept apart
+
+
+def test_checked_in_check_split_is_what_the_readme_says():
+    """The README's share of tune without the checks of results is this run's: both sides' checks timed."""
+    groups = json.loads((DATA / "h100_tune_checks.json").read_text())["groups"]
+    tune_s, full_s = sum(g["tune_s"] for g in groups), sum(g["full_s"] for g in groups)
+    tune_c, full_c = sum(g["tune_check_s"] for g in groups), sum(g["full_check_s"] for g in groups)
+    for g in groups:
+        assert g["full_check_s"] == pytest.approx(sum(r.get("check_s") or 0 for r in g["rows"]
+                                                      if r.get("measure_s") is not None and r["fits"]))
+    row = (f"| **the three** | {tune_s:.0f} s | {full_s:.0f} s ({full_c:.0f} s) | {tune_s / full_s:.0%} | "
+           f"**{(tune_s - tune_c) / (full_s - full_c):.0%}** |")
+    assert row in (Path(__file__).parent.parent / "README.md").read_text()
