@@ -173,13 +173,24 @@ def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: in
     return out
 
 
-def _referee(requests, indices, arch: str, warmup: int, rep: int, rounds: int) -> dict[int, float]:
-    """The pick and the full search's best timed again, in turn, `rounds` times each in one process (median):
-    how far apart they are once one timing's noise is out (reported beside the full search's own figures;
-    counted in neither time)."""
-    with _fresh_triton_cache() as cache:
-        res = _time_configs(requests, indices, arch, cache, warmup, rep, rounds)
-    return {i: r["measured_ms"] for i, r in res.items() if r.get("status") == "ok" and r.get("measured_ms")}
+def _fastest(runs: dict[int, dict]) -> int | None:
+    """The config whose launch passed its check and timed fastest (tune's pick, the full search's best)."""
+    timed = [i for i, r in runs.items() if r.get("status") == "ok" and r.get("measured_ms")]
+    return min(timed, key=lambda i: runs[i]["measured_ms"]) if timed else None
+
+
+def _referee(requests, pick: int | None, best: int | None, arch: str, cache: str, warmup: int,
+             rep: int) -> dict | None:
+    """When the pick is not the full search's best, the two timed again in turn, ROUNDS times each, on the
+    full search's cache (median): how far apart they are once one timing's noise is out (reported beside
+    the full search's own figures; counted in neither time)."""
+    if pick is None or best is None or pick == best:
+        return None
+    res = _time_configs(requests, [pick, best], arch, cache, warmup, rep, ROUNDS)
+    got = {i: r["measured_ms"] for i, r in res.items() if r.get("status") == "ok" and r.get("measured_ms")}
+    if len(got) != 2:
+        return None
+    return {"rounds": ROUNDS, "pick_ms": got[pick], "best_ms": got[best], "ratio": got[pick] / got[best]}
 
 
 ROUNDS = 5   # timings of each short-listed config, in turn (see _time_configs)
@@ -210,9 +221,11 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
         short_order = [r.index for r in fitting if r.index in chosen]
         tuned = _time_configs(requests, short_order, arch, tune_cache, warmup, rep, ROUNDS)
     full_runs: dict[int, dict] = {}
+    referee = None
     if full:
         with _fresh_triton_cache() as full_cache:   # the autotuner: every launch compiles cold
             full_runs = _time_configs(requests, [r.index for r in fitting], arch, full_cache, warmup, rep)
+            referee = _referee(requests, _fastest(tuned), _fastest(full_runs), arch, full_cache, warmup, rep)
     rows = []
     for r in result.rows:
         m = full_runs.get(r.index) or tuned.get(r.index) or {}
@@ -224,11 +237,8 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
                      "tune_measure_s": tm.get("measure_s"), "tune_compiled_at_launch": tm.get("compiled_at_launch"),
                      "tune_rounds_ms": tm.get("rounds_ms"), "tune_check_s": tm.get("check_s")})
 
-    def good(x, key="measured_ms", status="status"):
-        return x.get(status) == "ok" and x.get(key)
-
-    short = [x for x in rows if x["shortlisted"] and good(x, "tune_measured_ms", "tune_status")]
-    pick = min(short, key=lambda x: x["tune_measured_ms"]) if short else None
+    by_index = {x["index"]: x for x in rows}
+    pick = by_index.get(_fastest(tuned))
     measure_s = sum(x.get("tune_measure_s") or 0 for x in rows if x["shortlisted"])
     tune_s = compile_s + predict_s + measure_s
     tune_check_s = sum(x.get("tune_check_s") or 0 for x in rows if x["shortlisted"])
@@ -242,17 +252,10 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
            "launch_compiled": sum(1 for x in rows if x.get("tune_compiled_at_launch")),
            "launched": len(short_order), "pick": pick, "rows": rows}
     if full:
-        timed = [x for x in rows if good(x)]
-        best = min(timed, key=lambda x: x["measured_ms"]) if timed else None
+        best = by_index.get(_fastest(full_runs))
         full_s = sum(x.get("measure_s", 0) for x in rows if x["index"] in full_runs)
-        pick_full = next((x for x in rows if pick and x["index"] == pick["index"] and good(x)), None)
-        referee = {}
-        if pick and best and pick["index"] != best["index"]:
-            referee = _referee(requests, [pick["index"], best["index"]], arch, warmup, rep, ROUNDS)
-        out["referee"] = ({"rounds": ROUNDS, "pick_ms": referee[pick["index"]], "best_ms": referee[best["index"]],
-                           "ratio": referee[pick["index"]] / referee[best["index"]]}
-                          if len(referee) == 2 else None)
-        out.update({"full_best": best, "full_s": full_s,
+        pick_full = pick if pick and pick.get("status") == "ok" and pick.get("measured_ms") else None
+        out.update({"referee": referee, "full_best": best, "full_s": full_s,
                     "full_compiled_at_launch": sum(1 for x in full_runs.values() if x.get("compiled_at_launch")),
                     "ratio": pick_full["measured_ms"] / best["measured_ms"] if pick_full and best else None,
                     "time_fraction": tune_s / full_s if full_s else None, "saved_s": full_s - tune_s})

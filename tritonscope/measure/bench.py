@@ -18,6 +18,7 @@ resources instead of launching them.
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -134,8 +135,6 @@ def prepare_loaded(loaded: Loaded, *, artifact=None, seed: int | None = None,
 
     `phases`, when given, receives the seconds the check took (`check_s`): what an autotuner, which checks
     nothing, would not spend."""
-    import time
-
     import torch
 
     spec = loaded.spec

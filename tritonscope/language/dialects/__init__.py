@@ -194,10 +194,15 @@ PLUMBING_OPS = re.compile(r"^(arith\.|mov|cvt|bfe|SGXT|ULEA|add|mul|mad|shl|shr|
 
 
 # 	.file	1 "/work/main/samples" "matmul.py"        (AMDGCN, DWARF 5: directory, then file)
-# 	.file	1 "/work/main/samples/matmul.py"          (PTX)
+# 	.file	1 "/work/main/samples/matmul.py"          (PTX; ptxas also accepts .file 1 "x.py", 1712345678, 1234)
 ASM_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?', re.M)
 # 	.loc	1 8 0 prologue_end                        (file 1, line 8: the first line with a number is the def)
 ASM_DEF_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+([1-9]\d*)\s", re.M)
+
+
+def asm_files(text: str) -> dict[str, str]:
+    """The `.file` table of PTX or AMDGCN: {file number: path} (AMDGCN's directory and name joined)."""
+    return {m.group(1): f"{m.group(2)}/{m.group(3)}" if m.group(3) else m.group(2) for m in ASM_FILE.finditer(text)}
 
 
 def asm_def_location(text: str) -> tuple[str, int]:
@@ -205,10 +210,8 @@ def asm_def_location(text: str) -> tuple[str, int]:
     loc = ASM_DEF_LOC.search(text)
     if not loc:
         return "", 0
-    for m in ASM_FILE.finditer(text):
-        if m.group(1) == loc.group(1):
-            return (f"{m.group(2)}/{m.group(3)}" if m.group(3) else m.group(2)), int(loc.group(2))
-    return "", 0
+    path = asm_files(text).get(loc.group(1))
+    return (path, int(loc.group(2))) if path is not None else ("", 0)
 
 
 def plain_lines(text: str) -> tuple[Line, ...]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from tritonscope.language.dialects import asm_def_location, Dialect, Instr, Renamer
+from tritonscope.language.dialects import asm_def_location, asm_files, Dialect, Instr, Renamer
 from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
 # --------------------------------------------------------------------------
@@ -75,9 +75,6 @@ def wave_size(text: str) -> int:
 # Parser
 # --------------------------------------------------------------------------
 
-# 	.file	1 "/work/main/samples" "matmul.py"        (DWARF 5: directory, then file)
-# 	.file	1 "/work/main/samples/matmul.py"
-_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
 # 	.loc	1 17 13 is_stmt 0                 ; matmul.py:17:13
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
 # 	.amdgcn_target "amdgpu9.42-amd-amdhsa-unknown-gfx942"     (3.6: "amdgcn-amd-amdhsa--gfx942")
@@ -94,12 +91,7 @@ def parse(text: str, *, file: str = "", first_line: int = 1) -> ParsedStage:
     shown; a function's own label resets the location.
     """
     raw_lines = text.splitlines()
-    files: dict[str, str] = {}
-    for raw in raw_lines:
-        if ".file" in raw:
-            m = _FILE.match(raw)
-            if m:
-                files[m.group(1)] = f"{m.group(2)}/{m.group(3)}" if m.group(3) else m.group(2)
+    files = asm_files(text)
     lines = []
     current: SourceLoc | None = None
     for number, raw in enumerate(raw_lines, 1):

@@ -12,15 +12,13 @@ from __future__ import annotations
 import re
 
 from tritonscope.language import refs
-from tritonscope.language.dialects import asm_def_location, Dialect, Instr, Renamer
+from tritonscope.language.dialects import asm_def_location, asm_files, Dialect, Instr, Renamer
 from tritonscope.core.model import Line, Note, ParsedStage, SourceLoc
 
 # --------------------------------------------------------------------------
 # Parser
 # --------------------------------------------------------------------------
 
-# .file	1 "./matmul.py"     (ptxas also accepts: .file 1 "x.py", 1712345678, 1234)
-_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 # .loc	1 17 21                         // matmul.py:17:21
 # .loc	1 17 21, function_name $L__info_string0, inlined_at 1 9 3
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:.*\binlined_at\s+(\d+)\s+(\d+)\s+(\d+))?")
@@ -34,12 +32,7 @@ def parse(text: str, *, file: str = "", first_line: int = 1) -> ParsedStage:
     `.loc` lines themselves are not shown.
     """
     raw_lines = text.splitlines()
-    files: dict[str, str] = {}
-    for raw in raw_lines:
-        if ".file" in raw:
-            m = _FILE.match(raw)
-            if m:
-                files[m.group(1)] = m.group(2)
+    files = asm_files(text)
     lines = []
     current: SourceLoc | None = None
     for number, raw in enumerate(raw_lines, 1):
