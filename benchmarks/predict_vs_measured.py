@@ -219,7 +219,7 @@ def measure(args) -> int:
     captured = captured_kernel_file(folder)
     head = header()
     print(json.dumps(head), flush=True)
-    result = {"header": head, "arch": arch, "micro": microbenchmarks(), "groups": []}
+    result = {"header": head, "arch": arch, "micro": microbenchmarks(), "rounds": args.rounds, "groups": []}
     print("micro", result["micro"], flush=True)
     started = time.time()
     for g in groups():
@@ -231,11 +231,21 @@ def measure(args) -> int:
         sw = run_sweep(reqs, default_arch=arch, jobs=args.jobs, use_cache=False)
         compile_s = time.time() - t0
         rows = []
-        for req, row in zip(reqs, sw.rows):
+        turns = {}
+        if args.rounds > 1:   # every fitting config launched and checked, then all timed in turn (median round)
+            from tritonscope.measure.turns import time_configs
+
+            turns = time_configs(reqs, [i for i, row in enumerate(sw.rows) if row.ok and row.fits], arch, None,
+                                 args.warmup, args.rep, args.rounds)
+        for i, (req, row) in enumerate(zip(reqs, sw.rows)):
             item = {"config": row.config, "constexprs": row.constexprs, "num_warps": row.num_warps,
                     "num_stages": row.num_stages, "ok": row.ok, "fits": row.fits, "error": row.error,
                     "features": row.cost_features, "cost_why": row.cost_why, "measured_ms": None, "status": None}
-            if row.ok and row.fits:
+            if i in turns:
+                t = turns[i]
+                item.update(status=t["status"], measured_ms=t["measured_ms"] if t["status"] == "ok" else None,
+                            rounds_ms=t.get("rounds_ms"))
+            elif row.ok and row.fits:
                 try:
                     loaded = build_spec(req, arch)
                     b = bench_loaded(loaded, warmup=args.warmup, rep=args.rep, with_torch=False)
@@ -288,7 +298,8 @@ def tune_groups(args) -> int:
         ref = res.get("referee")
         print(f"{name:<22} {res['configs']:>3} configs: pick {res['ratio'] or float('nan'):.3f}x the best"
               + (f" (timed again in turn: {ref['ratio']:.3f}x)" if ref else "")
-              + f", tune {res['tune_s']:.1f} s (compile {res['compile_s']:.1f} s, timing {res['measure_s']:.1f} s) "
+              + f", tune {res['tune_s']:.1f} s (compile {res['compile_s']:.1f} s, timing {res['measure_s']:.1f} s, "
+              f"{res.get('overlap_s') or 0:.1f} s of it beside the compile, {res.get('timed_early') or 0} early) "
               f"vs full {res['full_s']:.1f} s ({res['time_fraction'] or 0:.0%}; without the checks of results "
               f"{res.get('time_fraction_unchecked') or 0:.0%})", flush=True)
         with open(args.tune, "w") as f:
@@ -619,6 +630,9 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--rep", type=int, default=40)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="with --out: time every config of a group this many times in turn, each with a "
+                         "rounds-th of --rep, and keep its median (1: each once, one after another)")
     args = ap.parse_args()
     if args.out:
         return measure(args)

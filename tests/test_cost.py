@@ -164,15 +164,16 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     full search's own times and tune's time is its compile + predictions + short-list launches."""
     from tritonscope.commands import tune as tune_mod
     from tritonscope.inputs.kernels import Request
+    from tritonscope.measure.turns import kernels_in
 
     seen = []
 
     def fake_time(requests, indices, arch, cache, warmup, rep, rounds=1):
-        seen.append((list(indices), len(tune_mod._kernels_in(cache)), rounds))
+        seen.append((list(indices), len(kernels_in(cache)), rounds))
         return {i: {"status": "ok", "measured_ms": 1.0 + 0.1 * i + (0.5 if len(seen) == 1 else 0), "measure_s": 2.0,
-                    "check_s": 0.5, "compiled_at_launch": len(seen) == 2} for i in indices}
+                    "check_s": 0.5, "new_kernels": [f"K{i}"] if len(seen) == 2 else []} for i in indices}
 
-    monkeypatch.setattr(tune_mod, "_time_configs", fake_time)
+    monkeypatch.setattr(tune_mod, "time_configs", fake_time)
     reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=4, num_stages=1, shape="16777216",
                     dtype="fp32", arch="sm_90a") for b in (256, 1024, 4096)]
     res = tune_mod.tune(reqs, arch="sm_90a", gpu="H100", top=1, full=True, jobs=1)
@@ -180,6 +181,7 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     assert len(short) >= 1 and in_tune_cache == 3       # tune's cache holds all three GPU-less compiles
     assert every == [0, 1, 2] and in_full_cache == 0     # the full search starts cold
     assert short_rounds == tune_mod.ROUNDS and full_rounds == 1   # the short list in turns, the search once each
+    assert res["timed_early"] == 0 and res["overlap_s"] == 0.0    # one worker: nothing runs beside the timing
     pick = res["pick"]
     if pick["index"] == 0:   # the pick is the full search's best: nothing to time again
         assert referee == [] and res["referee"] is None
@@ -194,6 +196,38 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     # the share an autotuner that checks nothing would see: both sides' checks taken off
     assert res["full_check_s"] == pytest.approx(1.5) and res["tune_check_s"] == pytest.approx(0.5 * len(short))
     assert res["time_fraction_unchecked"] == pytest.approx((res["tune_s"] - 0.5 * len(short)) / 4.5)
+
+
+def test_tune_times_the_short_list_while_the_last_compiles_finish(monkeypatch):
+    """With several workers, once every config has started and at most a quarter of the workers are busy, the
+    short list of the rows compiled so far is timed (inside the sweep's wall time, `overlap_s`); the final
+    short list's configs not timed then are timed after; the pick is the fastest of all timed.  A launch that
+    adds a kernel no sweep row made compiled at launch (counted)."""
+    from tritonscope.commands import tune as tune_mod
+    from tritonscope.inputs.kernels import Request
+
+    seen = []
+
+    def fake_time(requests, indices, arch, cache, warmup, rep, rounds=1):
+        seen.append(list(indices))
+        return {i: {"status": "ok", "measured_ms": 1.0 + 0.1 * i, "measure_s": 0.25, "check_s": 0.0,
+                    "new_kernels": ["NOT-A-SWEEP-KERNEL"] if i == 2 else []} for i in indices}
+
+    monkeypatch.setattr(tune_mod, "time_configs", fake_time)
+    reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=w, num_stages=1, shape="16777216",
+                    dtype="fp32", arch="sm_90a") for b in (256, 1024, 4096) for w in (4, 8)]
+    res = tune_mod.tune(reqs, arch="sm_90a", gpu="H100", top=2, full=False, jobs=4)
+    early, *late = seen
+    assert res["workers"] == 4 and res["timed_early"] == len(early) == 2   # the top 2 of the 5 compiled first
+    assert res["overlap_s"] > 0 and len(late) <= 1
+    timed = set(early) | set(late[0] if late else [])
+    final = {x["index"] for x in res["rows"] if x["shortlisted"]}
+    assert final <= timed and res["launched"] == len(timed)
+    assert {x["index"] for x in res["rows"] if x["timed_early"]} == set(early)
+    assert res["timed_early_not_short"] == len(set(early) - final)
+    assert res["pick"]["index"] == min(timed)                             # the fastest of everything timed
+    assert res["launch_compiled"] == (1 if 2 in timed else 0)
+    assert res["tune_s"] == pytest.approx(res["compile_s"] + res["predict_s"] + 0.25 * len(late[0] if late else []))
 
 
 @pytest.mark.parametrize("name", ["h100_tune_rounds.json", "h100_tune_rounds_cold.json"])
@@ -241,9 +275,8 @@ def test_tune_times_its_short_list_in_turns(monkeypatch):
     """GPU-less, with the launch and the timer stood in: every config is prepared (launched, checked) first, then
     timed ROUNDS times in turn, and keeps its median round, so one disturbed timing (9 ms here) decides nothing;
     configs of one launch share one set of inputs while they wait."""
-    from tritonscope.commands import tune as tune_mod
     from tritonscope.inputs.kernels import Request
-    from tritonscope.measure import bench
+    from tritonscope.measure import bench, turns
 
     prepared, calls = [], []
     script = {"256": iter([1.0, 1.0, 9.0, 1.0, 1.0]), "1024": iter([1.1] * 5)}
@@ -267,7 +300,7 @@ def test_tune_times_its_short_list_in_turns(monkeypatch):
     monkeypatch.setattr(bench, "finish_row", finish)
     reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=4, num_stages=1, shape="16777216",
                     dtype="fp32", arch="sm_90a") for b in (256, 1024)]
-    out = tune_mod._time_configs(reqs, [0, 1], "sm_90a", "", warmup=10, rep=40, rounds=5)
+    out = turns.time_configs(reqs, [0, 1], "sm_90a", "", warmup=10, rep=40, rounds=5)
     assert [c[0] for c in calls] == ["256", "1024"] * 5                  # in turn, not one config after the other
     assert [(c[2], c[3]) for c in calls[:2]] == [(10, 8)] * 2            # the first round warms up in full
     assert {(c[2], c[3]) for c in calls[2:]} == {(2, 8)}

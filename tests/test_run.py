@@ -154,3 +154,30 @@ def test_bench_table_names_what_sets_each_row_apart():
     assert "config: BLOCK_M=128 BLOCK_K=64 GROUP_M=8 w8 s3" in text
     assert "BLOCK_N=256 " in text and "BLOCK_N=128 " in text
     assert "BLOCK_M=128 BLOCK_N=256" not in text.split("config:")[1].split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("chunk", [7, 1 << 24])
+def test_compare_chunked_on_the_outputs_device_matches_a_whole_float64_compare(monkeypatch, chunk):
+    """The check reads the output chunk by chunk on its own device; its figures are those of one float64
+    compare of the whole tensors, a transposed output and a NaN (an unwritten element) included."""
+    import math
+
+    import torch
+
+    from tritonscope.measure import runner as rn
+
+    monkeypatch.setattr(rn, "CHUNK", chunk)
+    gen = torch.Generator().manual_seed(0)
+    want = torch.randn(37, 29, generator=gen)
+    got = (want + 1e-3 * torch.randn(37, 29, generator=gen)).half().T.contiguous().T   # a transposed layout
+    res = rn.compare("c", got, want, 2e-3)
+    g64, w64 = got.double(), want.double()
+    assert math.isclose(res.max_abs_error, float((g64 - w64).abs().max()), rel_tol=1e-12)
+    assert math.isclose(res.rel_error, float(torch.linalg.vector_norm(g64 - w64) / torch.linalg.vector_norm(w64)),
+                        rel_tol=1e-9)
+    assert res.passed and res.unwritten == 0 and res.dtype == "float16"
+    got[3, 5] = float("nan")
+    bad = rn.compare("c", got, want, 2e-3)
+    assert bad.unwritten == 1 and not bad.passed and math.isnan(bad.rel_error) and math.isnan(bad.max_abs_error)
+    far = rn.compare("c", want + 1.0, want, 2e-3)
+    assert not far.passed and far.unwritten == 0 and math.isclose(far.max_abs_error, 1.0, rel_tol=1e-6)

@@ -14,24 +14,32 @@ Time accounting (--full):
   JIT function's in-memory kernels forgotten before each launch, so a
   config launched earlier in the same process is compiled again), checked
   and timed, one after another.  Its time is the sum of those launches.
-- tune's time is its whole path: warming the parent before the compile
-  workers fork, the GPU-less compile of the whole grid (wall time, all
+- tune's time is its whole path, in wall time: warming the parent before
+  the compile workers fork, the GPU-less compile of the whole grid (all
   workers), the predictions, and the launch-check-time of its short list.
+- The short list is timed while the last compiles finish (`_Early`): once
+  every config has started and at most a quarter of the workers are busy,
+  the predicted top of the rows compiled so far is timed; after the sweep,
+  the final short list's configs not yet timed are timed too, and the
+  pick is the fastest of everything timed.  The early timing is inside the
+  compile's wall time (`overlap_s`), so it is counted once.
 - The short list's launches load the GPU-less compiles from tune's own
   Triton cache instead of compiling again: a GPU-less compile is the launch's
   compile (same source, specialization, options and target, so the same
   cache key and the same cubin).  tune checks this per launch: a launch
-  that compiled anyway (a new kernel in the cache) is counted in
-  `launch_compiled`, and its compile is in tune's time.
+  that compiled anyway (a kernel in the cache that no GPU-less compile
+  made) is counted in `launch_compiled`, and its compile is in tune's time.
 - The pick's ratio to the full search's best uses the full search's own
   measurement of both configs (one set of measurements, no mixing of runs);
   tune's own measurement of its short list is kept in `tune_measured_ms`.
-- tune times its short list in turns (ROUNDS): every config launched and
-  checked first, then each timed ROUNDS times in turn with a ROUNDS-th of
-  the repetitions, and its median round kept, so one disturbed timing (a
-  microsecond kernel now and then times at several times its true time)
-  cannot decide the pick.  The full search times each config once, as an
-  autotuner does.
+- tune times its short list in turns (measure/turns.py, ROUNDS): every
+  config launched and checked first, then each timed ROUNDS times in turn
+  with a ROUNDS-th of the repetitions, and its median round kept, so one
+  disturbed timing (a microsecond kernel now and then times at several
+  times its true time) cannot decide the pick.  The full search times each
+  config once, as an autotuner does.
+- Both check every result they time, on the GPU (runner.compare); the
+  check's seconds are kept apart (`tune_check_s`, `full_check_s`).
 - With --full, when the pick is not the full search's best, the two are
   timed again in turn in one process (`referee`): how far apart they are
   once a single timing's noise is out.  Neither time counts it.
@@ -41,7 +49,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import tempfile
 import time
 from contextlib import contextmanager
@@ -49,9 +56,10 @@ from typing import List, Optional
 
 import typer
 
+from tritonscope import triton_api
 from tritonscope.commands import _common as c
 from tritonscope.commands.options import AXES, DISPLAY, Values, composed
-from tritonscope.core.errors import error_line
+from tritonscope.measure.turns import ROUNDS, fastest, time_configs
 
 
 @contextmanager
@@ -67,18 +75,6 @@ def _fresh_triton_cache():
                 os.environ.pop("TRITON_CACHE_DIR", None)
             else:
                 os.environ["TRITON_CACHE_DIR"] = old
-
-
-def _kernels_in(cache: str) -> set[str]:
-    """The kernels a Triton cache holds: its entries with a cubin (launcher stubs have none)."""
-    out = set()
-    try:
-        for entry in os.scandir(cache):
-            if entry.is_dir() and any(n.endswith((".cubin", ".hsaco")) for n in os.listdir(entry.path)):
-                out.add(entry.name)
-    except OSError:
-        pass
-    return out
 
 
 def _warm_parent(request, arch: str) -> None:
@@ -106,79 +102,6 @@ def _warm_parent(request, arch: str) -> None:
         pass
 
 
-def _time_configs(requests, indices, arch: str, cache: str, warmup: int, rep: int,
-                  rounds: int = 1) -> dict[int, dict]:
-    """Launch, check and time each config, with TRITON_CACHE_DIR = `cache`; per config also whether its launch
-    compiled (a kernel new to the cache) and the seconds it all took.
-
-    rounds=1 is an autotuner's search: each config launched, checked and timed once, one after another.
-    rounds=R launches and checks every config first, then times them all R times in turn (each time with
-    rep/R ms of repetitions) and keeps each config's median round: a microsecond kernel's single timing is
-    now and then several times its true time (tests/data/cost/h100_timing_noise.json), and one such run
-    must not decide the pick."""
-    from tritonscope.measure.bench import finish_row, prepare_loaded, time_prepared
-    from tritonscope.pipeline.compiler import Pipeline
-    from tritonscope.pipeline.config import resolve
-
-    pipe = Pipeline()  # binds each launch only: the launch itself compiles (or loads from `cache`), as a user's would
-
-    out: dict[int, dict] = {}
-    ready: dict[int, tuple] = {}
-    shared: dict[tuple, dict] = {}
-    for i in indices:
-        before = _kernels_in(cache)
-        t = time.perf_counter()
-        status, ms = "failed", None
-        phases: dict = {}   # the seconds its check took (check_s): an autotuner checks nothing
-        try:
-            loaded = pipe.bind(resolve(requests[i], arch))
-            # The kernel's module stays imported, and its JIT function keeps every kernel launched before in
-            # memory (another group's, the other phase's): forget them, so this launch finds its kernel the
-            # way a fresh process would, in `cache` or by compiling.
-            caches = getattr(loaded.jit_fn, "device_caches", None)
-            if caches is not None:
-                caches.clear()
-            row, values = prepare_loaded(loaded, phases=phases)
-            status = row.status
-            if values is not None:
-                if rounds == 1:
-                    row = finish_row(row, loaded, time_prepared(loaded, values, warmup, rep))
-                    status, ms = row.status, (row.kernel.ms if row.kernel else None)
-                else:   # configs of one launch share one set of inputs while they wait for their turns
-                    key = tuple(sorted((k, str(v)) for k, v in loaded.spec.args.items()))
-                    values = shared.setdefault(key, values)
-                    ready[i] = (loaded, values, row)
-        except Exception as e:  # one config that cannot launch is a row, not the end of the search
-            status = f"failed: {error_line(e)}"
-        out[i] = {"status": status, "measured_ms": ms, "measure_s": time.perf_counter() - t,
-                  "check_s": phases.get("check_s", 0.0),
-                  "compiled_at_launch": bool(_kernels_in(cache) - before)}
-    times: dict[int, list[float]] = {i: [] for i in ready}
-    for k in range(rounds if ready else 0):
-        for i, (loaded, values, _) in ready.items():
-            t = time.perf_counter()
-            try:
-                times[i].append(time_prepared(loaded, values, warmup if k == 0 else max(1, warmup // rounds),
-                                              max(1, rep // rounds)))
-            except Exception as e:
-                out[i]["status"] = f"failed: {error_line(e)}"
-            out[i]["measure_s"] += time.perf_counter() - t
-    for i, (loaded, values, row) in ready.items():
-        if times[i] and not out[i]["status"].startswith("failed"):
-            row = finish_row(row, loaded, statistics.median(times[i]))
-            out[i].update(status=row.status, measured_ms=row.kernel.ms if row.kernel else None,
-                          rounds_ms=times[i])
-    ready.clear()
-    shared.clear()
-    return out
-
-
-def _fastest(runs: dict[int, dict]) -> int | None:
-    """The config whose launch passed its check and timed fastest (tune's pick, the full search's best)."""
-    timed = [i for i, r in runs.items() if r.get("status") == "ok" and r.get("measured_ms")]
-    return min(timed, key=lambda i: runs[i]["measured_ms"]) if timed else None
-
-
 def _referee(requests, pick: int | None, best: int | None, arch: str, cache: str, warmup: int,
              rep: int) -> dict | None:
     """When the pick is not the full search's best, the two timed again in turn, ROUNDS times each, on the
@@ -186,14 +109,50 @@ def _referee(requests, pick: int | None, best: int | None, arch: str, cache: str
     the full search's own figures; counted in neither time)."""
     if pick is None or best is None or pick == best:
         return None
-    res = _time_configs(requests, [pick, best], arch, cache, warmup, rep, ROUNDS)
+    res = time_configs(requests, [pick, best], arch, cache, warmup, rep, ROUNDS)
     got = {i: r["measured_ms"] for i, r in res.items() if r.get("status") == "ok" and r.get("measured_ms")}
     if len(got) != 2:
         return None
     return {"rounds": ROUNDS, "pick_ms": got[pick], "best_ms": got[best], "ratio": got[pick] / got[best]}
 
 
-ROUNDS = 5   # timings of each short-listed config, in turn (see _time_configs)
+def _short_list(rows, gpu: str | None, top: int) -> list[int]:
+    """The predicted top `top` of `rows` that fit, and every fitting row without a prediction (never pruned on
+    a guess), in grid order."""
+    from tritonscope.measure import sweep as sw
+
+    sw.attach_predictions(rows, gpu, top=top)
+    fitting = [r for r in rows if r.ok and r.fits]
+    ranked = sorted((r for r in fitting if r.predicted_ms is not None), key=lambda r: r.predicted_ms)
+    chosen = {r.index for r in ranked[:top]} | {r.index for r in fitting if r.predicted_ms is None}
+    return sorted(chosen)
+
+
+class _Early:
+    """Times the short list of the rows compiled so far while the last few compiles finish.
+
+    A sweep's last compiles can run long and alone (a 8192-wide row on one warp took 7 s, the group's other
+    39 configs together 2 s on 16 workers).  Once every config has started and at most a quarter of the workers
+    are still busy, the predicted top of the rows already compiled is launched and timed (in turns, as
+    always); when the sweep ends, the configs of the final short list not yet timed are timed too.  The pick is
+    the fastest of everything timed.  Only when the sweep has more than one worker (otherwise nothing would
+    run meanwhile)."""
+
+    def __init__(self, total: int, workers: int, gpu: str | None, top: int, measure):
+        self.total, self.tail, self.gpu, self.top, self.measure = total, max(1, workers // 4), gpu, top, measure
+        self.workers = workers
+        self.rows: list = []
+        self.timed: dict[int, dict] = {}
+        self.seconds = 0.0
+
+    def on_row(self, row) -> None:
+        self.rows.append(row)
+        left = self.total - len(self.rows)
+        if self.timed or self.workers < 2 or not 0 < left <= self.tail:
+            return
+        t = time.perf_counter()
+        self.timed.update(self.measure(_short_list(self.rows, self.gpu, self.top)) or {})
+        self.seconds = time.perf_counter() - t
 
 
 def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: int | None = None,
@@ -209,51 +168,65 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
         if requests:
             _warm_parent(requests[0], arch)
         warm_s = time.perf_counter() - t0
-        result = sw.run_sweep(requests, default_arch=arch, jobs=jobs, use_cache=False, kernel=kernel, target=target)
-        compile_s = time.perf_counter() - t0
+
+        def measure(indices):   # the short list, launched on tune's own cache: it loads the GPU-less compiles
+            return time_configs(requests, indices, arch, tune_cache, warmup, rep, ROUNDS) if indices else {}
+
+        workers = max(1, min(jobs or sw.default_jobs(), len(requests)))
+        early = _Early(len(requests), workers, gpu, top, measure)
+        result = sw.run_sweep(requests, default_arch=arch, jobs=jobs, use_cache=False, kernel=kernel, target=target,
+                              on_row=early.on_row)
+        compile_s = time.perf_counter() - t0   # the sweep's wall time: it holds the early timing (overlap_s)
         t1 = time.perf_counter()
         shortlist = sw.attach_predictions(result.rows, gpu, top=top)
+        final = _short_list(result.rows, gpu, top)
         predict_s = time.perf_counter() - t1
-        fitting = [r for r in result.rows if r.ok and r.fits]
-        ranked = sorted((r for r in fitting if r.predicted_ms is not None), key=lambda r: r.predicted_ms)
-        chosen = {r.index for r in ranked[:top]} | {r.index for r in fitting if r.predicted_ms is None}
-        # the short list, launched on tune's own cache: its launches load the GPU-less compiles
-        short_order = [r.index for r in fitting if r.index in chosen]
-        tuned = _time_configs(requests, short_order, arch, tune_cache, warmup, rep, ROUNDS)
+        tuned = dict(early.timed)
+        tuned.update(measure([i for i in final if i not in tuned]))
+        tune_s = compile_s + predict_s + sum(r["measure_s"] for i, r in tuned.items() if i not in early.timed)
+    fitting = [r for r in result.rows if r.ok and r.fits]
+    # a launch compiled (its GPU-less compile was not the launch's) when it added a kernel no sweep row made
+    made = {triton_api.cache_folder(r.kernel_hash) for r in result.rows if r.kernel_hash}
+    for r in tuned.values():
+        r["compiled_at_launch"] = bool(set(r.pop("new_kernels", [])) - made)
     full_runs: dict[int, dict] = {}
     referee = None
     if full:
         with _fresh_triton_cache() as full_cache:   # the autotuner: every launch compiles cold
-            full_runs = _time_configs(requests, [r.index for r in fitting], arch, full_cache, warmup, rep)
-            referee = _referee(requests, _fastest(tuned), _fastest(full_runs), arch, full_cache, warmup, rep)
+            full_runs = time_configs(requests, [r.index for r in fitting], arch, full_cache, warmup, rep)
+            for r in full_runs.values():
+                r["compiled_at_launch"] = bool(r.pop("new_kernels", []))
+            referee = _referee(requests, fastest(tuned), fastest(full_runs), arch, full_cache, warmup, rep)
     rows = []
     for r in result.rows:
         m = full_runs.get(r.index) or tuned.get(r.index) or {}
         tm = tuned.get(r.index, {})
         rows.append({"index": r.index, "config": r.config, "ok": r.ok, "fits": r.fits, "error": r.error,
-                     "predicted_ms": r.predicted_ms, "shortlisted": r.index in chosen,
+                     "predicted_ms": r.predicted_ms, "shortlisted": r.index in final,
+                     "timed_early": r.index in early.timed,
                      "compile_seconds": r.compile_seconds, **m,
                      "tune_status": tm.get("status"), "tune_measured_ms": tm.get("measured_ms"),
                      "tune_measure_s": tm.get("measure_s"), "tune_compiled_at_launch": tm.get("compiled_at_launch"),
                      "tune_rounds_ms": tm.get("rounds_ms"), "tune_check_s": tm.get("check_s")})
 
     by_index = {x["index"]: x for x in rows}
-    pick = by_index.get(_fastest(tuned))
-    measure_s = sum(x.get("tune_measure_s") or 0 for x in rows if x["shortlisted"])
-    tune_s = compile_s + predict_s + measure_s
-    tune_check_s = sum(x.get("tune_check_s") or 0 for x in rows if x["shortlisted"])
+    pick = by_index.get(fastest(tuned))
+    measure_s = sum(r["measure_s"] for r in tuned.values())
+    tune_check_s = sum(r.get("check_s") or 0 for r in tuned.values())
     out = {"kernel": kernel, "gpu": shortlist.gpu, "calibration": shortlist.calibration, "top": top,
            "configs": len(rows), "fit": len(fitting), "predicted": shortlist.predicted,
            "no_prediction": shortlist.no_prediction, "widened": shortlist.widened,
            "expected_error": shortlist.expected_error, "workers": result.workers, "warm_s": warm_s,
            "start_workers_s": result.start_seconds,
            "compile_s": compile_s, "compile_cpu_s": sum(r.compile_seconds or 0 for r in result.rows),
-           "predict_s": predict_s, "measure_s": measure_s, "tune_s": tune_s, "tune_check_s": tune_check_s,
+           "predict_s": predict_s, "measure_s": measure_s, "overlap_s": early.seconds, "tune_s": tune_s,
+           "tune_check_s": tune_check_s,
            "launch_compiled": sum(1 for x in rows if x.get("tune_compiled_at_launch")),
-           "launched": len(short_order), "pick": pick, "rows": rows}
+           "launched": len(tuned), "timed_early": len(early.timed),
+           "timed_early_not_short": len(set(early.timed) - set(final)), "pick": pick, "rows": rows}
     if full:
-        best = by_index.get(_fastest(full_runs))
-        full_s = sum(x.get("measure_s", 0) for x in rows if x["index"] in full_runs)
+        best = by_index.get(fastest(full_runs))
+        full_s = sum(r["measure_s"] for r in full_runs.values())
         pick_full = pick if pick and pick.get("status") == "ok" and pick.get("measured_ms") else None
         out.update({"referee": referee, "full_best": best, "full_s": full_s,
                     "full_compiled_at_launch": sum(1 for x in full_runs.values() if x.get("compiled_at_launch")),
@@ -281,6 +254,11 @@ def tune_lines(res: dict) -> list[str]:
         got = f"{x['tune_measured_ms']:.4g} ms measured" if x.get("tune_measured_ms") else \
             (x.get("tune_status") or "not timed")
         out.append(f"  {x['config']}: {pred}, {got}")
+    if res.get("timed_early"):
+        gone = res.get("timed_early_not_short") or 0
+        out.append(f"{res['timed_early']} of them timed while the last compiles finished "
+                   f"({res.get('overlap_s') or 0:.1f} s)" + (f"; {gone} then left the short list (timed anyway)"
+                                                              if gone else ""))
     if res["widened"]:
         out.append(f"note: the best predictions are closer than the expected error "
                    f"(±{(res['expected_error'] or 0):.0%}); --top larger measures more of them")
@@ -302,8 +280,10 @@ def tune_lines(res: dict) -> list[str]:
             ref = res["referee"]
             out.append(f"timed again, the two in turn {ref['rounds']} times: the pick {ref['pick_ms']:.4g} ms, the "
                        f"full search's best {ref['best_ms']:.4g} ms ({ref['ratio']:.3f}x)")
-        spent = (f"time: tune {res['tune_s']:.1f} s (compile {res['compile_s']:.1f} s on {res['workers']} workers + "
-                 f"predict {res['predict_s']:.2f} s + timing {res['measure_s']:.1f} s)")
+        overlap = res.get("overlap_s") or 0.0
+        spent = (f"time: tune {res['tune_s']:.1f} s (compile {res['compile_s']:.1f} s on {res['workers']} workers"
+                 + (f", {overlap:.1f} s of it also timing" if overlap else "")
+                 + f" + predict {res['predict_s']:.2f} s + timing {res['measure_s'] - overlap:.1f} s)")
         if res.get("time_fraction") is not None:
             out.append(f"{spent} vs full search {res['full_s']:.1f} s: {res['time_fraction']:.0%} of it, "
                        f"{res['saved_s']:.1f} s saved")

@@ -64,7 +64,7 @@ from tritonscope.triton_api.gluon import (  # noqa: F401
     bank_conflicts_from_triton, linear_layouts_from_triton,
 )
 from tritonscope.triton_api.recompile import (  # noqa: F401
-    _dtype_of, _is_dtype_name, _name_at, cached_stage_file, compile_ast, compile_from_ttir,
+    _dtype_of, _is_dtype_name, _name_at, cache_folder, cached_stage_file, compile_ast, compile_from_ttir,
 )
 from tritonscope.triton_api.knobs import (  # noqa: F401
     CODEGEN_KNOBS, TOOL_KNOBS, _PTXAS_RELEASE_RE, _codegen_knobs, _ptxas_versions, _same_setting,

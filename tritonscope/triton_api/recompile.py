@@ -109,13 +109,23 @@ def _dtype_of(text: str):
     return getattr(tl, text)
 
 
+def cache_folder(kernel_hash: str) -> str:
+    """The folder of Triton's cache that holds a compile: cache.py's `_base32(hash)` ("" for a hash that is
+    not hex)."""
+    import base64
+
+    try:
+        return base64.b32encode(bytes.fromhex(kernel_hash)).decode().rstrip("=")
+    except ValueError:
+        return ""
+
+
 def cached_stage_file(kernel_hash: str, name: str, ext: str) -> bytes | None:
     """A file Triton's own cache holds for a compile (`<cache>/<base32 hash>/<name>.<ext>`), else None.
 
     The folder name is cache.py's `_base32(hash)`; used by `compile --emit`
     for the cubin, which the Artifact does not keep.
     """
-    import base64
     from pathlib import Path
 
     try:
@@ -128,8 +138,8 @@ def cached_stage_file(kernel_hash: str, name: str, ext: str) -> bytes | None:
             from triton.runtime.cache import default_cache_dir
 
             cache = os.environ.get("TRITON_CACHE_DIR") or default_cache_dir()
-        folder = base64.b32encode(bytes.fromhex(kernel_hash)).decode().rstrip("=")
-        return (Path(cache) / folder / f"{name}.{ext}").read_bytes()
+        folder = cache_folder(kernel_hash)
+        return (Path(cache) / folder / f"{name}.{ext}").read_bytes() if folder else None
     except Exception:
         return None
 
