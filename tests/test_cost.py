@@ -321,3 +321,63 @@ def test_checked_in_check_split_is_what_the_readme_says():
     row = (f"| **the three** | {tune_s:.0f} s | {full_s:.0f} s ({full_c:.0f} s) | {tune_s / full_s:.0%} | "
            f"**{(tune_s - tune_c) / (full_s - full_c):.0%}** |")
     assert row in (Path(__file__).parent.parent / "README.md").read_text()
+
+
+def test_pruned_compile_gives_the_short_list_of_predicting_every_config():
+    """tune's compile disassembles a config only while the model could still rank it (sweep.Pruning): the short
+    list (and its widening) is the one predicting every config gives, each pruned config's lower bound is at
+    most its prediction, and the resources every row reports are the same."""
+    import math
+    import multiprocessing
+
+    from tritonscope.cost import find_gpu, widest_error
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.measure import sweep as sw
+
+    reqs = [Request("matmul_grouped", constexprs={"BLOCK_M": str(m), "BLOCK_N": str(n), "BLOCK_K": "64",
+                                                  "GROUP_M": "8"}, num_warps=4, num_stages=st,
+                    shape="4096x4096x4096", dtype="fp16", arch="sm_90a")
+            for m in (64, 128) for n in (64, 128, 256) for st in (3, 4)]
+    top, gpu = 3, find_gpu("H100 SXM")
+    pruning, margin, predicted = sw.Pruning(gpu.name, multiprocessing.Value("d", math.inf)), widest_error(gpu), []
+
+    def on_row(r):   # what tune's _Early does: the threshold follows the predictions so far
+        if r.ok and r.fits and r.cost_features is not None:
+            sw.attach_predictions([r], gpu.name, top=top)
+            predicted.append(r.predicted_ms)
+            pruning.threshold.value = sw.pruning_threshold(predicted, top, margin)
+
+    pruned = sw.run_sweep(reqs, default_arch="sm_90a", jobs=2, use_cache=False, pruning=pruning, on_row=on_row)
+    every = sw.run_sweep(reqs, default_arch="sm_90a", jobs=2, use_cache=False)
+    a, b = (sw.attach_predictions(x.rows, gpu.name, top=top) for x in (pruned, every))
+    assert a.bounded > 0 and a.predicted + a.bounded == b.predicted == len(reqs)
+    assert (a.indexes, a.widened) == (b.indexes, b.widened)
+    for ra, rb in zip(pruned.rows, every.rows):
+        assert (ra.fits, ra.registers, ra.blocks_per_sm, ra.shared) == (rb.fits, rb.registers, rb.blocks_per_sm,
+                                                                         rb.shared)
+        if ra.bound_ms is not None:
+            assert ra.predicted_ms is None and ra.bound_ms <= rb.predicted_ms
+        else:
+            assert ra.predicted_ms == pytest.approx(rb.predicted_ms, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["h100_measured.json", "h100_measured_fresh.json"])
+def test_the_bound_is_at_most_the_prediction_on_every_measured_config(name):
+    """cost.features.bound_facts: the SASS's side of a config's facts at its least gives a lower bound on the
+    model's prediction, on every config measured on the H100 (the Pruning's threshold relies on it)."""
+    from tritonscope.cost import find_gpu, predict_features
+    from tritonscope.cost.features import bound_facts
+
+    gpu = find_gpu("H100 SXM")
+    n = 0
+    for group in json.loads((DATA / name).read_text())["groups"]:
+        for r in group["rows"]:
+            f = r.get("features")
+            if not (f and r["ok"] and r["fits"]):
+                continue
+            leaves = type("L", (), {"leaves": [0, 1] if len(f.get("sass_loops") or []) > 1 else [0]})
+            bound = dict(f, spill_instructions=None, **bound_facts(leaves, bool(f.get("pipelined"))))
+            p, lb = predict_features(f, gpu), predict_features(bound, gpu)
+            assert lb.predicted_ms <= p.predicted_ms * (1 + 1e-12), (group["name"], r["config"])
+            n += 1
+    assert n > 50

@@ -17,6 +17,12 @@ Time accounting (--full):
 - tune's time is its whole path, in wall time: warming the parent before
   the compile workers fork, the GPU-less compile of the whole grid (all
   workers), the predictions, and the launch-check-time of its short list.
+- tune's compile disassembles a config (nvdisasm, about a third of a
+  config's compile CPU) only while the model could still rank it
+  (sweep.Pruning): a config that does not fit, or whose lower bound is
+  above the predicted top --top so far (widened by the model's largest
+  expected error), keeps `bound_ms` and no prediction.  The threshold only
+  falls, so the short list is the one predicting every config gives.
 - The short list is timed while the last compiles finish (`_Early`): once
   every config has started and at most a quarter of the workers are busy,
   the predicted top of the rows compiled so far is timed; after the sweep,
@@ -124,7 +130,8 @@ def _short_list(rows, gpu: str | None, top: int) -> list[int]:
     sw.attach_predictions(rows, gpu, top=top)
     fitting = [r for r in rows if r.ok and r.fits]
     ranked = sorted((r for r in fitting if r.predicted_ms is not None), key=lambda r: r.predicted_ms)
-    chosen = {r.index for r in ranked[:top]} | {r.index for r in fitting if r.predicted_ms is None}
+    chosen = {r.index for r in ranked[:top]} | {r.index for r in fitting if r.predicted_ms is None
+                                                 and r.bound_ms is None}   # pruned rows could not rank
     return sorted(chosen)
 
 
@@ -136,23 +143,48 @@ class _Early:
     are still busy, the predicted top of the rows already compiled is launched and timed (in turns, as
     always); when the sweep ends, the configs of the final short list not yet timed are timed too.  The pick is
     the fastest of everything timed.  Only when the sweep has more than one worker (otherwise nothing would
-    run meanwhile)."""
+    run meanwhile).
 
-    def __init__(self, total: int, workers: int, gpu: str | None, top: int, measure):
+    It also keeps the sweep's Pruning threshold (when there is one) at the rows' predictions so far."""
+
+    def __init__(self, total: int, workers: int, gpu: str | None, top: int, measure, pruning=None,
+                 margin: float = 0.0):
         self.total, self.tail, self.gpu, self.top, self.measure = total, max(1, workers // 4), gpu, top, measure
-        self.workers = workers
+        self.workers, self.pruning, self.margin = workers, pruning, margin
         self.rows: list = []
+        self.predicted: list[float] = []
         self.timed: dict[int, dict] = {}
         self.seconds = 0.0
 
     def on_row(self, row) -> None:
+        from tritonscope.measure import sweep as sw
+
         self.rows.append(row)
+        if self.pruning is not None and row.ok and row.fits and row.cost_features is not None:
+            sw.attach_predictions([row], self.gpu, top=self.top)
+            if row.predicted_ms is not None:
+                self.predicted.append(row.predicted_ms)
+                self.pruning.threshold.value = sw.pruning_threshold(self.predicted, self.top, self.margin)
         left = self.total - len(self.rows)
         if self.timed or self.workers < 2 or not 0 < left <= self.tail:
             return
         t = time.perf_counter()
         self.timed.update(self.measure(_short_list(self.rows, self.gpu, self.top)) or {})
         self.seconds = time.perf_counter() - t
+
+
+def _pruning(gpu: str | None, arch: str):
+    """(the sweep's Pruning, its margin): configs are disassembled only while the model could still rank them
+    (sweep.Pruning); (None, 0) when no GPU is known to predict for."""
+    import multiprocessing
+
+    from tritonscope.cost import find_gpu, resolve_gpu, widest_error
+    from tritonscope.measure import sweep as sw
+
+    g = find_gpu(gpu) if gpu else resolve_gpu(None, arch)
+    if g is None:
+        return None, 0.0
+    return sw.Pruning(g.name, multiprocessing.Value("d", float("inf"))), widest_error(g)
 
 
 def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: int | None = None,
@@ -173,9 +205,10 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
             return time_configs(requests, indices, arch, tune_cache, warmup, rep, ROUNDS) if indices else {}
 
         workers = max(1, min(jobs or sw.default_jobs(), len(requests)))
-        early = _Early(len(requests), workers, gpu, top, measure)
+        pruning, margin = _pruning(gpu, arch)
+        early = _Early(len(requests), workers, gpu, top, measure, pruning, margin)
         result = sw.run_sweep(requests, default_arch=arch, jobs=jobs, use_cache=False, kernel=kernel, target=target,
-                              on_row=early.on_row)
+                              on_row=early.on_row, pruning=pruning)
         compile_s = time.perf_counter() - t0   # the sweep's wall time: it holds the early timing (overlap_s)
         t1 = time.perf_counter()
         shortlist = sw.attach_predictions(result.rows, gpu, top=top)
@@ -202,7 +235,7 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
         m = full_runs.get(r.index) or tuned.get(r.index) or {}
         tm = tuned.get(r.index, {})
         rows.append({"index": r.index, "config": r.config, "ok": r.ok, "fits": r.fits, "error": r.error,
-                     "predicted_ms": r.predicted_ms, "shortlisted": r.index in final,
+                     "predicted_ms": r.predicted_ms, "bound_ms": r.bound_ms, "shortlisted": r.index in final,
                      "timed_early": r.index in early.timed,
                      "compile_seconds": r.compile_seconds, **m,
                      "tune_status": tm.get("status"), "tune_measured_ms": tm.get("measured_ms"),
@@ -222,6 +255,8 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
            "predict_s": predict_s, "measure_s": measure_s, "overlap_s": early.seconds, "tune_s": tune_s,
            "tune_check_s": tune_check_s,
            "launch_compiled": sum(1 for x in rows if x.get("tune_compiled_at_launch")),
+           "disassembled": sum(1 for r in result.rows if r.ok and r.bound_ms is None and r.fits),
+           "pruned": sum(1 for r in result.rows if r.bound_ms is not None),
            "launched": len(tuned), "timed_early": len(early.timed),
            "timed_early_not_short": len(set(early.timed) - set(final)), "pick": pick, "rows": rows}
     if full:
@@ -244,6 +279,9 @@ def tune_lines(res: dict) -> list[str]:
     """The result in words."""
     out = [f"compiled {res['configs']} configs GPU-less in {res['compile_s']:.1f} s ({res['fit']} fit); "
            f"predicted {res['predicted']} on {res['gpu']} in {res['predict_s']:.2f} s"]
+    if res.get("pruned"):
+        out.append(f"{res['pruned']} more could not rank (their lower bound is above the short list's), so their "
+                   f"SASS was never disassembled")
     for why, n in (res.get("no_prediction") or {}).items():
         out.append(f"no prediction for {n} config{'s' if n != 1 else ''} (timed anyway): {why}")
     short = [x for x in res["rows"] if x["shortlisted"]]

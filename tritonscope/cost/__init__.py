@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tritonscope.cost.model import (Gpu, Prediction, calibration, constants_for, find_gpu, gpu_names,  # noqa: F401
-                                    gpu_table, predict_features, reference_gpu)
+                                    gpu_table, predict_features, reference_gpu, widest_error)
 
 
 def resolve_gpu(name: str | None, arch: str | None) -> Gpu | None:

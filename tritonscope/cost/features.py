@@ -96,15 +96,35 @@ def features_of(analysis, grid: tuple[int, ...] | None = None, args: dict[str, A
     return _features(analysis.artifact, analysis.summary, analysis.parsed.get("ttgir"), grid, args)
 
 
-def features_of_artifact(artifact, summary=None, grid=None, args=None) -> dict[str, Any]:
-    """features_of for a bare Artifact (a sweep worker): parses the TTGIR alone, not every stage."""
+def features_of_artifact(artifact, summary=None, grid=None, args=None, bound: bool = False) -> dict[str, Any]:
+    """features_of for a bare Artifact (a sweep worker): parses the TTGIR alone, not every stage.
+
+    `bound=True` reads no SASS: the facts of the model's lower bound (see bound_facts), for `tune`'s first
+    pass; such facts carry "bound": True and are never shown as a prediction."""
     from tritonscope.language.dialects import dialect
     from tritonscope.analyses.summary import summarize
 
     text = artifact.stages.get("ttgir")
     stage = dialect("ttgir").parse(text, file=artifact.spec.file, first_line=artifact.python_first_line) \
         if text else None
-    return _features(artifact, summary or summarize(artifact), stage, grid, args)
+    return _features(artifact, summary or summarize(artifact), stage, grid, args, bound=bound)
+
+
+def bound_facts(lo: "_Loops", pipelined: bool) -> dict[str, Any]:
+    """The SASS's side of the facts at the least the model can make of it: a lower bound on the prediction.
+
+    model.predict_features is a soft maximum (increasing in every term) of terms that each grow with these
+    facts: no instructions (issue and shared terms 0), no spills (spill_instructions comes from the SASS, so
+    the summary has none), no sibling loops (no L2 re-reads from DRAM), and no load-use waits.  The latency
+    of a loop counts only where the SASS cannot lower it: a pipelined single loop's iterations (the model
+    counts them from the TTGIR either way); an unpipelined loop waits per load-use wait of the SASS, and
+    sibling loops run ceil(iterations / unroll) times, so both keep only the per-tile latency (has_loop
+    False: rounds x one latency x tile_fixed, less than the real rounds x (waits + outer x tile_fixed)).
+    tests/test_cost.py checks bound <= prediction on every measured config."""
+    return {"sass_loop": {}, "sass_outside": {}, "sass_loops": [], "local_bytes_loop": 0, "local_bytes_outside": 0,
+            "bank_ways_loop": 1, "bank_ways": 1, "loop_waits": {}, "outside_ldgs": 0, "outside_waits": 0,
+            "mma_shape": None, "bound": True,
+            **({} if pipelined and len(lo.leaves) <= 1 else {"has_loop": False})}
 
 
 def _thread_bytes(ops, loop: int, threads: int) -> int:
@@ -148,13 +168,14 @@ class _Loops(NamedTuple):
     leaves: list           # innermost loops (no loop inside), in program order
 
 
-def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
-    """The facts of one config: the inputs checked, the TTGIR's work per program, the SASS's loops, in one dict."""
+def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> dict[str, Any]:
+    """The facts of one config: the inputs checked, the TTGIR's work per program, the SASS's loops, in one dict
+    (`bound`: without the SASS, its side at the least it can be: bound_facts)."""
     from tritonscope.analyses.explain import Scalars, _compulsory_bytes, ttgir_ops
     from tritonscope.language.mlir_syntax import alias_table
 
     spec = art.spec
-    grid, args, sass_text = _checked_inputs(art, summary, ttgir_stage, grid, args)
+    grid, args, sass_text = _checked_inputs(art, summary, ttgir_stage, grid, args, need_sass=not bound)
     ttgir = art.stages.get("ttgir", "")
     ops = ttgir_ops(ttgir_stage)
     aliases = alias_table(ttgir)
@@ -171,24 +192,32 @@ def _features(art, summary, ttgir_stage, grid, args) -> dict[str, Any]:
     if compulsory:
         busiest = dict(busiest, stored=min(busiest["stored"], -(-compulsory // programs)))
     unit, kind = _dot_unit(ops, aliases)
-    sass = read_sass(sass_text)
-    sass_facts = _sass_facts(sass, lo, aliases, unit, busiest, spec.num_warps)
-    return {
+    pipelined = _pipelined(ops, lo.main_loop)
+    if bound:
+        sass_facts = bound_facts(lo, pipelined)
+        config = dict(_config_facts(spec, summary, grid, programs, pid_dependent), spill_instructions=None)
+    else:
+        sass = read_sass(sass_text)
+        sass_facts = _sass_facts(sass, lo, aliases, unit, busiest, spec.num_warps)
+        sass_facts["mma_shape"] = sass.mma_shapes[0] if sass.mma_shapes else None
+        config = _config_facts(spec, summary, grid, programs, pid_dependent)
+    facts = {
         "version": FEATURES_VERSION,
-        **_config_facts(spec, summary, grid, programs, pid_dependent),
-        "dot_unit": unit, "peak_kind": kind, "mma_shape": sass.mma_shapes[0] if sass.mma_shapes else None,
-        "pipelined": _pipelined(ops, lo.main_loop),
+        **config,
+        "dot_unit": unit, "peak_kind": kind,
+        "pipelined": pipelined,
         "tma": any(op.name in ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load") for op in ops),
         "flops_per_program": busiest["flops"], "bytes_loaded_per_program": busiest["loaded"],
         "bytes_stored_per_program": busiest["stored"], "main_iters": busiest["main_iters"],
         "outer_iters": busiest["outer_iters"], "loop_bytes_per_iter": busiest["loop_loaded"],
         "has_loop": lo.main_loop is not None,
         "total_flops": total_flops, "total_bytes": total_bytes, "compulsory_bytes": compulsory,
-        **sass_facts,
     }
+    facts.update(sass_facts)
+    return facts
 
 
-def _checked_inputs(art, summary, ttgir_stage, grid, args) -> tuple[tuple, dict, str]:
+def _checked_inputs(art, summary, ttgir_stage, grid, args, need_sass: bool = True) -> tuple[tuple, dict, str]:
     """(grid, args, SASS text), or NoFeatures with the reason, before any parsing: the cheap checks first."""
     spec = art.spec
     grid = tuple(grid if grid is not None else (spec.grid or ()))
@@ -200,7 +229,7 @@ def _checked_inputs(art, summary, ttgir_stage, grid, args) -> tuple[tuple, dict,
     if ttgir_stage is None:
         raise NoFeatures("needs the TTGIR (its dots, loads and loops)")
     sass_text = art.stages.get("sass")
-    if not sass_text:
+    if not sass_text and need_sass:
         raise NoFeatures("needs the SASS (instructions per loop iteration); cuobjdump/nvdisasm gave none")
     return grid, args, sass_text
 

@@ -376,6 +376,13 @@ def _expected_error(regime: str, measured: bool) -> float:
     return err
 
 
+def widest_error(gpu: Gpu) -> float:
+    """The largest expected error of any regime on this GPU: how far above the best prediction a config could
+    still be the fastest (Pruning keeps every config whose lower bound is within it)."""
+    errs = [v for v in calibration().get("expected_error", {}).values() if isinstance(v, (int, float))] or [0.5]
+    return max(errs) * (1 if constants_for(gpu)[2] else 2)
+
+
 def _bound_seconds(f: dict[str, Any], gpu: Gpu, unit: str | None) -> float:
     """The roofline lower bound (as explain's): FLOPs at the full datasheet peak, compulsory bytes at full bandwidth."""
     bound = 0.0

@@ -21,6 +21,7 @@ import hashlib
 import io
 import itertools
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -71,6 +72,7 @@ class SweepRow:
     cost_features: dict[str, Any] | None = None
     cost_why: str | None = None
     predicted_ms: float | None = None          # filled by attach_predictions, never cached
+    bound_ms: float | None = None              # tune's pruned configs: the model's lower bound, not a prediction
     prediction: dict[str, Any] | None = None   # its breakdown (cost.Prediction.to_dict)
 
 
@@ -186,15 +188,51 @@ def _req_label(req) -> str:
     return " ".join(parts)
 
 
+@dataclass(frozen=True)
+class Pruning:
+    """tune's compile: a config's SASS is disassembled only when the model could still rank it in the short list.
+
+    Each worker compiles its config and reads the resource usage (cuobjdump, milliseconds), then runs nvdisasm
+    (about 0.2 s of CPU, whatever the kernel) only when the config fits and the model's lower bound for it
+    (cost.features.bound_facts: the prediction with the SASS's side at its least) is at most `threshold`:
+    the parent's `top`-th best prediction so far, widened by the model's largest expected error over the best
+    one (math.inf until `top` configs are predicted).  The threshold only falls as predictions come in, so a
+    config skipped at any moment has a prediction above the final threshold: it could not have been in the
+    short list, nor within the expected error of the best.  The short list is the one predicting every config
+    gives (tests/test_cost.py compares the two)."""
+
+    gpu: str
+    threshold: Any          # multiprocessing.Value("d"), written by the parent (set_threshold), read by workers
+
+    def admits(self, bound_ms: float | None) -> bool:
+        return bound_ms is None or bound_ms <= self.threshold.value
+
+
+def pruning_threshold(predicted: list[float], top: int, margin: float) -> float:
+    """The threshold of Pruning from the predictions so far: the top-th best, or the best widened by `margin`
+    (the largest expected error) when that is higher; math.inf until `top` configs are predicted."""
+    if len(predicted) < top:
+        return math.inf
+    ranked = sorted(predicted)
+    return max(ranked[top - 1], ranked[0] * (1 + margin))
+
+
+_PRUNING: Pruning | None = None   # this worker's (set by _worker_init; run_sweep's own for one job)
+
+
 def compile_row(index: int, req, default_arch: str) -> SweepRow:
-    """Compile one config and reduce it to a row; errors become the row's error."""
+    """Compile one config and reduce it to a row; errors become the row's error.
+
+    Under a Pruning (tune), the SASS is disassembled only for a config that fits and that the model could
+    still rank; any other keeps `bound_ms` (its lower bound) and no prediction."""
     from tritonscope.language.dialects import class_counts, machine_stage
     from tritonscope.analyses.summary import summarize
     from tritonscope.pipeline.compiler import Pipeline
     from tritonscope.pipeline.config import resolve
 
+    pruning = _PRUNING
     row = _row_shell(index, req)
-    pipe = Pipeline()  # a sweep keeps its own rows (not the result cache)
+    pipe = Pipeline(sass=pruning is None)  # a sweep keeps its own rows (not the result cache)
     try:
         config = resolve(req, default_arch)
         loaded = pipe.bind(config)
@@ -212,6 +250,17 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
         return row
     summary = summarize(artifact)
     problems = list(summary.fit.problems) if summary.fit else []
+    if pruning is not None and not problems and "sass" not in artifact.stages:
+        _cost_facts(row, artifact, summary, bound=True)
+        bound = _bound_ms(row.cost_features, pruning.gpu)
+        if pruning.admits(bound):
+            from tritonscope.pipeline.compile import add_sass
+
+            row.cost_features = None
+            if add_sass(artifact):
+                summary = summarize(artifact)   # the spills the SASS counts
+        else:
+            row.bound_ms, row.cost_features = bound, None
     row.ok = True
     row.shared, row.shared_limit = summary.shared.dynamic, summary.shared.limit_per_block
     row.registers, row.spills = summary.registers, summary.spills.bytes
@@ -225,23 +274,42 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     row.mix = class_counts(mix_stage, artifact.stages.get(mix_stage, ""))
     row.kernel_hash = artifact.kernel_hash
     row.compile_seconds = round(artifact.compile_seconds, 4)
-    _cost_facts(row, artifact, summary)
+    if row.bound_ms is not None:
+        row.cost_why = "not predicted: its lower bound is above the short list's threshold"
+    elif pruning is not None and problems:
+        row.cost_why = "not predicted: it does not fit"   # never ranked, so never disassembled under a Pruning
+    else:
+        _cost_facts(row, artifact, summary)
     return row
 
 
-def _cost_facts(row: SweepRow, artifact, summary) -> None:
-    """The cost model's compiled facts for this row (a failure of the model is its reason, never the row's)."""
+def _bound_ms(features: dict[str, Any] | None, gpu: str) -> float | None:
+    """The model's lower bound (ms) from bound facts; None when the model cannot tell."""
+    from tritonscope.cost import find_gpu, predict_features
+
+    g = find_gpu(gpu)
+    if not features or g is None:
+        return None
+    p = predict_features(features, g)
+    return p.predicted_ms if p.ok else None
+
+
+def _cost_facts(row: SweepRow, artifact, summary, bound: bool = False) -> None:
+    """The cost model's compiled facts for this row (a failure of the model is its reason, never the row's);
+    `bound`: the facts of its lower bound, read without the SASS (features_of_artifact)."""
     from tritonscope.cost.features import NoFeatures, features_of_artifact
 
     try:
-        row.cost_features = features_of_artifact(artifact, summary)
+        row.cost_features = features_of_artifact(artifact, summary, bound=bound)
     except NoFeatures as e:
         row.cost_why = str(e)
     except Exception as e:  # a kernel shape the model's reader does not know: no prediction, said plainly
         row.cost_why = f"the cost model could not read this kernel ({type(e).__name__}: {e})"
 
 
-def _worker_init() -> None:
+def _worker_init(pruning: Pruning | None = None) -> None:
+    global _PRUNING
+    _PRUNING = pruning
     # Ctrl-C goes to the whole process group; the parent decides what to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from tritonscope import triton_api
@@ -315,8 +383,12 @@ def default_jobs() -> int:
 
 def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use_cache: bool = True,
               on_row: Callable[[SweepRow], None] | None = None, kernel: str = "", target: str = "",
-              from_autotune: bool = False, scheduler: str | None = None) -> SweepResult:
+              from_autotune: bool = False, scheduler: str | None = None,
+              pruning: Pruning | None = None) -> SweepResult:
     """Compile every request; rows come back in grid order.
+
+    `pruning` (tune; local workers only, never the row cache): disassemble only the configs the model could
+    still rank (Pruning); the caller lowers its threshold from `on_row` as predictions come in.
 
     `scheduler`: run the configs on a Dask cluster instead of local worker
     processes: "tcp://HOST:PORT" (a running scheduler) or "local" (a
@@ -330,6 +402,9 @@ def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use
         check_scheduler(scheduler)
     started = time.perf_counter()
     result = SweepResult(kernel=kernel, target=target, rows=[], requested=len(requests), from_autotune=from_autotune)
+    global _PRUNING
+    if pruning is not None and (use_cache or scheduler is not None):
+        raise ValueError("a pruned sweep runs on local workers and never uses the row cache")
     keys = [(_row_cache_key(r, default_arch) if use_cache else None) for r in requests]
     todo: list[int] = []
     for i, req in enumerate(requests):
@@ -346,14 +421,18 @@ def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use
         if scheduler is not None and todo:
             result.workers = _run_dask(requests, todo, keys, default_arch, scheduler, jobs, result, on_row)
         elif jobs == 1:
-            for i in todo:
-                row = compile_row(i, requests[i], default_arch)
-                _store_row(keys[i], row)
-                result.rows.append(row)
-                if on_row:
-                    on_row(row)
+            _PRUNING = pruning
+            try:
+                for i in todo:
+                    row = compile_row(i, requests[i], default_arch)
+                    _store_row(keys[i], row)
+                    result.rows.append(row)
+                    if on_row:
+                        on_row(row)
+            finally:
+                _PRUNING = None
         elif jobs > 1:
-            _run_pool(requests, todo, keys, default_arch, jobs, result, on_row)
+            _run_pool(requests, todo, keys, default_arch, jobs, result, on_row, pruning)
     except KeyboardInterrupt:
         result.interrupted = True
     result.rows.sort(key=lambda r: r.index)
@@ -378,7 +457,7 @@ def compile_weight(req) -> float:
     return elems / (32 * (req.num_warps or 4)) * max(1, req.num_stages or 1)
 
 
-def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
+def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row, pruning: Pruning | None = None) -> None:
     """`jobs` worker processes; rows are collected as they finish.
 
     On Linux the workers are forked, so they start at once with Triton
@@ -389,7 +468,7 @@ def _run_pool(requests, todo, keys, default_arch, jobs, result, on_row) -> None:
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     ctx = multiprocessing.get_context(method)
     started = time.perf_counter()
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init, initargs=(pruning,))
     # The heaviest configs first, so that no long compile starts last and runs alone (rows still come back
     # in grid order: run_sweep sorts them).
     order = sorted(todo, key=lambda i: -compile_weight(requests[i]))
@@ -795,6 +874,7 @@ class Shortlist:
     widened: bool = False              # the top configs are closer than the expected error: more were added
     expected_error: float | None = None
     predicted: int = 0                 # rows with a prediction
+    bounded: int = 0                   # rows a Pruning left with a lower bound only (they could not rank)
     no_prediction: dict[str, int] = field(default_factory=dict)   # reason -> rows
 
     def to_dict(self) -> dict[str, Any]:
@@ -814,6 +894,9 @@ def attach_predictions(rows: list[SweepRow], gpu: str | None, *, top: int = 3) -
     for r in rows:
         r.predicted_ms, r.prediction = None, None
         if not (r.ok and r.fits):
+            continue
+        if r.bound_ms is not None and r.cost_features is None:   # pruned (Pruning): it could not rank
+            out.bounded += 1
             continue
         if r.cost_features is None:
             out.no_prediction[r.cost_why or "no compiled facts"] = out.no_prediction.get(r.cost_why or "?", 0) + 1

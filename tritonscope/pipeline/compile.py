@@ -44,7 +44,7 @@ def launch_args(loaded: Loaded) -> dict[str, Any]:
 
 
 def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True,
-                     meanwhile: Callable[[], None] | None = None) -> Artifact:
+                     meanwhile: Callable[[], None] | None = None, sass: bool = True) -> Artifact:
     """One compile of `loaded` for its arch, with Triton's remarks (see `_remarks`).
 
     `meanwhile` runs while the SASS is disassembled (see sass_and_resources):
@@ -53,7 +53,9 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
     `remarks=False` leaves Triton's stderr alone (the `passes` child reads it
     whole) and the Artifact's remarks empty.  `guard=False` skips the runaway
     guard (kernels.runaway_guard); `compile --timeout` does, as its compile
-    runs in a child process that is stopped when time is up.
+    runs in a child process that is stopped when time is up.  `sass=False`
+    does not run nvdisasm (the SASS stage is there only when the SASS cache
+    holds it already); the resource usage is read as always.
     """
     if guard:
         from tritonscope.pipeline.binding import runaway_guard
@@ -95,9 +97,10 @@ def compile_artifact(loaded: Loaded, *, remarks: bool = True, guard: bool = True
     if arch.backend == "hip":
         resources = hip_resources(compiled, warnings)
     else:
-        sass, resources_text = sass_and_resources(compiled.asm.get("cubin"), warnings, meanwhile=meanwhile)
-        if sass is not None:
-            stages["sass"] = sass
+        sass_text, resources_text = sass_and_resources(compiled.asm.get("cubin"), warnings, meanwhile=meanwhile,
+                                                       disassemble=sass)
+        if sass_text is not None:
+            stages["sass"] = sass_text
         resources = cuda_resources(resources_text, compiled.metadata)
     return Artifact(
         spec=spec,
@@ -265,13 +268,14 @@ _TOOLS = (
 )
 
 
-def sass_and_resources(cubin: bytes | None, warnings: list[str], *,
-                       meanwhile: Callable[[], None] | None = None) -> tuple[str | None, str | None]:
+def sass_and_resources(cubin: bytes | None, warnings: list[str], *, meanwhile: Callable[[], None] | None = None,
+                       disassemble: bool = True) -> tuple[str | None, str | None]:
     """The SASS (nvdisasm) and cuobjdump's resource usage of the cubin; each None, with a warning, when missing.
 
     Both tools run at once, and `meanwhile` (an optimisation only: what it
-    raises is ignored) runs while they do: nvdisasm spends about 0.3 s setting
-    itself up, whatever the cubin.
+    raises is ignored) runs while they do: nvdisasm spends about 0.2 s setting
+    itself up, whatever the cubin.  `disassemble=False` runs cuobjdump alone
+    (a few milliseconds): the SASS is None unless the cache holds it.
     """
     if not cubin:
         warnings.append("No cubin in Triton's output: SASS and resource usage are not available.")
@@ -291,6 +295,8 @@ def sass_and_resources(cubin: bytes | None, warnings: list[str], *,
         running = {}
         try:
             for name, flags, missing, failed in _TOOLS:
+                if name == "nvdisasm" and not disassemble:
+                    continue
                 exe = triton_api.tool_path(name)
                 if not (exe and Path(exe).exists()):
                     warnings.append(missing)
@@ -318,6 +324,20 @@ def sass_and_resources(cubin: bytes | None, warnings: list[str], *,
     if sass is not None and res is not None:
         write_cache(path, json.dumps({"sass": sass, "resources": res}))  # an optimisation only: failures pass
     return sass, res
+
+
+def add_sass(artifact: Artifact) -> bool:
+    """The SASS stage of a compile made with sass=False, disassembled now from the cubin Triton's cache holds
+    (False, with a warning, when the cubin is not there or nvdisasm gives nothing)."""
+    cubin = triton_api.cached_stage_file(artifact.kernel_hash, artifact.spec.kernel, "cubin")
+    if not cubin:
+        artifact.warnings.append("The cubin is not in Triton's cache: the SASS stage is missing.")
+        return False
+    sass, _ = sass_and_resources(cubin, artifact.warnings)
+    if sass is None:
+        return False
+    artifact.stages["sass"] = sass
+    return True
 
 
 # Function matmul_kernel:

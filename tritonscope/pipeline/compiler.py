@@ -46,12 +46,16 @@ class Pipeline:
     """How a caller compiles: `status(text)` a context shown while Triton works (a spinner), `cache` one of
     CACHE_MODES, `timeout` seconds (the compile then runs in a child that is stopped when time is up),
     `meanwhile` work done while the SASS is disassembled, `remarks=False` Triton's stderr left alone
-    (compile_artifact's: the `passes` children read it whole)."""
+    (compile_artifact's: the `passes` children read it whole), `sass=False` no SASS stage unless the SASS cache
+    already holds it (nvdisasm not run: `tune`'s first pass, which needs only a lower bound)."""
 
     def __init__(self, *, status: Callable[[str], ContextManager] | None = None, cache: str = "off",
-                 timeout: float | None = None, meanwhile: Callable[[], None] | None = None, remarks: bool = True):
+                 timeout: float | None = None, meanwhile: Callable[[], None] | None = None, remarks: bool = True,
+                 sass: bool = True):
         assert cache in CACHE_MODES, cache
+        assert sass or cache == "off", "a compile without its SASS is never kept in the result cache"
         self.remarks = remarks
+        self.sass = sass
         self.status = status or _no_status
         self.cache = cache
         self.timeout = timeout
@@ -90,6 +94,6 @@ class Pipeline:
         loaded = loaded or self.bind(config, kernel_object=kernel_object)
         spec = loaded.spec
         with self.status(status or f"compiling {spec.kernel} for {spec.arch} ({spec.label()})..."):
-            artifact = compile_artifact(loaded, meanwhile=self.meanwhile, remarks=self.remarks)
+            artifact = compile_artifact(loaded, meanwhile=self.meanwhile, remarks=self.remarks, sass=self.sass)
         entry = result_cache.store(config, config.arch, loaded, artifact) if keep else None
         return Compiled(artifact, config, loaded, entry)
