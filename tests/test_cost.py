@@ -72,6 +72,28 @@ def test_fresh_groups_judge_the_change(bench):
         assert figs[name]["n"] >= 20
 
 
+def test_held_out_figures_on_times_in_turns(bench):
+    """Every group measured again, each config timed 5 times in turn (median): the model unchanged, the held-out
+    figures the README gives, and the 1.11x miss is the model's (its two configs' rounds lie close together)."""
+    data = json.loads((DATA / "h100_measured_rounds.json").read_text())
+    assert data["rounds"] == 5 and len(data["groups"]) == 17
+    figs = bench.group_figures(data)
+    held = [figs[n] for n in bench.SPLIT["held_out"] + bench.SPLIT["fresh"]]
+    spread = [f for f in held if f["spread"] >= 2]   # the ten held-out groups, the fresh three included
+    assert round(statistics.mean(f["spearman"] for f in spread), 2) == 0.88
+    assert round(min(f["spearman"] for f in spread), 2) == 0.78
+    assert round(max(f["regret"] for f in held), 2) == 1.11 == round(figs["layer_norm-16384"]["regret"], 2)
+    rows = {r["config"]: r for g in data["groups"] if g["name"] == "layer_norm-16384" for r in g["rows"]}
+    for config, spread_max in (("BLOCK=16384 w16 s1 sm_90a fp16", 0.015), ("BLOCK=16384 w8 s1 sm_90a fp16", 0.014)):
+        r = rows[config]["rounds_ms"]
+        assert len(r) == 5 and max(r) / min(r) - 1 <= spread_max
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    assert "`tests/data/cost/h100_measured_rounds.json`" in readme
+    assert "changed. On these times the ten held-out groups (the fresh three included) give mean Spearman 0.88 " \
+        "(worst 0.78), median error 12%" in readme
+    assert math.expm1(statistics.median(f["median_log_error"] for f in held)) == pytest.approx(0.12, abs=0.005)
+
+
 def test_load_waits_from_real_sass():
     """ptxas interleaves a layer norm's loads with their uses at 8 warps (58 registers) and hoists them at 4
     (128 registers): the first pass waits four times against once (SASS of Triton 3.6.0, sm_90a, checked in)."""
@@ -230,10 +252,16 @@ def test_tune_times_the_short_list_while_the_last_compiles_finish(monkeypatch):
     assert res["tune_s"] == pytest.approx(res["compile_s"] + res["predict_s"] + 0.25 * len(late[0] if late else []))
 
 
-@pytest.mark.parametrize("name", ["h100_tune_rounds.json", "h100_tune_rounds_cold.json"])
+TUNE_RUNS = {"h100_tune_overlap.json": "checks on the GPU, timing beside the compile",
+             "h100_tune_overlap_rerun.json": "the same again",
+             "h100_tune_pruned.json": "and disassembling only what could rank",
+             "h100_tune_pruned_rerun.json": "the same again"}
+
+
+@pytest.mark.parametrize("name", list(TUNE_RUNS))
 def test_checked_in_tune_runs_are_what_the_readme_says(name):
-    """The README's tune figures are these runs' own: 10 groups, every pick within 5% of the full search's best
-    (by the full search's own times), the short list timed in turns, and tune in under a quarter of the time."""
+    """The README's tune figures are these runs' own: 10 groups, picks against the full search's best (by the
+    full search's own times), the short list timed in turns, both times, and the share without the checks."""
     data = json.loads((DATA / name).read_text())
     groups = data["groups"]
     assert len(groups) == 10 and data["top"] == 5 and data["header"]["device"].startswith("NVIDIA H100")
@@ -241,13 +269,40 @@ def test_checked_in_tune_runs_are_what_the_readme_says(name):
         timed = [r for r in g["rows"] if r.get("status") == "ok" and r.get("measured_ms")]
         best = min(timed, key=lambda r: r["measured_ms"])
         pick = next(r for r in g["rows"] if r["index"] == g["pick"]["index"])
-        assert g["ratio"] == pytest.approx(pick["measured_ms"] / best["measured_ms"]) and g["ratio"] <= 1.05
-        assert all(len(r["tune_rounds_ms"]) == 5 for r in g["rows"] if r["shortlisted"] and r["tune_status"] == "ok")
+        assert g["ratio"] == pytest.approx(pick["measured_ms"] / best["measured_ms"])
+        assert all(len(r["tune_rounds_ms"]) == 5 for r in g["rows"] if r["tune_status"] == "ok")
         assert g["launch_compiled"] == 0
-    share = sum(g["tune_s"] for g in groups) / sum(g["full_s"] for g in groups)
-    assert share < 0.25
+        # the pick is the fastest of everything tune timed; the final short list was all timed
+        tuned = [r for r in g["rows"] if r.get("tune_measured_ms")]
+        assert pick["tune_measured_ms"] == min(r["tune_measured_ms"] for r in tuned)
+        assert {r["index"] for r in g["rows"] if r["shortlisted"]} <= {r["index"] for r in tuned}
+        if "pruned" in name:   # a pruned config has a bound and no prediction, and never made the short list
+            pruned = [r for r in g["rows"] if r.get("bound_ms") is not None]
+            assert len(pruned) == g["pruned"] and not any(r["predicted_ms"] or r["shortlisted"] for r in pruned)
+    within = sum(1 for g in groups if g["ratio"] <= 1.05)
+    tune_s, full_s = sum(g["tune_s"] for g in groups), sum(g["full_s"] for g in groups)
+    unchecked = (tune_s - sum(g["tune_check_s"] for g in groups)) / (full_s - sum(g["full_check_s"] for g in groups))
+    share = f"**{tune_s / full_s:.0%}**" if "pruned" in name else f"{tune_s / full_s:.0%}"
+    row = (f"| {TUNE_RUNS[name]} (`{name}`{', the table' if name == 'h100_tune_pruned.json' else ''}) | "
+           f"{within} of 10 (")
     readme = (Path(__file__).parent.parent / "README.md").read_text()
-    assert f"`{name}`) | 10 of 10 |" in readme and f"| **{share:.0%}** |" in readme
+    line = next(ln for ln in readme.splitlines() if ln.startswith(row))
+    assert line.endswith(f"| {tune_s:.0f} s | {full_s:.0f} s | {share} | {unchecked:.0%} |"), line
+    if "pruned" in name:
+        assert within == 10 and tune_s / full_s < 0.25
+
+
+def test_readme_tune_table_is_the_pruned_run():
+    """The README's per-group tune table: the pruned run's groups, disassembled counts, picks and times."""
+    data = json.loads((DATA / "h100_tune_pruned.json").read_text())
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for g in data["groups"]:
+        again = f"{g['referee']['ratio']:.3f}x" if g.get("referee") else "(the same config)"
+        cells = (f"| {g['configs']} | {g['fit'] - g['pruned']} of {g['fit']} | {g['ratio']:.3f}x | {again} | "
+                 f"{g['tune_s']:.1f} s | {g['full_s']:.1f} s | {g['tune_s'] / g['full_s']:.0%} |")
+        assert cells in readme, (g["name"], cells)
+    total = sum(g["fit"] - g["pruned"] for g in data["groups"]), sum(g["fit"] for g in data["groups"])
+    assert f"| **all** | 395 | {total[0]} of {total[1]} that fit |" in readme
 
 
 def test_tune_words_say_one_pick_and_the_second_timing():
@@ -311,16 +366,18 @@ def test_tune_times_its_short_list_in_turns(monkeypatch):
 
 
 def test_checked_in_check_split_is_what_the_readme_says():
-    """The README's share of tune without the checks of results is this run's: both sides' checks timed."""
+    """The previous round's CPU checks (three groups, h100_tune_checks.json): the share without them, as the
+    README gives it; and this round's checks on the GPU cost next to nothing on either side."""
     groups = json.loads((DATA / "h100_tune_checks.json").read_text())["groups"]
     tune_s, full_s = sum(g["tune_s"] for g in groups), sum(g["full_s"] for g in groups)
     tune_c, full_c = sum(g["tune_check_s"] for g in groups), sum(g["full_check_s"] for g in groups)
-    for g in groups:
-        assert g["full_check_s"] == pytest.approx(sum(r.get("check_s") or 0 for r in g["rows"]
-                                                      if r.get("measure_s") is not None and r["fits"]))
-    row = (f"| **the three** | {tune_s:.0f} s | {full_s:.0f} s ({full_c:.0f} s) | {tune_s / full_s:.0%} | "
-           f"**{(tune_s - tune_c) / (full_s - full_c):.0%}** |")
-    assert row in (Path(__file__).parent.parent / "README.md").read_text()
+    assert full_c / full_s > 0.4   # 64 of 144 s on the CPU
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    assert f"({full_c:.0f} of {full_s:.0f} s of the full search on three groups)" in readme
+    assert f"{(tune_s - tune_c) / (full_s - full_c):.0%} without the checks on three groups" in readme
+    for name in ("h100_tune_pruned.json", "h100_tune_pruned_rerun.json"):
+        g = json.loads((DATA / name).read_text())["groups"]
+        assert sum(x["full_check_s"] for x in g) < 0.01 * sum(x["full_s"] for x in g)
 
 
 def test_pruned_compile_gives_the_short_list_of_predicting_every_config():

@@ -359,9 +359,10 @@ def tune_cmd(
 ):
     """Time only the configs the cost model predicts fastest, on this machine's GPU.
 
-    Every config is compiled GPU-less in parallel and predicted; the predicted top --top are launched, checked
-    and timed 5 times in turn, and the pick is the fastest median.  --full times every config as an autotuner
-    would and compares.
+    Every config is compiled GPU-less in parallel and predicted (a config's SASS is disassembled only while the
+    model could still rank it in the short list); the predicted top --top are launched, checked and timed 5
+    times in turn, starting while the last compiles finish, and the pick is the fastest median.  --full times
+    every config as an autotuner would and compares.
 
     Examples:
 
