@@ -438,3 +438,27 @@ def test_the_bound_is_at_most_the_prediction_on_every_measured_config(name):
             assert lb.predicted_ms <= p.predicted_ms * (1 + 1e-12), (group["name"], r["config"])
             n += 1
     assert n > 50
+
+
+def test_tune_stopped_by_ctrl_c_while_compiling_times_nothing(monkeypatch):
+    """Ctrl-C during tune's compile: the sweep comes back interrupted, and tune stops there (exit 130) instead of
+    timing a short list of the configs that happened to finish."""
+    from tritonscope.commands import tune as tune_mod
+    from tritonscope.core.errors import ExitCode, InterruptedRunError
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.measure import sweep as sw
+
+    real = sw.run_sweep
+
+    def stopped(requests, **kw):
+        res = real(requests[:1], **kw)
+        res.requested, res.interrupted = len(requests), True
+        return res
+
+    monkeypatch.setattr(sw, "run_sweep", stopped)
+    monkeypatch.setattr(tune_mod, "time_configs", lambda *a, **k: pytest.fail("nothing may be timed"))
+    reqs = [Request("vector_add", constexprs={"BLOCK": str(b)}, num_warps=4, num_stages=1, shape="16777216",
+                    dtype="fp32", arch="sm_90a") for b in (256, 1024)]
+    with pytest.raises(InterruptedRunError) as e:
+        tune_mod.tune(reqs, arch="sm_90a", gpu="H100", top=1, full=True, jobs=1)
+    assert e.value.exit_code == ExitCode.INTERRUPTED and "1 of 2 configs compiled" in str(e.value)

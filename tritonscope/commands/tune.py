@@ -209,6 +209,11 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
         early = _Early(len(requests), workers, gpu, top, measure, pruning, margin)
         result = sw.run_sweep(requests, default_arch=arch, jobs=jobs, use_cache=False, kernel=kernel, target=target,
                               on_row=early.on_row, pruning=pruning)
+        if result.interrupted:   # Ctrl-C: nothing is timed after it (exit 130)
+            from tritonscope.core.errors import InterruptedRunError
+
+            raise InterruptedRunError(f"tune stopped while compiling ({result.finished} of {result.requested} "
+                                      f"configs compiled); nothing more was timed.")
         compile_s = time.perf_counter() - t0   # the sweep's wall time: it holds the early timing (overlap_s)
         t1 = time.perf_counter()
         shortlist = sw.attach_predictions(result.rows, gpu, top=top)
