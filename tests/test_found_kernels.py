@@ -318,7 +318,6 @@ def _tensor_verdicts(path) -> list[dict]:
 
 
 def test_lone_cubin_ties_tensor_cores_to_the_dot_line_only(grouped_cubin):
-    from tritonscope.inputs import sources
 
     sass = grouped_cubin.with_suffix(".sass").read_text()
     source = (Path(__file__).parent.parent / "samples" / "matmul_grouped.py").read_text().splitlines()

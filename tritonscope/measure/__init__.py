@@ -3,6 +3,7 @@
     runner.py       torch tensors from a KernelSpec, a launch, a check (needs a GPU)
     bench.py        time a kernel against PyTorch, correctly
     sweep.py        compile a grid of configs in parallel workers: one row per config
+    pruning.py      tune's compile: disassemble a config only while the model could still rank it
     turns.py        launch, check and time configs one after another, or in turns (tune, the benchmark)
 
 Imports every layer below it, cost included (sweep's predicted column).

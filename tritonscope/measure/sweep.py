@@ -21,7 +21,6 @@ import hashlib
 import io
 import itertools
 import json
-import math
 import multiprocessing
 import os
 import re
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from tritonscope.core.errors import TritonscopeError, UsageError, error_line
+from tritonscope.measure.pruning import Pruning, bound_ms, pruning_threshold  # noqa: F401  (tune's, re-exported)
 
 ROW_FORMAT = 4   # bump when SweepRow changes: old cached rows are then ignored (2: stack spills, STL/LDL;
                  # 3: launch options; 4: the cost model's compiled facts)
@@ -188,35 +188,6 @@ def _req_label(req) -> str:
     return " ".join(parts)
 
 
-@dataclass(frozen=True)
-class Pruning:
-    """tune's compile: a config's SASS is disassembled only when the model could still rank it in the short list.
-
-    Each worker compiles its config and reads the resource usage (cuobjdump, milliseconds), then runs nvdisasm
-    (about 0.2 s of CPU, whatever the kernel) only when the config fits and the model's lower bound for it
-    (cost.features.bound_facts: the prediction with the SASS's side at its least) is at most `threshold`:
-    the parent's `top`-th best prediction so far, widened by the model's largest expected error over the best
-    one (math.inf until `top` configs are predicted).  The threshold only falls as predictions come in, so a
-    config skipped at any moment has a prediction above the final threshold: it could not have been in the
-    short list, nor within the expected error of the best.  The short list is the one predicting every config
-    gives (tests/test_cost.py compares the two)."""
-
-    gpu: str
-    threshold: Any          # multiprocessing.Value("d"), written by the parent (set_threshold), read by workers
-
-    def admits(self, bound_ms: float | None) -> bool:
-        return bound_ms is None or bound_ms <= self.threshold.value
-
-
-def pruning_threshold(predicted: list[float], top: int, margin: float) -> float:
-    """The threshold of Pruning from the predictions so far: the top-th best, or the best widened by `margin`
-    (the largest expected error) when that is higher; math.inf until `top` configs are predicted."""
-    if len(predicted) < top:
-        return math.inf
-    ranked = sorted(predicted)
-    return max(ranked[top - 1], ranked[0] * (1 + margin))
-
-
 _PRUNING: Pruning | None = None   # this worker's (set by _worker_init; run_sweep's own for one job)
 
 
@@ -252,7 +223,7 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     problems = list(summary.fit.problems) if summary.fit else []
     if pruning is not None and not problems and "sass" not in artifact.stages:
         _cost_facts(row, artifact, summary, bound=True)
-        bound = _bound_ms(row.cost_features, pruning.gpu)
+        bound = bound_ms(row.cost_features, pruning.gpu)
         if pruning.admits(bound):
             from tritonscope.pipeline.compile import add_sass
 
@@ -281,17 +252,6 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     else:
         _cost_facts(row, artifact, summary)
     return row
-
-
-def _bound_ms(features: dict[str, Any] | None, gpu: str) -> float | None:
-    """The model's lower bound (ms) from bound facts; None when the model cannot tell."""
-    from tritonscope.cost import find_gpu, predict_features
-
-    g = find_gpu(gpu)
-    if not features or g is None:
-        return None
-    p = predict_features(features, g)
-    return p.predicted_ms if p.ok else None
 
 
 def _cost_facts(row: SweepRow, artifact, summary, bound: bool = False) -> None:
