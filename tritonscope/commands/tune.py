@@ -19,7 +19,7 @@ Time accounting (--full):
   workers), the predictions, and the launch-check-time of its short list.
 - tune's compile disassembles a config (nvdisasm, about a third of a
   config's compile CPU) only while the model could still rank it
-  (sweep.Pruning): a config that does not fit, or whose lower bound is
+  (measure/pruning.py): a config that does not fit, or whose lower bound is
   above the predicted top --top so far (widened by the model's largest
   expected error), keeps `bound_ms` and no prediction.  The threshold only
   falls, so the short list is the one predicting every config gives.
@@ -122,12 +122,9 @@ def _referee(requests, pick: int | None, best: int | None, arch: str, cache: str
     return {"rounds": ROUNDS, "pick_ms": got[pick], "best_ms": got[best], "ratio": got[pick] / got[best]}
 
 
-def _short_list(rows, gpu: str | None, top: int) -> list[int]:
-    """The predicted top `top` of `rows` that fit, and every fitting row without a prediction (never pruned on
-    a guess), in grid order."""
-    from tritonscope.measure import sweep as sw
-
-    sw.attach_predictions(rows, gpu, top=top)
+def _short_list(rows, top: int) -> list[int]:
+    """The predicted top `top` of `rows` that fit (their predictions attached: sweep.attach_predictions), and
+    every fitting row without a prediction (never pruned on a guess), in grid order."""
     fitting = [r for r in rows if r.ok and r.fits]
     ranked = sorted((r for r in fitting if r.predicted_ms is not None), key=lambda r: r.predicted_ms)
     chosen = {r.index for r in ranked[:top]} | {r.index for r in fitting if r.predicted_ms is None
@@ -169,13 +166,14 @@ class _Early:
         if self.timed or self.workers < 2 or not 0 < left <= self.tail:
             return
         t = time.perf_counter()
-        self.timed.update(self.measure(_short_list(self.rows, self.gpu, self.top)) or {})
+        sw.attach_predictions(self.rows, self.gpu, top=self.top)
+        self.timed.update(self.measure(_short_list(self.rows, self.top)) or {})
         self.seconds = time.perf_counter() - t
 
 
 def _pruning(gpu: str | None, arch: str):
     """(the sweep's Pruning, its margin): configs are disassembled only while the model could still rank them
-    (sweep.Pruning); (None, 0) when no GPU is known to predict for."""
+    (measure/pruning.py); (None, 0) when no GPU is known to predict for."""
     import multiprocessing
 
     from tritonscope.cost import find_gpu, resolve_gpu, widest_error
@@ -217,7 +215,7 @@ def tune(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: in
         compile_s = time.perf_counter() - t0   # the sweep's wall time: it holds the early timing (overlap_s)
         t1 = time.perf_counter()
         shortlist = sw.attach_predictions(result.rows, gpu, top=top)
-        final = _short_list(result.rows, gpu, top)
+        final = _short_list(result.rows, top)
         predict_s = time.perf_counter() - t1
         tuned = dict(early.timed)
         tuned.update(measure([i for i in final if i not in tuned]))

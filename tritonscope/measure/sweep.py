@@ -227,7 +227,7 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
         if pruning.admits(bound):
             from tritonscope.pipeline.compile import add_sass
 
-            row.cost_features = None
+            row.cost_features, row.cost_why = None, None
             if add_sass(artifact):
                 summary = summarize(artifact)   # the spills the SASS counts
         else:
@@ -358,11 +358,11 @@ def run_sweep(requests: list, *, default_arch: str, jobs: int | None = None, use
     Ctrl-C cancels what has not started, stops the workers, and returns what
     finished with `interrupted=True` (the caller decides the exit code).
     """
+    global _PRUNING
     if scheduler is not None:
         check_scheduler(scheduler)
     started = time.perf_counter()
     result = SweepResult(kernel=kernel, target=target, rows=[], requested=len(requests), from_autotune=from_autotune)
-    global _PRUNING
     if pruning is not None and (use_cache or scheduler is not None):
         raise ValueError("a pruned sweep runs on local workers and never uses the row cache")
     keys = [(_row_cache_key(r, default_arch) if use_cache else None) for r in requests]

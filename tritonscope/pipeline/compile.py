@@ -141,8 +141,6 @@ def _remarks(compiled, file: str) -> list[dict] | None:
     return kept["remarks"]
 
 
-
-
 def _cached_from_other_file(ttir: str, file: str) -> str | None:
     """The kernel file the IR's locations name, when it is not `file`."""
     m = KERNEL_FILE_LOC.search(ttir)

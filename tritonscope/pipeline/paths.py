@@ -48,8 +48,6 @@ def _octal(text: str, *, controls: bool = False) -> str:
                    for b in text.encode("utf-8"))
 
 
-
-
 def _relativize_dwarf_bytes(text: str, folder: str, replacement: str, *, keep_length: bool = False) -> str:
     """Rewrite the folder inside the NUL-terminated `.b8` strings of a PTX debug section.
 
