@@ -14,7 +14,9 @@ busiest SM needs for its share of the launch, combined by a soft maximum
     latency     per round of co-resident blocks: each main-loop iteration waits a memory latency, divided by
                 the pipeline depth (num_stages - 1 with async copies); without async copies, each load-use
                 wait of the SASS loop body (sass.load_waits) waits one, an L2 hit's for a pass re-reading
-                what an earlier pass loaded; plus a prologue/epilogue per tile
+                what an earlier pass loaded; plus a prologue/epilogue per tile.  Where the warps of a
+                block move in step (barriers and no async copies: a reduction), a block's loads follow its
+                waits, so each round also takes one block's loads at the SM's L2 and DRAM rates
 
 Wave quantization enters through programs per SM (ceil(grid / SMs)) and
 rounds (ceil(programs per SM / blocks per SM)).  The constants (unit
@@ -167,6 +169,14 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     dram, miss = _dram_bytes(f, gpu, c, L, many, spill_dram, notes)
     dram_s = dram / (gpu.gbs * 1e9 * c["dram_eff"])
     latency_s = _latency_seconds(f, c, L.rounds, many, iters, outer, miss)
+    in_step = moves_in_step(f)
+    if in_step:
+        # The warps of a block wait at every barrier for each other, so a block's own loads and its waits
+        # follow one another: only other blocks overlap them.  Each round of co-resident blocks then takes
+        # at least its waits plus one block's loads at the SM's rates.
+        latency_s += L.rounds * _block_load_seconds(f, gpu, c, clock, G)
+        notes.append("the warps of a block move in step (barriers, no async copies): its loads and waits "
+                     "overlap only other blocks'")
     terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
     body = _overlapped(f, c, terms, warps_sm)
     launch = c["launch_us"] * 1e-6
@@ -179,7 +189,7 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     facts = {"programs": G, "sms": S, "programs_per_sm": per_sm, "blocks_per_sm": L.blocks, "rounds": L.rounds,
              "main_iters": iters, "instructions_per_thread": round(per_thread), "bytes_per_program": bytes_p,
              "dram_bytes": dram, "launch_ms": launch * 1e3, "dot_unit": unit, "pipelined": f.get("pipelined"),
-             "bank_ways_loop": f.get("bank_ways_loop")}
+             "bank_ways_loop": f.get("bank_ways_loop"), "in_step": in_step}
     return Prediction(total * 1e3, gpu.name, regime, {k: v * 1e3 for k, v in terms.items()}, err,
                       bound * 1e3 if bound else None, source, notes, None, facts)
 
@@ -355,6 +365,29 @@ def _unpipelined_waits(f: dict[str, Any], c: dict[str, float], many: list[dict[s
         w = _loop_waits(f["loop_waits"], iters // outer)
         return w * outer if w is not None else None
     return None
+
+
+def moves_in_step(f: dict[str, Any]) -> bool:
+    """Whether the warps of one block move in step: more than one warp, no async copies (an unpipelined loop),
+    and barriers in the SASS (a cross-warp reduction's BAR: the "sync" class).  The bound's facts carry no SASS,
+    so a bound never counts it (less latency, more overlap: still at most the prediction)."""
+    if f.get("pipelined") or int(f.get("num_warps") or 1) < 2:
+        return False
+    parts = [f.get("sass_loop") or {}, f.get("sass_outside") or {}] + \
+        [lp.get("counts") or {} for lp in f.get("sass_loops") or []]
+    return any(part.get("sync", 0) > 0 for part in parts)
+
+
+def _block_load_seconds(f: dict[str, Any], gpu: Gpu, c: dict[str, float], clock: float, programs: int) -> float:
+    """Seconds one block's loads take on an SM no other block shares: every loaded byte at the SM's L2 rate, and
+    the bytes it is first to read (its share of the compulsory bytes, less what it stores) at the SM's share of
+    the DRAM bandwidth instead."""
+    l2_rate = c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"])
+    dram_rate = gpu.gbs * 1e9 * c["dram_eff"] / gpu.sms
+    loaded = f.get("bytes_loaded_per_program") or 0
+    first = max(0.0, (f.get("compulsory_bytes") or 0) / max(1, programs) - (f.get("bytes_stored_per_program") or 0))
+    first = min(first, loaded)
+    return loaded / l2_rate + first * max(0.0, 1 / dram_rate - 1 / l2_rate)
 
 
 def _overlapped(f: dict[str, Any], c: dict[str, float], terms: dict[str, float], warps_sm: int) -> float:
