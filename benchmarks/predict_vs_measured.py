@@ -218,7 +218,7 @@ def microbenchmarks() -> dict:
 
     x = torch.empty(1 << 30, dtype=torch.float16, device="cuda")
     y = torch.empty_like(x)
-    ms = triton.testing.do_bench(lambda: y.copy_(x), warmup=20, rep=200, return_mode="median")
+    ms = triton.testing.do_bench(lambda x=x, y=y: y.copy_(x), warmup=20, rep=200, return_mode="median")
     dram = 2 * x.numel() * 2 / (ms * 1e-3) / 1e9
     del x, y
     from tritonscope.measure import runner
