@@ -115,7 +115,8 @@ def bound_facts(lo: "_Loops", pipelined: bool) -> dict[str, Any]:
 
     model.predict_features is a soft maximum (increasing in every term) of terms that each grow with these
     facts: no instructions (issue and shared terms 0), no spills (spill_instructions comes from the SASS, so
-    the summary has none), no sibling loops (no L2 re-reads from DRAM), and no load-use waits.  The latency
+    the summary has none), no sibling loops (no L2 re-reads from DRAM), no load-use waits, and no barriers (so
+    no block moves in step: model.moves_in_step adds latency and only where the SASS shows them).  The latency
     of a loop counts only where the SASS cannot lower it: a pipelined single loop's iterations (the model
     counts them from the TTGIR either way); an unpipelined loop waits per load-use wait of the SASS, and
     sibling loops run ceil(iterations / unroll) times, so both keep only the per-tile latency (has_loop

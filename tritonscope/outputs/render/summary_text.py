@@ -72,6 +72,8 @@ def prediction_text(p: dict) -> str:
         text += f", {p.get('regime_words') or p.get('regime')}"
     if p.get("expected_error") is not None:
         text += f" (expected error ±{p['expected_error']:.0%})"
+    if (p.get("facts") or {}).get("in_step"):
+        text += "; a block's warps move in step (barriers, no async copies): its loads and waits take turns"
     terms = p.get("terms_ms") or {}
     if terms:
         text += "; terms " + ", ".join(f"{k} {v:.3g} ms" for k, v in sorted(terms.items(), key=lambda kv: -kv[1])[:4])
