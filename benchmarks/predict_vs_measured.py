@@ -450,10 +450,7 @@ def load_measured(paths: str) -> dict:
 
 
 def split_of(name: str) -> str:
-    for split in ("train", "fresh", "fresh7", "fresh8"):
-        if name in SPLIT[split]:
-            return split
-    return "held-out"
+    return next((split for split, names in SPLIT.items() if split != "held_out" and name in names), "held-out")
 
 
 def model_predictions(group: dict, constants: dict | None, gpu_name: str | None = None) -> list[float | None]:

@@ -165,9 +165,9 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
     spill_traffic, spill_dram = _spill_traffic(f, gpu, c, L, loop, iters, outer, notes)
     bytes_p = (f.get("bytes_loaded_per_program") or 0) + (f.get("bytes_stored_per_program") or 0) + spill_traffic
-    l2_s = per_sm * bytes_p / (c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"]))
+    l2_s = per_sm * bytes_p / _l2_rate(c, clock)
     dram, miss = _dram_bytes(f, gpu, c, L, many, spill_dram, notes)
-    dram_s = dram / (gpu.gbs * 1e9 * c["dram_eff"])
+    dram_s = dram / _dram_rate(gpu, c)
     latency_s = _latency_seconds(f, c, L.rounds, many, iters, outer, miss)
     in_step = moves_in_step(f)
     if in_step:
@@ -367,6 +367,16 @@ def _unpipelined_waits(f: dict[str, Any], c: dict[str, float], many: list[dict[s
     return None
 
 
+def _l2_rate(c: dict[str, float], clock: float) -> float:
+    """Bytes a second one SM reads from L2 (the fitted rate, scaled by the clock)."""
+    return c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"])
+
+
+def _dram_rate(gpu: Gpu, c: dict[str, float]) -> float:
+    """Bytes a second the whole GPU reads from DRAM (the datasheet bandwidth at the measured share)."""
+    return gpu.gbs * 1e9 * c["dram_eff"]
+
+
 def moves_in_step(f: dict[str, Any]) -> bool:
     """Whether the warps of one block move in step: more than one warp, no async copies (an unpipelined loop),
     and barriers in the SASS (a cross-warp reduction's BAR: the "sync" class).  The bound's facts carry no SASS,
@@ -382,8 +392,7 @@ def _block_load_seconds(f: dict[str, Any], gpu: Gpu, c: dict[str, float], clock:
     """Seconds one block's loads take on an SM no other block shares: every loaded byte at the SM's L2 rate, and
     the bytes it is first to read (its share of the compulsory bytes, less what it stores) at the SM's share of
     the DRAM bandwidth instead."""
-    l2_rate = c["l2_gbs_per_sm"] * 1e9 * (clock / c["ref_clock_ghz"])
-    dram_rate = gpu.gbs * 1e9 * c["dram_eff"] / gpu.sms
+    l2_rate, dram_rate = _l2_rate(c, clock), _dram_rate(gpu, c) / gpu.sms
     loaded = f.get("bytes_loaded_per_program") or 0
     first = max(0.0, (f.get("compulsory_bytes") or 0) / max(1, programs) - (f.get("bytes_stored_per_program") or 0))
     first = min(first, loaded)
