@@ -451,6 +451,8 @@ def _captured_function(record: dict[str, Any]):
     """The JITFunction a capture recorded: its own file when unchanged, else the captured module text."""
     import hashlib
     import importlib.util
+    import linecache
+    import shutil
     import sys
     import tempfile
 
@@ -459,16 +461,17 @@ def _captured_function(record: dict[str, Any]):
     text = record["module_text"]
     file = record.get("file") or ""
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = Path(file)
-    if not (path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text):
-        folder = Path(tempfile.gettempdir()) / f"tritonscope-captured-{digest}"
-        folder.mkdir(exist_ok=True)
-        path = folder / (Path(file).name or "kernel.py")
-        if not path.is_file():
-            path.write_text(text)
     name = f"_tritonscope_captured_{digest}"
     module = sys.modules.get(name)
     if module is None:
+        path, folder = Path(file), None
+        if not (path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text):
+            # A new private folder (mode 0700) each time, never a fixed name in the shared temp folder: another
+            # user could plant a module under a name known in advance, and importing it runs their code.
+            folder = Path(tempfile.mkdtemp(prefix=f"tritonscope-captured-{digest}-"))
+            base = Path(file).name
+            path = folder / (base if base.endswith(".py") and not base.startswith(".") else "kernel.py")
+            path.write_text(text, encoding="utf-8")
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -480,6 +483,10 @@ def _captured_function(record: dict[str, Any]):
                                  f"{type(e).__name__}: {e}",
                                  hint="Recompile on a machine with the program's packages (e.g. torch for Inductor "
                                       "kernels), or without -c (from the IR).") from e
+        finally:
+            if folder is not None:  # Triton read the source at import; tracebacks read it from linecache
+                linecache.cache[str(path)] = (len(text), None, text.splitlines(True), str(path))
+                shutil.rmtree(folder, ignore_errors=True)
     obj = getattr(module, record.get("qualname") or record.get("name"), None)
     fn = triton_api.jit_function(obj)
     if fn is None:
