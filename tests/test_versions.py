@@ -139,7 +139,7 @@ def test_cli_replay_outputs_and_exit_10(tmp_path, run_cli):
     suite = ET.parse(junit).getroot()
     assert suite.get("failures") == "1" and suite.find("testcase/failure") is not None
     text = md.read_text()
-    assert "| kernel | arch |" in text and "s_waitcnt vmcnt(0)" in text
+    assert "| kernel | arch |" in text and "s\\_waitcnt vmcnt(0)" in text  # Markdown-escaped, as compile's .md
     assert run_cli("versions", "--replay", str(MOE), "--save", str(html)).exit_code == 0
     assert "<table>" in html.read_text()
     res = run_cli("versions", "--replay", str(MOE), "--json")

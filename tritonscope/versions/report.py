@@ -2,13 +2,16 @@
 
 The table's cells are made once (`table_cells`) and every renderer draws
 the same ones, so the terminal, the Markdown in a README and the HTML
-cannot disagree.
+cannot disagree.  Kernel keys, labels and errors come from the command line,
+kernel files or a `--replay` record (anyone's): every renderer escapes them
+for where they land (`plain`, then HTML, Markdown, XML or rich markup).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +37,25 @@ class VersionsReport:
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, "a": self.a, "b": self.b, "rules": self.rules, "notes": self.notes,
                 "regressions": self.regressions, "rows": [r.to_dict() for r in self.rows]}
+
+
+# What UTF-8 cannot encode or XML 1.0 forbids, beyond the control characters sanitize.visible writes out:
+# a lone surrogate (json.loads makes one of "\ud800"), U+FFFE, U+FFFF.
+_UNWRITABLE = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def plain(text) -> str:
+    """`text` with no character a file or a terminal should get raw: '\x1b' for ESC, '\ud800' for a surrogate."""
+    from tritonscope.core.sanitize import visible
+
+    return _UNWRITABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", visible(str(text)))
+
+
+def _md(text) -> str:
+    """Text for a Markdown table cell or list item, as `compile`'s .md escapes it (HTML and Markdown punctuation)."""
+    from tritonscope.outputs.render.markdown import _cell
+
+    return _cell(plain(text))
 
 
 def _pair(a, b, fmt=str) -> str:
@@ -100,22 +122,25 @@ def change_lines(r: KernelRow) -> list[str]:
 
 
 def markdown(rep: VersionsReport, *, details: bool = True) -> str:
-    lines = [f"A: {rep.a}  \nB: {rep.b}", "", "| " + " | ".join(COLUMNS) + " |",
+    lines = [f"A: {_md(rep.a)}  \nB: {_md(rep.b)}", "", "| " + " | ".join(COLUMNS) + " |",
              "|" + "---|" * len(COLUMNS)]
     for r in rep.rows:
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in table_cells(r)) + " |")
+        lines.append("| " + " | ".join(_md(c) for c in table_cells(r)) + " |")
     if details:
         for r in rep.rows:
             ch = change_lines(r)
             if ch:
-                lines += ["", f"**{r.kernel}** ({r.arch}, {r.status})", ""] + [f"- {x}" for x in ch]
+                lines += ["", f"**{_md(r.kernel)}** ({_md(r.arch)}, {_md(r.status)})", ""] + [f"- {_md(x)}"
+                                                                                          for x in ch]
     for n in rep.notes:
-        lines += ["", f"note: {n}"]
+        lines += ["", f"note: {_md(n)}"]
     return "\n".join(lines) + "\n"
 
 
 def html_page(rep: VersionsReport) -> str:
-    e = html.escape
+    def e(text) -> str:
+        return html.escape(plain(text))
+
     head = "".join(f"<th>{e(c)}</th>" for c in COLUMNS)
     body = []
     for r in rep.rows:
@@ -150,19 +175,21 @@ def junit(rep: VersionsReport) -> str:
 
     cases = []
     for r in rep.rows:
-        name = quoteattr(f"{r.kernel} [{r.arch}]")
+        name = quoteattr(plain(f"{r.kernel} [{r.arch}]"))  # plain: no character XML 1.0 forbids
         if r.failed_checks:
-            detail = escape("\n".join(change_lines(r)))
+            detail = escape(plain("\n".join(change_lines(r))))
             cases.append(f"  <testcase classname=\"tritonscope.versions\" name={name}>"
-                         f"<failure message={quoteattr('; '.join(r.failed_checks))}>{detail}</failure></testcase>")
+                         f"<failure message={quoteattr(plain('; '.join(r.failed_checks)))}>{detail}</failure>"
+                         "</testcase>")
         elif r.a is None and r.b is None:
             cases.append(f"  <testcase classname=\"tritonscope.versions\" name={name}><skipped message="
-                         f"{quoteattr('fails with both versions: ' + _short(r.b_error))}/></testcase>")
+                         f"{quoteattr(plain('fails with both versions: ' + _short(r.b_error)))}/></testcase>")
         else:
             cases.append(f"  <testcase classname=\"tritonscope.versions\" name={name}/>")
     skipped = sum(1 for r in rep.rows if r.a is None and r.b is None and not r.failed_checks)
+    suite = quoteattr(plain(f"tritonscope versions: {rep.a} vs {rep.b}"))
     return ("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
-            f"<testsuite name={quoteattr(f'tritonscope versions: {rep.a} vs {rep.b}')} tests=\"{len(rep.rows)}\" "
+            f"<testsuite name={suite} tests=\"{len(rep.rows)}\" "
             f"failures=\"{rep.regressions}\" errors=\"0\" skipped=\"{skipped}\">\n" + "\n".join(cases)
             + "\n</testsuite>\n")
 
@@ -170,20 +197,20 @@ def junit(rep: VersionsReport) -> str:
 def print_report(console, rep: VersionsReport, *, details: int = 20) -> None:
     from rich.table import Table
 
-    t = Table(title=f"A: {rep.a}   B: {rep.b}", title_justify="left")
+    t = Table(title=f"A: {_esc(rep.a)}   B: {_esc(rep.b)}", title_justify="left")
     for c in COLUMNS:
         t.add_column(c, overflow="fold")
     for r in rep.rows:
         style = "red" if r.failed_checks or r.status in ("worse", "fails in B") else (
             "green" if r.status in ("better", "fails in A") else None)
-        t.add_row(*table_cells(r), style=style)
+        t.add_row(*(_esc(c) for c in table_cells(r)), style=style)
     console.print(t)
     shown = 0
     for r in rep.rows:
         ch = change_lines(r)
         if ch and shown < details:
             shown += 1
-            console.print(f"[bold]{_esc(r.kernel)}[/bold] ({r.arch}, {r.status})")
+            console.print(f"[bold]{_esc(r.kernel)}[/bold] ({_esc(r.arch)}, {_esc(r.status)})")
             for x in ch:
                 console.print("  " + _esc(x))
     hidden = sum(1 for r in rep.rows if change_lines(r)) - shown
@@ -192,13 +219,14 @@ def print_report(console, rep: VersionsReport, *, details: int = 20) -> None:
     for n in rep.notes:
         console.print("note: " + _esc(n))
     if rep.rules:
-        console.print(f"{rep.regressions} regression(s) against --fail-on {', '.join(rep.rules)}")
+        console.print(f"{rep.regressions} regression(s) against --fail-on {_esc(', '.join(rep.rules))}")
 
 
 def _esc(s: str) -> str:
+    """Text for rich markup: its brackets escaped, no raw control character (the console may not be a SafeConsole)."""
     from rich.markup import escape
 
-    return escape(s)
+    return escape(plain(s))
 
 
 def dumps(rep: VersionsReport) -> str:
