@@ -41,3 +41,16 @@ def test_a_recompile_never_imports_a_planted_captured_module(tmp_path, monkeypat
     assert not marker.exists()
     assert fn.__name__ == "add_kernel" and "def add_kernel" in fn.src
     assert [p.name for p in shared.iterdir()] == [planted.name]  # its own private folder is gone again
+
+
+def test_a_chdir_at_import_does_not_move_a_relative_save_or_emit(tmp_path, monkeypatch):
+    start, elsewhere = tmp_path / "start", tmp_path / "elsewhere"
+    start.mkdir()
+    elsewhere.mkdir()
+    (start / "moving.py").write_text(f"import os\nos.chdir({str(elsewhere)!r})\n" + VECTOR_ADD)
+    monkeypatch.chdir(start)  # and back after the test, wherever the kernel's import went
+    result = runner.invoke(app, ["compile", "moving.py:add_kernel", "--arch", "sm_80", "--stage", "none",
+                                 "--save", "r.json", "--emit", "out"])
+    assert result.exit_code == 0, result.output
+    assert (start / "r.json").is_file() and (start / "out").is_dir()
+    assert list(elsewhere.iterdir()) == []

@@ -119,11 +119,14 @@ def handle_errors(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         debug = env_of(kwargs.get("ctx")).debug
+        from tritonscope.core.output import started_in
         from tritonscope.pipeline.interrupt import prompt_interrupt
 
         try:
             _refuse_empty_paths(path_options, kwargs)
-            with prompt_interrupt():  # Ctrl-C stops at once, even inside Triton's C++ compiler
+            # Ctrl-C stops at once, even inside Triton's C++ compiler; a relative --save/--emit stays in the
+            # folder the command started in, whatever a kernel module's import does to the cwd
+            with prompt_interrupt(), started_in(_cwd()):
                 return fn(*args, **kwargs)
         except typer.Exit:
             raise
@@ -155,6 +158,13 @@ def handle_errors(fn):
             raise typer.Exit(int(ExitCode.UNEXPECTED))
 
     return wrapper
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the folder it started in is gone: relative paths fail as they would
+        return None
 
 
 # Options that name a file or folder to write or read: an empty one (`--save ''`, a variable that was

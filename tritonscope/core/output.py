@@ -13,10 +13,15 @@ Two promises, for every command (`compile/show/diff/sweep/bench --save`,
   part way leaves no half-written file (and an existing file untouched).
 
 Errors are OutputError (exit code 8) with a hint.
+
+A relative path is the user's, in the folder the command started in
+(`started_in`, which the CLI sets around every command): a kernel module
+that calls os.chdir() at import cannot send a --save or --emit elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -24,6 +29,33 @@ from pathlib import Path
 from tritonscope.core.errors import OutputError
 
 EXISTS_HINT = "Pass --force to overwrite it, or choose another name."
+
+_START: str | None = None  # the folder the running command started in (None: outside a command)
+
+
+@contextlib.contextmanager
+def started_in(folder: str | None):
+    """Within it, a relative output path is relative to `folder`, wherever the process's cwd has moved since."""
+    global _START
+    before, _START = _START, folder
+    try:
+        yield
+    finally:
+        _START = before
+
+
+def _here(path: str | Path) -> Path:
+    """`path` where the user meant it: unchanged unless it is relative and the cwd moved since the command
+    started (an imported kernel module chdir'ed), then made absolute against the folder it started in."""
+    path = Path(path)
+    if _START is None or path.is_absolute() or str(path).startswith("~"):
+        return path
+    try:
+        if os.getcwd() == _START:
+            return path
+    except OSError:  # the cwd was removed
+        pass
+    return Path(_START) / path
 
 
 def check_path(path: str | Path, *, force: bool = False, formats: dict[str, str] | None = None,
@@ -53,7 +85,7 @@ def format_of(path: str | Path, formats: dict[str, str], what: str = "output") -
 
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
     """The path, when a file can be written there (and replaced only with `force`)."""
-    path = Path(path)
+    path = _here(path)
     if path.is_dir():
         raise OutputError(f"Cannot write {path}: it is a folder.", hint="Give a file name.")
     if path.is_symlink() and not path.exists():
@@ -119,7 +151,7 @@ def write_folder(folder: str | Path, write, *, force: bool = False) -> list[Path
     """
     import shutil
 
-    folder = Path(folder)
+    folder = _here(folder)
     created = [p for p in (folder, *folder.parents) if not p.exists()]
     staging: Path | None = None
     try:
