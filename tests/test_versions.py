@@ -162,7 +162,8 @@ def test_row_with_both_errors():
     assert "A: x" in cells[3] and "B: y" in cells[3]
     from tritonscope.versions.compare import apply_rules
 
-    assert apply_rules(rows, [parse_rule("spills>0")]) == 1 and failing.failed_checks
+    assert apply_rules(rows, [parse_rule("spills>0")]) == 2 and failing.failed_checks  # issue 33: failing in
+    assert both.failed_checks == ["fails with both versions"] and not fixed.failed_checks  # both is never a pass
 
 
 def test_lld_quirk_line():

@@ -65,3 +65,39 @@ def test_a_hostile_record_is_escaped_in_every_format(hostile_record, tmp_path, e
     names = [c.get("name") for c in suite.iter("testcase")]
     assert any(n.startswith("k<script>") and "\\x1b" in n and "\\x00" in n for n in names)
     assert "\x1b" not in result.output and "\x00" not in result.output  # the terminal: no raw controls
+
+
+# --------------------------------------------------------------------------
+# The CI gate: a typo exits 3 before any environment is made; failing in both versions breaks --fail-on
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["./kernels/", "nothere.py:k", "matmull", "nothere/more.py"])
+def test_a_missing_target_exits_3_before_any_environment_work(tmp_path, monkeypatch, target):
+    from tritonscope.versions import envs as E
+
+    made = []
+
+    def resolve(version, **kw):  # making an environment would run pip: it must not be reached
+        made.append(version)
+        raise AssertionError("an environment was made for a target that is not there")
+
+    monkeypatch.setattr(E, "resolve", resolve)
+    monkeypatch.chdir(tmp_path)
+    result = invoke("versions", target, "--a", "3.4.0", "--b", "3.6.0", "--fail-on", "spills>0",
+                    "--junit", "v.xml")
+    assert result.exit_code == 3, result.output
+    assert made == [] and not (tmp_path / "v.xml").exists()
+    if target == "matmull":
+        assert "Unknown sample" in result.output and "matmul" in result.output
+
+
+def test_a_kernel_failing_in_both_versions_breaks_fail_on(tmp_path):
+    """matmul_persistent uses tl.make_tensor_descriptor, which neither Triton 3.2 nor 3.3 has."""
+    junit = tmp_path / "v.xml"
+    result = invoke("versions", "--replay", DATA / "matmul_3.2_3.3", "--fail-on", "spills>0", "--junit", junit)
+    assert result.exit_code == 10, result.output
+    suite = ET.parse(junit).getroot()
+    failed = {c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None}
+    assert failed == {"matmul_persistent [sm_90a]", "matmul_persistent [gfx942]"}
+    assert suite.get("failures") == "2"
+    assert invoke("versions", "--replay", DATA / "matmul_3.2_3.3").exit_code == 0  # no gate: the report only

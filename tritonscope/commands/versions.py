@@ -36,8 +36,8 @@ RUN = Group([
     ("fail_on", Optional[List[str]], typer.Option(None, "--fail-on", metavar="RULE",
                                                   help="Exit 10 when a kernel breaks the rule (repeatable): "
                                                        "registers>+10%, spills>0, predicted>+5%, drains>+0, "
-                                                       "occupancy<-10%... A kernel A compiles and B does not "
-                                                       "always breaks.")),
+                                                       "occupancy<-10%... A kernel A compiles and B does not, "
+                                                       "or that fails in both, always breaks.")),
     ("jobs", Optional[int], typer.Option(None, "--jobs", "-j", min=1,
                                          help="Compiles at once, both versions together (default: the CPU count).")),
     ("timeout", float, typer.Option(600, "--timeout", min=1, help="Seconds per kernel before its compile is stopped.")),

@@ -265,7 +265,8 @@ def parse_rule(text: str) -> Rule:
 
 
 def apply_rules(rows: list[KernelRow], rules: list[Rule]) -> int:
-    """Mark each row's broken rules; how many rows regressed (a kernel A compiles and B does not counts)."""
+    """Mark each row's broken rules; how many rows regressed (a kernel A compiles and B does not counts, and so
+    does one that fails in both: a gate never passes a kernel it could not compile)."""
     bad = 0
     for r in rows:
         if r.a is not None and r.b is not None:
@@ -277,5 +278,7 @@ def apply_rules(rows: list[KernelRow], rules: list[Rule]) -> int:
                     r.failed_checks.append(rule.text)
         elif r.a is not None and rules:
             r.failed_checks.append("compiles with A, fails with B")
+        elif r.b is None and rules:
+            r.failed_checks.append("fails with both versions")
         bad += bool(r.failed_checks)
     return bad

@@ -13,6 +13,7 @@ A target is one of
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -76,8 +77,34 @@ def jobs_for(targets: list[str], arches: list[str], base_request, default_arch: 
         if p.is_file() and p.suffix != ".py":
             raise UsageError(f"{target}: a single stage file cannot be compiled again under another Triton.",
                              hint="Give the kernel's Python (file.py:kernel) or the capture/cache it came from.")
+        check_target(target)
         request_jobs(target, target)
     return jobs, notes
+
+
+# vllm.model_executor.layers.fused_moe   (a module path, as `import` names it: no .py, no slash)
+_MODULE_RE = re.compile(r"^[A-Za-z_]\w*(?:\.(?!py$)[A-Za-z_]\w*)*$")
+
+
+def check_target(target: str) -> None:
+    """NotFoundError (exit 3) for a sample, file or folder that is not there, before any environment is made:
+    a typo in a CI gate is never a row that "fails in both".  A `package.module:kernel` not found here is left
+    to each side's Python, which may have the package this one lacks."""
+    from tritonscope.inputs.kernels import resolve_target
+
+    module, sep, _ = target.rpartition(":")
+    if not sep and not Path(target).expanduser().exists() and (
+            "/" in target or "\\" in target or target.startswith((".", "~"))):
+        # ./kernels/   nothere/   (a sample's name has no slash; a folder that exists was read above)
+        raise NotFoundError(f"No such file or folder: {target}",
+                            hint="Check the path; give a sample, file.py:kernel, package.module:kernel, a "
+                                 "capture/cache/dump folder or a folder of kernel files.")
+    try:
+        resolve_target(target)
+    except NotFoundError:
+        if sep and _MODULE_RE.match(module) and not Path(module).exists():
+            return
+        raise
 
 
 def _found_jobs(p: Path, arches: list[str]) -> list[Job]:
