@@ -34,6 +34,13 @@ _CE_ARGS = ("--arg X_ptr=bf16[4096,128256] --arg X_stride=128256 --arg Y_ptr=i64
                 "-c RETURN_Z_LOSS=false -c RETURN_TOKEN_ACCURACY=false -c RETURN_PREDICTED_TOKENS=false "
                 "-c BLOCK_SIZE=32768 -c HAS_WEIGHT=false -c HAS_SOFTCAPPING=false -c HAS_GRADIENTS=true -w 32")
 
+# tests/zoo/patterns/unsigned_fnuz.py's launch: bf16 activations, an fp8 weight ({fp8}), a u32 lock per 128x128 tile
+_FP8_GEMM_ARGS = ("--arg x_ptr=bf16[4096,4096] --arg w_ptr={fp8}[4096,4096] --arg w_scale_ptr=fp32[4096] "
+                  "--arg out_ptr=bf16[4096,4096] --arg locks_ptr=u32[1024] --arg M=4096 --arg N=4096 --arg K=4096 "
+                  "--arg stride_xm=4096 --arg stride_xk=1 --arg stride_wk=4096 --arg stride_wn=1 "
+                  "--arg stride_om=4096 --arg stride_on=1 -c BLOCK_M=128 -c BLOCK_N=128 -c BLOCK_K=64 -c SPLIT_K=4 "
+                  "-w 8 -s 2")
+
 
 ZOO = [
     # ---------------------------------------------------------------- liger-kernel
@@ -536,6 +543,28 @@ ZOO = [
         "patterns": ["heuristics"],
         "launch": "tests/zoo/patterns/heuristics.py (Triton ops/matmul.py EVEN_K)",
         "expect": {},
+    },
+    {
+        "name": "pattern_unsigned_fnuz",
+        "package": OURS,
+        "target": "tests/zoo/patterns/unsigned_fnuz.py:fp8_weight_split_k_gemm",
+        # the fp8 type each platform's launch passes (vLLM's current_platform.fp8_dtype()): e4m3fn on CUDA ...
+        "args": _FP8_GEMM_ARGS.format(fp8="fp8e4nv"),
+        # ... and the fnuz e4m3 (torch.float8_e4m3fnuz) on MI300X
+        "arch_args": {"gfx942": _FP8_GEMM_ARGS.format(fp8="fp8e4b8")},
+        "patterns": ["unsigned-tensor", "fnuz-fp8"],
+        "launch": "tests/zoo/patterns/unsigned_fnuz.py (split-K locks as torch.uint32, fp8 weights per platform)",
+        "expect": {},
+    },
+    {
+        "name": "pattern_fnuz_e5m2",
+        "package": OURS,
+        "target": "tests/zoo/patterns/unsigned_fnuz.py:fp8_weight_split_k_gemm",
+        "args": _FP8_GEMM_ARGS.format(fp8="float8_e5m2fnuz"),
+        "patterns": ["unsigned-tensor", "fnuz-fp8", "torch-dtype-spelling"],
+        "launch": "tests/zoo/patterns/unsigned_fnuz.py (a ROCm launch's torch.float8_e5m2fnuz weights)",
+        "expect": {arch: {"exit": 5, "why": "Triton has the fnuz fp8 types on AMD only (a launch raises the same "
+                                             "ValueError)"} for arch in ("sm_90a", "sm_100a")},
     },
 ]
 

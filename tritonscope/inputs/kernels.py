@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tritonscope import triton_api
+from tritonscope.core.dtypes import DTYPE_TABLE, lookup as dtype_lookup
 from tritonscope.core.errors import KernelSpecError, NotFoundError, UsageError, close_matches
 from tritonscope.core.model import ARCH_ALIASES, ARCHES, KernelSpec
 
@@ -48,37 +49,22 @@ SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
 if not SAMPLES_DIR.is_dir():  # installed (non-editable): samples ship as a subpackage
     SAMPLES_DIR = Path(__file__).resolve().parents[1] / "samples"
 
-# tritonscope dtype name -> triton.language attribute (and torch dtype) name.
-DTYPES: dict[str, str] = {
-    "fp8e4nv": "float8e4nv",
-    "fp8e5": "float8e5",
-    "fp16": "float16",
-    "bf16": "bfloat16",
-    "fp32": "float32",
-    "fp64": "float64",
-    "i1": "int1",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-}
-DTYPE_ALIASES = {
-    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
-    "float64": "fp64", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "bool": "i1", "f16": "fp16", "f32": "fp32", "f64": "fp64",
-}
+# tritonscope's dtype names (Triton's signature spellings: fp16, u32, fp8e4b8, ...) -> triton.language's
+# attribute; every spelling and torch's name are in core/dtypes.py, the one table.
+DTYPES: dict[str, str] = {d.name: d.tl for d in DTYPE_TABLE}
 
 
 def canonical_dtype(name: str) -> str:
-    key = name.strip().lower()
-    key = DTYPE_ALIASES.get(key, key)
-    if key not in DTYPES:
+    """'u32', 'uint32', 'torch.uint32', 'tl.float8e4b8', 'float8_e4m3fnuz' -> Triton's name ('u32', 'fp8e4b8')."""
+    key = re.sub(r"^(?:tl|triton\.language|torch)\.", "", name.strip())
+    row = dtype_lookup(key)
+    if row is None:
         raise UsageError(
-            f"Unknown dtype {name!r}.{close_matches(key, DTYPES)}",
-            hint=f"Use one of: {', '.join(DTYPES)}.",
+            f"Unknown dtype {name!r}.{close_matches(key.lower(), DTYPES)}",
+            hint=f"Use one of: {', '.join(DTYPES)} (or triton.language's or torch's names: uint32, "
+                 f"float8_e4m3fnuz, ...).",
         )
-    return key
+    return row.name
 
 
 def canonical_arch(name: str) -> str:
@@ -117,8 +103,11 @@ class TensorArg:
         return f"{self.dtype}[{','.join(map(str, self.shape))}]" + (".T" if self.transposed else "") + tail
 
 
-# fp16[32,32]   fp16[32x32].T   *fp32   fp16[32,32]+2   *fp16+8   (not fp16[32,x]: every dim a number)
-_TENSOR_RE = re.compile(r"^\s*(?:\*(?P<ptr>\w+)|(?P<dtype>\w+)\[(?P<dims>(?:\s*\d+(?:\s*[,x]\s*\d+)*)?\s*)\]"
+# A dtype word, as Triton, triton.language or torch spell it: fp16   u32   uint32   torch.uint32   tl.float8e4b8
+_DTYPE_WORD = r"(?:(?:tl|torch|triton\.language)\.)?\w+"
+# fp16[32,32]   fp16[32x32].T   *fp32   fp16[32,32]+2   *fp16+8   u32[64]   *torch.float8_e4m3fnuz
+# (not fp16[32,x]: every dim a number)
+_TENSOR_RE = re.compile(rf"^\s*(?:\*(?P<ptr>{_DTYPE_WORD})|(?P<dtype>{_DTYPE_WORD})\[(?P<dims>(?:\s*\d+(?:\s*[,x]\s*\d+)*)?\s*)\]"
                         r"(?P<t>\.T)?)(?:\s*\+\s*(?P<off>\d+))?\s*$")
 
 
@@ -143,9 +132,9 @@ class DescArg:
 
 
 # tensordesc<fp16[128,64]>   tensordesc<fp16[128, 64]>   (Triton's own spelling of the type)
-_TENSORDESC_RE = re.compile(r"^\s*tensordesc\s*<\s*(?P<dtype>\w+)\s*\[(?P<block>[\d,\sx]+)\]\s*>\s*$")
+_TENSORDESC_RE = re.compile(rf"^\s*tensordesc\s*<\s*(?P<dtype>{_DTYPE_WORD})\s*\[(?P<block>[\d,\sx]+)\]\s*>\s*$")
 # desc(fp16[4096,4096],[128,64])   (the tensor's shape, then the block shape, as TensorDescriptor.from_tensor)
-_DESC_RE = re.compile(r"^\s*desc\s*\(\s*(?P<dtype>\w+)\s*\[(?P<shape>[\d,\sx]+)\]\s*,\s*\[(?P<block>[\d,\sx]+)\]\s*\)\s*$")
+_DESC_RE = re.compile(rf"^\s*desc\s*\(\s*(?P<dtype>{_DTYPE_WORD})\s*\[(?P<shape>[\d,\sx]+)\]\s*,\s*\[(?P<block>[\d,\sx]+)\]\s*\)\s*$")
 
 
 def _dims(text: str) -> tuple[int, ...]:
@@ -193,21 +182,11 @@ def parse_constexpr(text: Any) -> Any:
 
 
 def dtype_constexpr(text: str) -> str | None:
-    """'bf16', 'tl.bfloat16', 'triton.language.bfloat16', 'torch.bfloat16' -> 'tl.bfloat16'; else None."""
+    """'bf16', 'tl.bfloat16', 'triton.language.bfloat16', 'torch.bfloat16' -> 'tl.bfloat16'; 'u32',
+    'torch.float8_e4m3fnuz' -> 'tl.uint32', 'tl.float8e4b8'; else None (a word that is no dtype)."""
     key = re.sub(r"^(?:tl|triton\.language|torch)\.", "", text.strip())
-    if key != text.strip() or key.lower() in DTYPES or key.lower() in DTYPE_ALIASES:
-        try:
-            return "tl." + DTYPES[canonical_dtype(key)]
-        except UsageError:
-            if key in TL_DTYPES:
-                return "tl." + key
-            return None
-    return None
-
-
-# triton.language's dtype names a constexpr may hold beyond DTYPES (fp8 variants, unsigned ints)
-TL_DTYPES = ("float8e4b15", "float8e4b8", "float8e5b16", "float8e4nv", "float8e5", "uint16", "uint32", "uint64",
-             "int1", "float64")
+    row = dtype_lookup(key)
+    return "tl." + row.tl if row is not None else None
 
 
 def constexpr_value(value: Any) -> Any:

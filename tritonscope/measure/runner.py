@@ -27,8 +27,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tritonscope import triton_api
+from tritonscope.core.dtypes import BY_NAME
 from tritonscope.core.errors import KernelSpecError, NoGPUError, TritonscopeError
-from tritonscope.inputs.kernels import (DTYPES, DescArg, Loaded, Request, TensorArg, kernel_value, parse_arg_value)
+from tritonscope.inputs.kernels import (DescArg, Loaded, Request, TensorArg, kernel_value, parse_arg_value)
 from tritonscope.pipeline.compiler import Pipeline
 from tritonscope.pipeline.config import resolve
 
@@ -137,9 +138,16 @@ def device_name() -> str:
 
 
 def torch_dtype(name: str):
+    """torch's dtype for tritonscope's name ('fp8e4nv' -> torch.float8_e4m3fn, 'u32' -> torch.uint32)."""
     import torch
 
-    return getattr(torch, DTYPES[name])
+    row = BY_NAME[name]
+    found = getattr(torch, row.torch, None) if row.torch else None
+    if found is None:
+        raise KernelSpecError(f"This torch ({torch.__version__}) has no dtype for {name} "
+                              f"(triton.language.{row.tl}), so no tensor of it can be made to run the kernel.",
+                              hint="Run with another dtype; compile still works for this one.")
+    return found
 
 
 def output_names(loaded: Loaded) -> list[str]:
@@ -166,8 +174,9 @@ def make_tensor(arg: TensorArg, device: str, generator=None):
             t = torch.randn(shape, device=device, dtype=dtype, generator=generator)
     elif dtype == torch.bool:
         t = torch.randint(0, 2, shape, device=device, generator=generator).bool()
-    else:
-        t = torch.randint(-8, 8, shape, device=device, dtype=dtype, generator=generator)
+    else:  # small integers; unsigned ones (a u32 lock, u8 codes) from 0
+        low = 0 if arg.dtype.startswith("u") else -8
+        t = torch.randint(low, low + 16, shape, device=device, dtype=dtype, generator=generator)
     if arg.offset:  # "fp16[N]+k": a view k elements into its storage, as x[k:] is (unaligned)
         storage = torch.empty(t.numel() + arg.offset, device=device, dtype=dtype)
         view = storage[arg.offset:].view(shape)

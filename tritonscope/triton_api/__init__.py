@@ -41,7 +41,7 @@ from tritonscope.triton_api.env import (  # noqa: F401
 )
 from tritonscope.triton_api.standins import (  # noqa: F401
     Compiled, DeviceAnswers, StandInTensor, _BlockTorch, _HIP_NEEDS_TORCH, _PRINT_ONLY_ENV, _PatchTorchOnImport,
-    _TORCH_CUDA_NAMES, _TORCH_DTYPE_NAMES, _TorchCudaAnswers, _TorchCudaProperties, _diagnosed, _env,
+    _TORCH_CUDA_NAMES, _TorchCudaAnswers, _TorchCudaProperties, _diagnosed, _env,
     _hip_specializer_imports_torch, _hip_torch_probe_kept, _launch_env_vars, _stand_in_driver, _torch_dtype,
     _torch_hidden, device_answers, gpu_target, has_backend, installed_backends, stand_in_descriptor,
 )

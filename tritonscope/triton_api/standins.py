@@ -95,16 +95,17 @@ class StandInTensor:
         return True
 
 
-# triton.language's dtype name -> torch's, where they differ
-_TORCH_DTYPE_NAMES = {"float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2", "int1": "bool"}
-
-
 def _torch_dtype(dtype_name: str):
-    """torch's dtype of that name, when the kernel file has loaded torch (never imported here)."""
+    """torch's dtype for triton.language's `dtype_name` ('uint32' -> torch.uint32, 'float8e4b8' ->
+    torch.float8_e4m3fnuz: core/dtypes.py's table), when the kernel file has loaded torch (never imported
+    here); None when torch is not loaded or has no such dtype (fp8e4b15)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
-    return getattr(torch, _TORCH_DTYPE_NAMES.get(dtype_name, dtype_name), None)
+    from tritonscope.core.dtypes import lookup
+
+    row = lookup(dtype_name)
+    return getattr(torch, row.torch, None) if row is not None and row.torch else None
 
 
 def stand_in_descriptor(name: str, dtype_name: str, block: tuple[int, ...], shape: tuple[int, ...] | None):

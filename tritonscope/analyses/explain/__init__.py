@@ -94,7 +94,7 @@ from tritonscope.analyses.explain.tensor import (  # noqa: F401
     verdict_tensor_cores,
 )
 from tritonscope.analyses.explain.roofline import (  # noqa: F401
-    _MLIR_ELEM, _compulsory_bytes, _peak_kind, gpu_peaks, verdict_shape,
+    _compulsory_bytes, _peak_kind, gpu_peaks, verdict_shape,
 )
 from tritonscope.analyses.explain.entry import (  # noqa: F401
     CheckResult, Expectation, FLAGS, MEASURES, _ALIASES, _EXPECT_RE, _UNITS, apply_change, explain, lacks_of,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tritonscope.language.mlir_syntax import element_bits
 from tritonscope.analyses.explain.memory import _block_names
 from tritonscope.analyses.explain.model import GpuPeaks, Shape, Verdict
 from tritonscope.analyses.explain.scalars import Scalars
@@ -135,17 +134,15 @@ def verdict_shape(ctx: _Ctx, shape: Shape, gpu: GpuPeaks | None,
 
 def _compulsory_bytes(args: dict[str, Any]) -> int:
     """Every tensor argument read or written once: the least DRAM traffic (0 when no tensor has a shape)."""
-    from tritonscope.inputs.kernels import DTYPES, TensorArg, parse_arg_value
+    from tritonscope.core.dtypes import dtype_bits
+    from tritonscope.inputs.kernels import TensorArg, parse_arg_value
 
     total = 0
     for v in args.values():
         v = parse_arg_value(v) if isinstance(v, str) else v
         if isinstance(v, TensorArg) and v.shape:
-            bits = element_bits(_MLIR_ELEM.get(v.dtype, v.dtype)) or 0
+            bits = max(8, dtype_bits(v.dtype) or 0)  # an i1 tensor holds a byte per element
             total += _prod(v.shape) * bits // 8
-    del DTYPES
     return total
 
 
-_MLIR_ELEM = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64", "fp8e4nv": "f8E4M3FN", "fp8e5": "f8E5M2",
-              "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "u8": "i8", "i1": "i1"}
