@@ -37,3 +37,40 @@ def paged(console: Console, enabled: bool):
             yield
     else:
         yield
+
+
+@contextlib.contextmanager
+def prints_to_stderr():
+    """While a user's module runs (its import), what it prints goes to stderr: stdout carries only
+    tritonscope's own output, which may be --json that a `print("loading")` at import would corrupt.
+
+    Python's sys.stdout is redirected, and file descriptor 1 too where stdout is a real file (an
+    extension's printf, os.write(1, ...)); both are put back afterwards, whatever the module raised.
+    """
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    saved = None
+    try:
+        if sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2:
+            fd = os.dup(1)
+            try:
+                os.dup2(2, 1)
+            except OSError:
+                os.close(fd)
+                raise
+            saved = fd
+    except (AttributeError, OSError, ValueError):  # a test's capture: no descriptor
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)

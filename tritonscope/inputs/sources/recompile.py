@@ -457,6 +457,7 @@ def _captured_function(record: dict[str, Any]):
     import tempfile
 
     from tritonscope import triton_api
+    from tritonscope.core.console import prints_to_stderr
 
     text = record["module_text"]
     file = record.get("file") or ""
@@ -476,7 +477,8 @@ def _captured_function(record: dict[str, Any]):
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
+            with prints_to_stderr():  # the module's prints must not corrupt `open --recompile --json`
+                spec.loader.exec_module(module)
         except Exception as e:
             del sys.modules[name]
             raise InputFileError(f"The captured module of {record.get('name')} does not import here: "
