@@ -60,6 +60,6 @@ def test_tune_refuses_bad_input_before_any_work():
     r = CliRunner().invoke(app, ["tune", "tests/data/cost/prune_kernel.py:add_kernel", "--arg", "x_ptr=*fp32",
                                  "--arg", "y_ptr=*fp32", "--arg", "out_ptr=*fp32", "--arg", "n=4096", "-c",
                                  "BLOCK=1024"])
-    assert r.exit_code == 2 and "has no shape" in r.output
+    assert r.exit_code == 2 and "has no launch grid" in r.output and "--grid" in r.output
     r = CliRunner().invoke(app, ["tune", "layer_norm", "--shape", "4096", "-c", "BLOCK=1024"])
     assert r.exit_code == 4 and "rejected this config" in r.output and "Traceback" not in r.output

@@ -22,6 +22,12 @@ ConfigOpt = typer.Option(None, "--config", metavar="N", min=1,
                               "prune_configs_by; default the first).")
 BlockOpt = typer.Option(None, "--block", metavar="N",
                         help="Samples' shorthand for their tile size constexpr(s): one value, e.g. --block 16.")
+GridOpt = typer.Option(None, "--grid", metavar="GRID",
+                       help="The launch grid: up to 3 comma-separated numbers or expressions in the kernel's "
+                            "arguments and constexprs, e.g. --grid 128, --grid 32,8, --grid "
+                            "'cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)' (+ - * // %, cdiv, min, max, next_power_of_2, "
+                            "x_ptr.shape[i], x_ptr.numel()). Replaces an EXAMPLES launch's grid; --predict "
+                            "needs a grid.")
 BlocksOpt = typer.Option(None, "--blocks", metavar="N1,N2,...",
                          help="--block as an axis: one config per value, e.g. --blocks 32,64,128.")
 
@@ -92,22 +98,25 @@ def make_request(target: str, constexpr: Optional[List[str]], block: Optional[in
                  num_warps: Optional[int], num_stages: Optional[int], arch: Optional[str],
                  shape: Optional[str], dtype: Optional[str], *, maxnreg: Optional[int] = None,
                  num_ctas: Optional[int] = None, fp_fusion: Optional[bool] = None, config: Optional[int] = None,
-                 gpu: Optional[str] = None):
+                 gpu: Optional[str] = None, grid: Optional[str] = None):
     """The command line's words as a kernels.Request, every value checked before any file is loaded or Triton
-    is entered (a command that compiles for several arches makes one Config of it per arch)."""
+    is entered (a command that compiles for several arches makes one Config of it per arch).  With --grid, the
+    request carries its text (pipeline/config.with_grid), its syntax checked here."""
     from tritonscope.inputs.kernels import check_request
+    from tritonscope.pipeline.config import with_grid
 
-    return check_request(_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
-                                  maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config, gpu=gpu))
+    return with_grid(check_request(_request(target, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype,
+                                            maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, config=config,
+                                            gpu=gpu)), grid)
 
 
-def make_config(*words, **keywords):
+def make_config(*words, grid: Optional[str] = None, **keywords):
     """make_request's words as the one resolved Config (pipeline/config.py): every value checked, the arch
     canonicalised once (--arch, else the local GPU's, else the default), a launch option the arch cannot take
-    refused, before any file is loaded or Triton is entered."""
-    from tritonscope.pipeline.config import resolve
+    refused, --grid's syntax checked, before any file is loaded or Triton is entered."""
+    from tritonscope.pipeline.config import resolve, with_grid
 
-    return resolve(_request(*words, **keywords))
+    return resolve(with_grid(_request(*words, **keywords), grid))
 
 
 def _request(target: str, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype, *, maxnreg=None,

@@ -7,14 +7,14 @@ from typing import Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, OUTPUT, STAGE_VIEWS, Values, composed
+from tritonscope.commands.options import CONFIG, GRID, OUTPUT, STAGE_VIEWS, Values, composed
 
 
 @composed
 def compile_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
-    kernel: Values = CONFIG,
+    kernel: Values = CONFIG + GRID,
     config: Optional[int] = c.ConfigOpt,
     predict: bool = typer.Option(False, "--predict",
                                  help="Also predict the kernel's time at its launch (GPU-less cost model, see "

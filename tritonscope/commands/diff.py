@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
+from tritonscope.commands.options import CONFIG, DISPLAY, GRID, Values, composed
 from tritonscope.core.errors import UsageError
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape", "triton")
@@ -110,7 +110,7 @@ def diff_cmd(
                                              "or two sides: saved .json reports and/or kernels."),
     a: Optional[List[str]] = SideAOpt,
     b: Optional[List[str]] = SideBOpt,
-    kernel: Values = CONFIG,
+    kernel: Values = CONFIG + GRID,
     stage: Optional[str] = StagesOpt,
     max_lines: int = typer.Option(60, "--max-lines", help="Diff lines shown per stage (0: all)."),
     context: int = typer.Option(2, "--context", "-U", help="Unchanged lines around each change."),

@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
+from tritonscope.commands.options import CONFIG, DISPLAY, GRID, Values, composed
 
 TARGET_HELP = ("A built-in sample, path/to/file.py:kernel_name, or a kernel that already compiled (as `open` "
                "reads): a capture folder, a Triton cache or TRITON_KERNEL_DUMP folder, or a stage file (.ttgir, "
@@ -201,11 +201,14 @@ def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages:
 
 
 def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[str, Any], shapes: list[str],
-                      gpu: Optional[str], check_fixes: bool, progress: bool = True, triton_banks: bool = True):
+                      gpu: Optional[str], check_fixes: bool, progress: bool = True, triton_banks: bool = True,
+                      launches: Optional[list] = None):
     """A kernel found at `path` (as `open` finds it) -> (Analysis, Explanation).
 
     With `changes` (--arch, -w, -s, -c, launch options) the found kernel is
     recompiled first (sources.recompile) and that compile is explained.
+    `launches`: a list that gets each --shape's explain.Shape (its launch grid, when its file's EXAMPLES gives
+    one), for a prediction at that launch.
     """
     from tritonscope.inputs import sources
     from tritonscope.analyses.analysis import analyze
@@ -225,6 +228,8 @@ def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[st
     analysis = analyze(artifact)
     recompile = found_recompiler(entry, original, changes) if check_fixes else None
     problem = found_shapes(analysis.artifact, shapes, WHERE.get(entry.kind, "kernel")) if shapes else []
+    if launches is not None:
+        launches.extend(problem)
     expl = _explain_with_status(analysis, env, progress, recompile=recompile, shapes=problem, gpu=gpu, cubin=cubin,
                                 triton_banks=triton_banks, source=described,
                                 where="compile" if changes else WHERE.get(entry.kind, "kernel"))
@@ -341,6 +346,27 @@ def found_shapes(artifact, shapes: list[str], where: str):
     return out
 
 
+def found_launch(spec, grid: Optional[str], shapes: list) -> tuple[Optional[tuple], Optional[dict]]:
+    """(grid, args) a found kernel's prediction is for: --grid evaluated on the values it recorded (or the first
+    --shape's launch arguments), else the first --shape's launch that has a grid; (None, None): its own."""
+    from tritonscope.core.errors import KernelSpecError
+    from tritonscope.inputs.grid import evaluate, parse_grid
+
+    launch = next((s for s in shapes if s.grid), None)
+    args = dict(launch.args) if launch is not None else None
+    if grid:
+        # what it recorded of its arguments is their types (i32, *fp16), not values: only a --shape's launch has them
+        try:
+            return evaluate(parse_grid(grid), {**(args or {}), **dict(spec.constexprs or {})}, kernel=spec.kernel), args
+        except KernelSpecError as e:
+            raise KernelSpecError(e.message, hint=f"{e.hint} A kernel that already compiled records its arguments' "
+                                                  "types, not their values: give --shape (its file's EXAMPLES launch "
+                                                  "gives them) or a grid of numbers.") from None
+    if spec.grid or launch is None:
+        return None, None
+    return tuple(launch.grid), args
+
+
 def _why_no_example(spec) -> str:
     """Why a found kernel's file cannot give a shape's launch ('' when it can), read without running the file."""
     import ast
@@ -373,7 +399,7 @@ def explain_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=TARGET_HELP),
     kernel: Optional[str] = KernelOpt,
-    cfg: Values = CONFIG.but(shape=(Optional[List[str]], ShapesOpt)),
+    cfg: Values = CONFIG.but(shape=(Optional[List[str]], ShapesOpt)) + GRID,
     gpu: Optional[str] = GpuOpt,
     predict: bool = typer.Option(False, "--predict",
                                  help="Also predict the kernel's time at its launch with the GPU-less cost model "
@@ -438,12 +464,18 @@ def explain_cmd(
 
         for s in shape:
             parse_shape(s)
-    if is_found_target(target):
+    if cfg.grid:  # a bad --grid: exit 2 before any compile
+        from tritonscope.inputs.grid import parse_grid
+
+        parse_grid(cfg.grid)
+    found = is_found_target(target)
+    launches: list = []
+    if found:
         refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--dtype": cfg.dtype})
         changes = recompile_changes(cfg.arch, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
                                     cfg.fp_fusion)
         analysis, expl = run_explain_found(target, kernel, env, changes=changes, shapes=list(shape or []), gpu=gpu,
-                                           check_fixes=not no_check_fixes, progress=not as_json)
+                                           check_fixes=not no_check_fixes, progress=not as_json, launches=launches)
     else:
         refuse_kernel_option(target, kernel)
         # e.g. --maxnreg for AMD: exit 2, no compile
@@ -454,7 +486,10 @@ def explain_cmd(
         from tritonscope.cost import predict as predicted
         from tritonscope.core.gpus import find_gpu
 
-        analysis.prediction = predicted(analysis, gpu=gpu if gpu and find_gpu(gpu) else None).to_dict()
+        # a kernel that already compiled: at --grid, else at a --shape's launch from its file's EXAMPLES
+        grid, args = found_launch(analysis.artifact.spec, cfg.grid, launches) if found else (None, None)
+        analysis.prediction = predicted(analysis, gpu=gpu if gpu and find_gpu(gpu) else None, grid=grid,
+                                        args=args).to_dict()
     if as_json:
         out = expl.to_dict()
         if analysis.prediction is not None:

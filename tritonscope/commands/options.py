@@ -41,7 +41,7 @@ class Values:
 
 class ConfigValues(Values):
     """The config group (-c, --block, --arg, -w, -s, --arch, --shape, --dtype, --maxnreg, --num-ctas,
-    --fp-fusion) and what a command makes of it."""
+    --fp-fusion; --grid where the command has it) and what a command makes of it."""
 
     def request(self, target: str, **changes: Any):
         """A checked kernels.Request (for a command that compiles it for several arches)."""
@@ -56,8 +56,8 @@ class ConfigValues(Values):
                           ("constexpr", "block", "arg", "num_warps", "num_stages", "arch", "shape", "dtype"))]
 
     def _keywords(self, changes: dict) -> dict:
-        return {"maxnreg": self.maxnreg, "num_ctas": self.num_ctas, "fp_fusion": self.fp_fusion,
-                **{k: v for k, v in changes.items() if k in ("config", "gpu")}}
+        return {"maxnreg": self.maxnreg, "num_ctas": self.num_ctas, "fp_fusion": self.fp_fusion, "grid": self.grid,
+                **{k: v for k, v in changes.items() if k in ("config", "gpu", "grid")}}
 
     def launch_options(self) -> dict:
         """--maxnreg / --num-ctas / --fp-fusion as Triton's option names, checked."""
@@ -119,6 +119,8 @@ CONFIG = CONSTEXPRS + Group([
     ("dtype", Optional[str], c.DtypeOpt),
 ]) + LAUNCH
 CONFIG.values = ConfigValues
+# the launch grid (--grid), for a command that predicts or explains a launch: CONFIG + GRID
+GRID = Group([("grid", Optional[str], c.GridOpt)], ConfigValues)
 # a grid of configs (sweep, bench): each comma-separated list is an axis
 AXES = Group([
     ("constexpr", Optional[List[str]], typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",

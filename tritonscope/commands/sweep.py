@@ -36,6 +36,7 @@ def sweep_cmd(
     arch: Optional[str] = typer.Option(None, "--arch", metavar="ARCH[,ARCH...]",
                                        help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
     shape: Optional[str] = c.ShapeOpt,
+    grid: Optional[str] = c.GridOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE[,DTYPE...]", help="Input dtype axis for a sample."),
     launch: Values = LAUNCH,
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
@@ -96,7 +97,8 @@ def sweep_cmd(
             sides.refuse_with("--scheduler", "the Dask workers compile with their own Triton.")
     requests, loaded, base, auto, arches = build_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
                                                           axes.num_warps, axes.num_stages, arch, shape, dtype,
-                                                          launch.maxnreg, launch.num_ctas, launch.fp_fusion, gpu)
+                                                          launch.maxnreg, launch.num_ctas, launch.fp_fusion, gpu,
+                                                          grid=grid)
     default_arch = c.default_arch()
     # a --where or --sort no row could answer fails now, not after every config has compiled
     sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})
@@ -211,9 +213,10 @@ def sw_replace(req, **changes):
 
 
 def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, arch, shape, dtype, maxnreg,
-                   num_ctas, fp_fusion, gpu):
+                   num_ctas, fp_fusion, gpu, *, grid=None):
     """The grid of requests `sweep` and `tune` compile: (requests, loaded first config, base, autotune configs,
-    arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts."""
+    arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts.
+    `grid`: --grid's text, which every request carries (each config's launch grid is its own evaluation)."""
     from tritonscope.measure import sweep as sw
     from tritonscope import triton_api
     from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
@@ -235,7 +238,7 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
     block_values = c.block_axis(block, blocks)
     base = c.make_request(target, None, block_values[0] if block_values else None, arg, None, None,
                           arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
-                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion)
+                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, grid=grid)
     c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
     first = {k: v[0] for k, v in axes.items()}
     loaded = Pipeline().bind(resolve(sw_replace(base, constexprs=first), default_arch))

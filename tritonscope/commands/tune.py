@@ -350,6 +350,7 @@ def tune_cmd(
         num_stages=(Optional[str], typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
                                                 help="num_stages axis."))),
     shape: Optional[str] = c.ShapeOpt,
+    grid: Optional[str] = c.GridOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype of a sample."),
     gpu: Optional[str] = typer.Option(None, "--gpu", help="The GPU whose predictions rank the configs (default: "
                                                           "this machine's GPU)."),
@@ -380,10 +381,11 @@ def tune_cmd(
     env = display.env(ctx)
     requests, loaded, _, _, _ = build_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
                                                axes.num_warps, axes.num_stages, None, shape, dtype, None, None, None,
-                                               gpu)
+                                               gpu, grid=grid)
     if not loaded.spec.grid:  # nothing to predict and nothing to launch: say so before any compile
-        raise UsageError(f"{loaded.spec.kernel} has no shape: tune needs a launch grid.",
-                         hint="Give --shape for a sample, or an EXAMPLES launch beside your kernel.")
+        raise UsageError(f"{loaded.spec.kernel} has no launch grid: tune needs one.",
+                         hint="Give --grid (e.g. --grid 'cdiv(n_elements, BLOCK_SIZE)'), --shape for a sample, or "
+                              "an EXAMPLES launch beside your kernel.")
     runner.require_gpu("tune")
     import torch
 

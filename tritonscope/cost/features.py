@@ -224,7 +224,8 @@ def _checked_inputs(art, summary, ttgir_stage, grid, args, need_sass: bool = Tru
     grid = tuple(grid if grid is not None else (spec.grid or ()))
     args = dict(args if args is not None else (spec.args or {}))
     if not grid:
-        raise NoFeatures("no launch grid is known for this kernel (give it a shape: its EXAMPLES launch gives the grid)")
+        raise NoFeatures("no launch grid is known for this kernel: give --grid (e.g. --grid 'cdiv(n, BLOCK)'), or "
+                         "--shape where its file's EXAMPLES launch gives the grid")
     if summary.backend == "hip" or "amdgcn" in art.stages:
         raise NoFeatures("AMD targets are not modelled yet (the model reads SASS loops; AMDGCN loops are not read)")
     if ttgir_stage is None:

@@ -189,6 +189,7 @@ def request_fields(request, arch: str) -> dict[str, Any]:
         "arch": arch,
         **({"config": request.config} if getattr(request, "config", None) is not None else {}),
         **({"gpu": request.gpu} if getattr(request, "gpu", None) else {}),
+        **({"grid": request.grid} if getattr(request, "grid", None) else {}),   # --grid: the spec's grid
     }
 
 
