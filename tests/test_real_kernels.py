@@ -163,8 +163,13 @@ def test_tensor_descriptors_in_both_spellings():
 def test_backend_options_reach_the_compile_and_unknown_ones_are_refused():
     target = f"{PATTERNS / 'amd_options.py'}:grouped_matmul"
     args = [*_zoo_args("pattern_amd_options_config"), "--arch", "gfx942"]
-    one = compile_json(target, *args, "-c", "waves_per_eu=1")   # -c beats the config's waves_per_eu=2
     config = compile_json(target, *args)                       # the HIP config's own options
+    # -c waves_per_eu=1 beside a config that sets waves_per_eu=2: a launch refuses it, and so does tritonscope;
+    # with every tuned constexpr given (no config applies) it is the launch's own option
+    clash = runner.invoke(app, ["compile", target, *args, "-c", "waves_per_eu=1", "--stage", "none"])
+    assert clash.exit_code == ExitCode.USAGE and "conflicting meta-parameters" in " ".join(clash.output.split())
+    tuned = config["artifact"]["spec"]["constexprs"]
+    one = compile_json(target, *args, "-c", "waves_per_eu=1", *[f"-c{k}={v}" for k, v in tuned.items()])
     assert one["artifact"]["spec"]["options"]["waves_per_eu"] == 1
     assert config["artifact"]["spec"]["options"] == {"waves_per_eu": 2, "matrix_instr_nonkdim": 16, "kpack": 2}
     assert config["artifact"]["spec"]["asked"] == ["the target"]  # is_hip() at import: the HIP configs

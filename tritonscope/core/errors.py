@@ -39,11 +39,13 @@ class TritonscopeError(Exception):
 
     exit_code: ExitCode = ExitCode.UNEXPECTED
 
-    def __init__(self, message: str, *, hint: str | None = None, context: str | None = None):
+    def __init__(self, message: str, *, hint: str | None = None, context: str | None = None,
+                 data: dict | None = None):
         super().__init__(message)
         self.message = message
         self.hint = hint
         self.context = context
+        self.data = dict(data or {})  # what went wrong as data (the field, the step), for callers to word
 
 
 class UsageError(TritonscopeError):

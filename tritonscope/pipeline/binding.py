@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tritonscope import triton_api
+from tritonscope.triton_api import launch as launch_stack
 from tritonscope.core.errors import KernelSpecError, OutOfResourcesError, UsageError, close_matches
 from tritonscope.inputs.kernels import (LAUNCH_SHAPE, WARPS, DescArg, Loaded, Request, TensorArg,
                                  _one_line, answering, canonical_dtype, check_arg_text, check_launch_options,
                                  constexpr_value, find_kernel, held_kernel, imported_asked,
                                  kernel_value, load_module, names_set_by_block, parse_arg_value, parse_constexpr,
                                  parse_scalar, parse_shape, resolve_target, stand_in_args)
-from tritonscope.core.model import ARCHES, KernelSpec
+from tritonscope.core.model import ARCHES, KernelSpec, constexpr_words
 from tritonscope.pipeline.config import Config, resolve
 
 
@@ -43,6 +44,8 @@ class _Binding:
     example: dict | None
     params: list[tuple[str, bool, Any]]
     backend_options: frozenset[str]
+    obj: Any = None                                             # the kernel object (its decorator stack)
+    jit_fn: Any = None
     values: dict[str, Any] = field(default_factory=dict)        # constexprs (and EXAMPLES params)
     given: set[str] = field(default_factory=set)                # constexprs the user set (--block, -c)
     launch_words: dict[str, Any] = field(default_factory=dict)  # launch and backend options
@@ -68,8 +71,9 @@ class _Binding:
 
 
 def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel_object: Any = None) -> Loaded:
-    """Bind one launch of the kernel a Config names, as Triton's launcher does (the module docstring gives the
-    steps).  A Request (a child's payload, versions' jobs) is resolved first, with `default_arch` for no --arch."""
+    """Bind one launch of the kernel a Config names by running the kernel's own launch path (the module
+    docstring gives the steps).  A Request (a child's payload, versions' jobs) is resolved first, with
+    `default_arch` for no --arch."""
     req = resolve(req, default_arch)
     arch = req.arch
     if kernel_object is not None:  # the Python API hands over the kernel itself: run no file
@@ -80,49 +84,215 @@ def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel
         kernel, obj, fn = find_kernel(module, path, kernel)
     examples = getattr(module, "EXAMPLES", None)
     b = _Binding(req, arch, kernel, examples.get(kernel) if isinstance(examples, dict) else None,
-                 triton_api.kernel_params(fn), triton_api.backend_option_names(ARCHES[arch].backend))
-    tuner, heuristics = triton_api.kernel_wrappers(obj)
+                 triton_api.kernel_params(fn), triton_api.backend_option_names(ARCHES[arch].backend), obj, fn)
+    tuner, heuristics = launch_stack.tuners_and_heuristics(obj)
     _constexprs(b)
     _keywords(b)
     num_warps, num_stages = _launch_shape(b)
     _check_arg_names(b)
-    autotune, tuned = _autotune(b, tuner) if tuner is not None else (None, {})
-    heuristic_names = _heuristic_names(b, heuristics)
-    missing = [n for n in b.constexpr_names if n not in b.values and n not in heuristic_names]
+    tuned = set(launch_stack.config_words(obj)) if tuner is not None else set()
+    declared = b.given | set((b.example or {}).get("constexprs", {}))  # an EXAMPLES entry names its config
+    tuned_constexprs = tuned & set(b.constexpr_names)
+    skip_tuner = tuner is None or (req.config is None and bool(tuned_constexprs) and tuned_constexprs <= declared)
+    if tuner is None and req.config is not None:
+        raise UsageError(f"--config {req.config}: {kernel} has no @triton.autotune, so it has no configs.",
+                         hint="Leave --config out; set constexprs with -c NAME=VALUE.")
+    set_by_stack = {n for h in heuristics for n in h.values} | (set() if skip_tuner else tuned)
+    missing = [n for n in b.constexpr_names if n not in b.values and n not in set_by_stack]
     if missing:
         raise KernelSpecError(
             f"Missing constexpr{'s' if len(missing) > 1 else ''} for {kernel}: {', '.join(missing)}.",
-            hint="Set each with -c NAME=VALUE, e.g. " + " ".join(f"-c {n}=16" for n in missing) + ".",
-        )
+            hint="Set each with -c NAME=VALUE, e.g. " + " ".join(f"-c {n}={_example_value(b, n)}" for n in missing)
+            + ".", data={"missing": missing})
     launch = _example_launch(b)
     args = _runtime_args(b, launch)
-    if heuristics:
-        _run_heuristics(heuristics, b.values, args, kernel, arch, req.gpu)
-    num_warps = num_warps or tuned.get("num_warps") or (b.example or {}).get("num_warps", 4)
-    num_stages = num_stages or tuned.get("num_stages") or (b.example or {}).get("num_stages", 3)
-    for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
-        if name in b.constexpr_names and name not in b.given:
-            b.values[name] = value
-    if num_warps not in WARPS:
-        raise UsageError(f"--num-warps {num_warps} is not a power of two from 1 to 32.", hint="Use 1, 2, 4, 8, 16 or 32.")
-    if num_stages < 1:
-        raise UsageError(f"--num-stages {num_stages} must be at least 1.", hint="Use 1 (no pipelining) or more.")
+    keywords = _launch_keywords(b, num_warps, num_stages, tuned if not skip_tuner else set())
+    bound = _run_launch(b, obj, args, keywords, skip_tuner)
+    for name in b.constexpr_names:
+        if name in bound.values:
+            b.values[name] = constexpr_value(bound.values[name])
+    _check_heuristics(b, bound, keywords)
+    missing = [n for n in b.constexpr_names if n not in b.values]
+    if missing:  # a name no layer of the launch set: Triton's binder would refuse it too
+        raise KernelSpecError(f"Missing constexpr{'s' if len(missing) > 1 else ''} for {kernel}: "
+                              f"{', '.join(missing)}.", hint="Set each with -c NAME=VALUE.", data={"missing": missing})
+    if launch is not None and not skip_tuner:  # the example's grid follows the config the tuner took
+        launch = _example_launch(b)
+    if bound.num_warps not in WARPS:
+        raise UsageError(f"--num-warps {bound.num_warps} is not a power of two from 1 to 32.",
+                         hint="Use 1, 2, 4, 8, 16 or 32.")
+    if bound.num_stages < 1:
+        raise UsageError(f"--num-stages {bound.num_stages} must be at least 1.", hint="Use 1 (no pipelining) or more.")
     for name in b.constexpr_names:
         _check_constexpr(kernel, name, b.values[name])
+    options = {k: v for k, v in bound.options.items() if k not in LAUNCH_SHAPE}
     spec = KernelSpec(
         target=req.target, kernel=kernel, file=str(path),
         args={k: (str(v) if isinstance(v, (TensorArg, DescArg)) else v) for k, v in args.items()},
         constexprs={n: b.values[n] for n in b.constexpr_names},
-        num_warps=num_warps, num_stages=num_stages, arch=arch, shape=b.shape, dtype=b.dtype,
+        num_warps=bound.num_warps, num_stages=bound.num_stages, arch=arch, shape=b.shape, dtype=b.dtype,
         grid=tuple(launch["grid"]) if launch and launch.get("grid") else None,
         options={**{k: v for k, v in b.values.items() if k in b.launch_params and k not in b.backend_options},
-                 **check_launch_options(b.launch_words)},
+                 **check_launch_options(options)},
         asked=tuple(imported_asked(module) if kernel_object is None else ()),
         gpu=req.gpu if kernel_object is None else None,
-        autotune=autotune,
-        heuristics=tuple(heuristic_names),
+        autotune=bound.autotune if not skip_tuner else None,
+        heuristics=tuple(bound.heuristics),
     )
     return Loaded(spec, fn, obj, b.example, launch)
+
+
+def _example_value(b: _Binding, name: str) -> str:
+    """A value to show in a hint for constexpr `name`: `true` where the kernel tests it as a condition
+    (`if NAME:`, `not NAME`, `NAME and ...`), else 16."""
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(triton_api.python_function(b.jit_fn))))
+    except (OSError, TypeError, SyntaxError):
+        return "16"
+    def is_name(node) -> bool:
+        return isinstance(node, ast.Name) and node.id == name
+    for node in ast.walk(tree):
+        tests = []
+        if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+            tests.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            tests.extend(node.values)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            tests.append(node.operand)
+        if any(is_name(t) for t in tests):
+            return "true"
+    return "16"
+
+
+def _launch_keywords(b: _Binding, num_warps: int | None, num_stages: int | None, tuned: set[str]) -> dict[str, Any]:
+    """What the launch passes by keyword besides the runtime arguments: the constexprs it names (EXAMPLES, -c,
+    --block; not signature defaults, which the binder fills), launch options given (-w, -s, -c, EXAMPLES)
+    and backend options.  A value an autotune config sets is left to the tuner, unless the user gave it
+    (then the launch passes it too, and the tuner refuses it as a launch does)."""
+    example = b.example or {}
+    passed = set(example.get("constexprs", {})) | set(b.launch_params) | b.given
+    words: dict[str, Any] = {}
+    for name in b.constexpr_names:
+        if name in passed and name in b.values and (name in b.given or name not in tuned):
+            words[name] = kernel_value(b.values[name])
+    for name, value in b.launch_params.items():  # an EXAMPLES launch's own keywords
+        if name not in b.constexpr_names and name not in b.backend_options and name not in b.names:
+            continue
+        if name not in words and name not in tuned:
+            words[name] = value
+    for name, value in b.launch_words.items():
+        if name not in tuned or name in (b.req.options or {}) or name in (b.req.constexprs or {}):
+            words.setdefault(name, value)
+    for name, given, fallback in (("num_warps", num_warps, example.get("num_warps")),
+                                  ("num_stages", num_stages, example.get("num_stages"))):
+        if given is not None:
+            words[name] = given
+        elif fallback is not None and name not in tuned:
+            words[name] = fallback
+    return words
+
+
+def _run_launch(b: _Binding, obj, args: dict[str, Any], keywords: dict[str, Any], skip_tuner: bool):
+    """The kernel's own launch path on stand-ins (triton_api.launch): by keyword, as libraries launch; when
+    the kernel's prune_configs_by reads its arguments only by position, as a positional launch passes them."""
+    runtime = stand_in_args(args)
+    target = triton_api.gpu_target(**_target_words(b.arch))
+    choice = launch_stack.Choice(b.req.config)
+
+    def run(positional: list[str]):
+        rest = {**{n: v for n, v in runtime.items() if n not in positional}, **keywords}
+        return launch_stack.bind_launch(
+            obj, positional=[(n, runtime[n] if n in runtime else keywords[n]) for n in positional], keywords=rest,
+            target=target, choice=choice, skip_tuner=skip_tuner, answering=lambda: answering(b.arch, b.req.gpu)[0])
+
+    try:
+        try:
+            return run([])
+        except launch_stack.LaunchError as e:
+            prefix = _positional_prefix(b, runtime, keywords)
+            if e.step != "prune" or not prefix:
+                raise
+            try:
+                bound = run(prefix)
+            except launch_stack.LaunchError as again:
+                if again.step == "prune":  # it fails either way: the keyword launch's error stands
+                    raise e from None
+                raise
+            bound.autotune = {**(bound.autotune or {}), "launch": "by position: " + ", ".join(prefix)}
+            return bound
+    except launch_stack.LaunchError as e:
+        raise _launch_error(b, e) from e.cause
+
+
+def _positional_prefix(b: _Binding, runtime: dict[str, Any], keywords: dict[str, Any]) -> list[str]:
+    """The parameters a positional launch passes in order: every one up to the last runtime argument (a
+    constexpr among them only when the launch names it)."""
+    last = max((i for i, (n, c, _) in enumerate(b.params) if not c and n in runtime), default=-1)
+    out = []
+    for name, _, _ in b.params[:last + 1]:
+        if name not in runtime and name not in keywords:
+            break
+        out.append(name)
+    return out
+
+
+def _target_words(arch: str) -> dict[str, Any]:
+    a = ARCHES[arch]
+    if a.backend == "cuda":
+        return {"capability": a.capability}
+    return {"target": (a.backend, a.target_arch, a.warp_size)}
+
+
+def _launch_error(b: _Binding, e) -> Exception:
+    """A step of the kernel's own launch path that failed, in tritonscope's words."""
+    cause = f"{type(e.cause).__name__}: {_one_line(e.cause)}" if e.cause is not None else str(e)
+    if e.step == "heuristic":
+        return KernelSpecError(
+            f"{b.kernel}'s @triton.heuristics for {e.name} failed on these arguments: {cause}",
+            hint="Check the arguments it reads (--arg); a tensor is DTYPE[dims] with its shape.",
+            data={"step": e.step, "name": e.name})
+    if e.step == "prune":
+        return KernelSpecError(
+            f"{b.kernel}'s prune_configs_by failed on these arguments: {cause}",
+            hint="A launch with these arguments fails the same way; check the arguments it reads (--arg, -c).",
+            data={"step": e.step})
+    if e.step == "config" and "count" in e.data:
+        count = e.data["count"]
+        pruned = f" ({count} of {e.data['of']} after its prune_configs_by)" if count != e.data["of"] else ""
+        return UsageError(f"--config {e.data['index']}: {b.kernel} has {count} autotune config"
+                          f"{'s' if count != 1 else ''}{pruned}.",
+                          hint=f"Use --config 1 to {count}, or `tritonscope sweep` to compile them all.",
+                          data={"step": e.step, **e.data})
+    if e.step == "config":
+        names = e.data.get("names", [])
+        tuned = sorted(n for n in launch_stack.config_words(b.obj) if n in b.constexpr_names)
+        return UsageError(
+            f"{', '.join(names)}: set by the launch and by {b.kernel}'s autotune config {e.data.get('index')}; "
+            "a launch refuses conflicting meta-parameters.",
+            hint="Leave them out to compile a config of the tuner's (--config N), or set every tuned constexpr "
+                 f"({', '.join(tuned)}) with -c to compile your own config.",
+            data={"step": e.step, **e.data})
+    return KernelSpecError(f"Binding {b.kernel}'s launch failed: {cause}", data={"step": e.step})
+
+
+def _check_heuristics(b: _Binding, bound, keywords: dict[str, Any]) -> None:
+    """A heuristic may read the value passed under its own name (Triton passes it in), but a value the user
+    set that a heuristic then replaces is refused: it would be silently dropped."""
+    given = b.given | set(b.req.options or {}) | set(b.shape_words)
+    if b.req.num_warps is not None:
+        given.add("num_warps")
+    if b.req.num_stages is not None:
+        given.add("num_stages")
+    for name, value in bound.heuristics.items():
+        if name in given and name in keywords and constexpr_value(keywords[name]) != constexpr_value(value):
+            raise UsageError(
+                f"{name}={constexpr_words(constexpr_value(keywords[name]))}: {b.kernel} computes {name} with "
+                f"@triton.heuristics from its arguments (here {constexpr_words(constexpr_value(value))}); a launch "
+                "replaces the value passed.",
+                hint="Change the arguments it is computed from instead (see the kernel's @triton.heuristics).")
 
 
 def _constexprs(b: _Binding) -> None:
@@ -235,40 +405,6 @@ def _check_arg_names(b: _Binding) -> None:
             )
 
 
-def _autotune(b: _Binding, tuner) -> tuple[dict | None, dict[str, Any]]:
-    """One config of an autotuned kernel, as the tuner would try it: its constexprs and its keywords."""
-    declared = b.given | set((b.example or {}).get("constexprs", {}))  # an EXAMPLES entry names its config
-    autotune, tuned = _pick_config(tuner, b.req, b.values, declared, b.kernel, b.arch)
-    options = dict(tuned.get("options", {}))
-    for k, v in tuned.get("constexprs", {}).items():
-        if k in b.constexpr_names:
-            if k not in b.given:
-                b.values[k] = constexpr_value(v)
-        else:  # an AMD Config's waves_per_eu=2 and the like: a keyword the launch passes to the compile
-            options[k] = v
-    for k, v in options.items():
-        if k in LAUNCH_SHAPE:
-            continue
-        if k not in b.backend_options:
-            raise KernelSpecError(
-                f"Autotune config {autotune['index']} of {b.kernel} sets {k}={v}, which is no constexpr of the "
-                f"kernel and no option of Triton's {_backend_words(b.backend)} backend.",
-                hint="A launch would refuse it too (Triton: 'Keyword argument ... unrecognised').")
-        b.launch_words.setdefault(k, v)
-    return autotune, tuned
-
-
-def _heuristic_names(b: _Binding, heuristics) -> list[str]:
-    names = [n for h in heuristics for n in h.values]
-    clash = sorted(set(names) & b.given)
-    if clash:
-        raise UsageError(
-            f"-c {clash[0]}: {b.kernel} computes {clash[0]} with @triton.heuristics from its arguments; "
-            "a launch replaces any value passed for it.",
-            hint="Change the arguments it is computed from instead (see the kernel's @triton.heuristics).")
-    return names
-
-
 def _example_launch(b: _Binding) -> dict | None:
     """What the EXAMPLES entry's launch function returns for this config (args, grid, check, flops)."""
     example = b.example or {}
@@ -362,66 +498,6 @@ def _check_constexpr(kernel: str, name: str, value: Any) -> None:
         return
     raise KernelSpecError(f"Constexpr {name}={value!r} of {kernel} is not a value a launch can pass "
                           "(a number, bool, string, dtype or None).", hint=f"Give it a value like -c {name}=16.")
-
-
-def _run_heuristics(heuristics, values: dict[str, Any], args: dict[str, Any], kernel: str, arch: str,
-                    gpu: str | None = None) -> None:
-    """@triton.heuristics values, computed as a launch computes them: from every bound argument."""
-    bound = {**stand_in_args(args), **{k: kernel_value(v) for k, v in values.items()}}
-    for wrapper in heuristics:
-        for name, fn in wrapper.values.items():
-            try:
-                with answering(arch, gpu)[0]:
-                    result = fn(bound)
-            except Exception as e:
-                raise KernelSpecError(
-                    f"{kernel}'s @triton.heuristics for {name} failed on these arguments: "
-                    f"{type(e).__name__}: {_one_line(e)}",
-                    hint="Check the arguments it reads (--arg); a tensor is DTYPE[dims] with its shape.") from e
-            values[name] = constexpr_value(result)
-            bound[name] = result
-
-
-def _pick_config(tuner, req: Request, values: dict[str, Any], given: set[str], kernel: str,
-                 arch: str) -> tuple[dict | None, dict[str, Any]]:
-    """The autotune config to compile: --config N (1-based), else the first, after prune_configs_by.
-
-    A real launch times every config and keeps the fastest, which needs a GPU; the pick is
-    recorded (KernelSpec.autotune) so the summary says which config this is and that a tuner
-    may choose another.  When -c sets every constexpr the configs tune, no config applies.
-    """
-    configs = triton_api.autotune_configs(tuner) or []
-    tuned_names = sorted({k for c in configs for k in c["constexprs"]})
-    if req.config is None and tuned_names and all(n in given for n in tuned_names):
-        return None, {}
-    if not configs:
-        if req.config is not None:
-            raise UsageError(f"--config {req.config}: {kernel}'s @triton.autotune has no configs.",
-                             hint="Leave --config out.")
-        return None, {}
-    pruned = configs
-    prune_note = None
-    prune = getattr(tuner, "early_config_prune", None)
-    if prune is not None:
-        bound = {**stand_in_args({n: parse_arg_value(t) for n, t in (req.args or {}).items()}),
-                 **{k: kernel_value(v) for k, v in values.items()}}
-        try:
-            with answering(arch, req.gpu)[0]:
-                kept = prune(list(tuner.configs), bound, **{k: kernel_value(v) for k, v in values.items()})
-            kept_ids = {id(c) for c in kept}
-            pruned = [c for c, raw in zip(configs, tuner.configs) if id(raw) in kept_ids] or configs
-            prune_note = f"prune_configs_by kept {len(pruned)} of {len(configs)}"
-        except Exception as e:
-            prune_note = f"prune_configs_by failed here ({type(e).__name__}: {_one_line(e)}): all configs kept"
-    index = req.config if req.config is not None else 1
-    if not 1 <= index <= len(pruned):
-        raise UsageError(f"--config {index}: {kernel} has {len(pruned)} autotune config"
-                         f"{'s' if len(pruned) != 1 else ''}" + (f" ({prune_note})" if prune_note else "") + ".",
-                         hint=f"Use --config 1 to {len(pruned)}, or `tritonscope sweep` to compile them all.")
-    chosen = pruned[index - 1]
-    info = {"index": index, "count": len(pruned), "of": len(configs), "chosen_by": "--config" if req.config else "first",
-            "prune": prune_note}
-    return info, chosen
 
 
 # The runaway guard: configs Triton is known to compile for many minutes (with a spinner only).

@@ -91,8 +91,10 @@ def autotune_text(info: dict) -> str:
     if info.get("of") not in (None, info.get("count")):
         text += f" (of {info.get('of')} before pruning)"
     text += f", {how}: a tuner times every config on a GPU and may keep another (--config N picks one)"
-    if info.get("prune") and "failed" in str(info["prune"]):
-        text += f"; {info['prune']}"
+    if info.get("launch"):  # its prune_configs_by reads what a positional launch passes
+        text += f"; bound as a launch passing {info['launch']} (its prune_configs_by reads them so)"
+    if info.get("pre_hook") and info["pre_hook"] != "ran":
+        text += f"; the config's pre_hook {info['pre_hook']}"
     return text
 
 
