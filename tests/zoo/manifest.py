@@ -566,6 +566,28 @@ ZOO = [
         "expect": {arch: {"exit": 5, "why": "Triton has the fnuz fp8 types on AMD only (a launch raises the same "
                                              "ValueError)"} for arch in ("sm_90a", "sm_100a")},
     },
+    {
+        "name": "pattern_torch_version_gate",
+        "package": OURS,
+        "target": "tests/zoo/patterns/torch_version_gate.py:mx_quantize_fp8",
+        "args": "--arg x_ptr=bf16[4096,7168] --arg out_ptr=fp8e4nv[4096,7168] --arg scale_ptr=u8[4096,224] "
+                "--arg n_rows=4096 --arg n_cols=7168 --arg stride_x=7168 --arg stride_out=7168 "
+                "--arg stride_scale=224 -c BLOCK_COLS=8192 -w 8",
+        "patterns": ["torch-version-gate", "import-time-device-query"],
+        "launch": "tests/zoo/patterns/torch_version_gate.py (MX quantization defined only on CUDA >= 12.8)",
+        "expect": {"gfx942": {"exit": 3, "why": "the kernel is defined only when torch.version.cuda >= 12.8; a "
+                                                "ROCm torch has none"}},
+    },
+    {
+        "name": "pattern_raw_stream_import",
+        "package": OURS,
+        "target": "tests/zoo/patterns/raw_stream_import.py:add_rms_norm",
+        "args": "--arg x_ptr=bf16[4096,4096] --arg residual_ptr=bf16[4096,4096] --arg w_ptr=bf16[4096] "
+                "--arg stride=4096 --arg n_cols=4096 --arg eps=1e-6 -c BLOCK=4096 -w 8",
+        "patterns": ["import-time-raw-stream", "import-time-device-query"],
+        "launch": "tests/zoo/patterns/raw_stream_import.py (a stream per device cached at import)",
+        "expect": {},
+    },
 ]
 
 def args_for(entry, arch):

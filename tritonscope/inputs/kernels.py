@@ -450,12 +450,67 @@ def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
         sys.modules.pop(name, None)
         if isinstance(e, SystemExit):
             e = RuntimeError(f"it called exit({e.code})")
+        vendor = _vendor_tool_missing(e, path, arch)
+        if vendor is not None:
+            raise vendor from e
         raise KernelSpecError(
             f"Importing {path.name} failed: {type(e).__name__}: {_one_line(e)}",
             hint="The file must import cleanly; run `python " + str(path) + "` to see the error.",
         ) from e
     _ASKED[name] = (answered_for, tuple(answers.asked) if answers is not None else ())
     return module
+
+
+# The programs a library may run at import to learn the GPU vendor; tritonscope answers torch's and Triton's
+# questions for the target, not these.
+_VENDOR_TOOLS = ("nvidia-smi", "rocm-smi", "amd-smi", "rocminfo")
+# os.environ.get("VLLM_TARGET_DEVICE")   os.environ["DS_ACCELERATOR"]   os.getenv('GPU_VENDOR', 'cuda')
+_ENV_READ_RE = re.compile(r"""(?:environ(?:\.get)?|getenv)\s*[\[(]\s*["']([A-Z][A-Z0-9_]*)["']""")
+_VENDOR_WORDS = re.compile(r"DEVICE|VENDOR|PLATFORM|GPU|TARGET|BACKEND|ACCELERATOR")
+
+
+def _vendor_tool_missing(e: BaseException, path: Path, arch: str | None) -> KernelSpecError | None:
+    """The error for an import that ran `nvidia-smi` (rocm-smi, ...) to find the vendor, on a machine without
+    it (FileNotFoundError naming the program); None for any other failure.  The hint names the environment
+    variables the module that ran it reads about the device: a library's own way to be told the vendor."""
+    import subprocess
+    import traceback
+
+    seen, err = set(), e
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, FileNotFoundError) and Path(str(err.filename or "")).name in _VENDOR_TOOLS:
+            break
+        err = err.__cause__ or err.__context__
+    else:
+        return None
+    tool = Path(str(err.filename)).name
+    runner = Path(subprocess.__file__).resolve()
+    caller = None
+    for frame in traceback.extract_tb(err.__traceback__):  # the last frame before subprocess's own: the library's
+        f = frame.filename
+        if f.startswith("<") or Path(f).resolve() == runner:
+            continue
+        caller = frame
+    where = f"{Path(caller.filename).name}:{caller.lineno}" if caller else path.name
+    names: list[str] = []
+    if caller is not None:
+        try:
+            names = [n for n in dict.fromkeys(_ENV_READ_RE.findall(Path(caller.filename).read_text(errors="replace")))
+                     if _VENDOR_WORDS.search(n)]
+        except OSError:
+            pass
+    vendor = "rocm" if arch and ARCHES.get(arch) is not None and ARCHES[arch].backend == "hip" else "cuda"
+    if names:
+        hint = (f"The module that runs it reads {', '.join(names)}: set the vendor there as the library documents "
+                f"for a {vendor} machine (e.g. {names[0]}={vendor}) and run again.")
+    else:
+        hint = (f"Set the library's own vendor setting, if it has one (an environment variable read near {where}), "
+                f"or put a `{tool}` that describes the target's GPU on PATH.")
+    return KernelSpecError(
+        f"Importing {path.name} failed: {where} runs `{tool}` to find the GPU vendor, and this machine has no "
+        f"`{tool}` (tritonscope answers torch's and Triton's GPU questions for the target, not other programs').",
+        hint=hint)
 
 
 # The folders kernel files were imported from: their sibling modules (`helper.py`) are the user's.
@@ -542,9 +597,13 @@ def find_kernel(module, path: Path, kernel: str | None):
                 hint=f"Write {path.name}:KERNEL with KERNEL one of: {', '.join(jit_names) or '(none)'}.",
             )
     if not hasattr(module, kernel):
+        asked = imported_asked(module)
+        gated = (f" Its import asked {', '.join(asked)}, answered for this target: a kernel its module defines "
+                 "only for other answers (a `torch.version.cuda` gate) is not there, as at a launch on such a GPU."
+                 if asked else "")
         raise NotFoundError(
             f"No kernel named {kernel!r} in {path.name}.{close_matches(kernel, jit_names)}",
-            hint=f"Kernels in this file: {', '.join(jit_names) or '(none)'}.",
+            hint=f"Kernels in this file: {', '.join(jit_names) or '(none)'}.{gated}",
         )
     obj = getattr(module, kernel)
     fn = triton_api.jit_function(obj)
@@ -580,6 +639,9 @@ class Request:
     config: int | None = None
     # The GPU a kernel file's import-time questions are answered for (--gpu; None: the arch's reference GPU).
     gpu: str | None = None
+    # --grid as given: numbers or an expression in the kernel's arguments and constexprs (inputs/grid.py),
+    # evaluated when the launch is bound; None: the grid of the kernel file's EXAMPLES launch, if any.
+    grid: str | None = None
 
 
 LAUNCH_SHAPE = ("num_warps", "num_stages")  # launch options with flags of their own (-w, -s)

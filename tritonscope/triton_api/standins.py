@@ -230,6 +230,14 @@ class DeviceAnswers:
         """A stand-in for the parts of torch.cuda a kernel file asks at import (see _TorchCudaAnswers)."""
         return _TorchCudaAnswers(self)
 
+    def torch_versions(self) -> dict[str, str | None]:
+        """torch.version.cuda and .hip as a torch build for the target reports them: on NVIDIA the CUDA
+        version of Triton's bundled ptxas ('12.9': the CUDA this compile's code is assembled with), on
+        AMD a version-shaped HIP stand-in; the other one None, as in such a build."""
+        if self.target.backend == "hip":
+            return {"cuda": None, "hip": HIP_VERSION_STAND_IN}
+        return {"cuda": _bundled_cuda_version(), "hip": None}
+
 
 class _TorchCudaProperties:
     def __init__(self, answers: DeviceAnswers):
@@ -282,6 +290,95 @@ _TORCH_CUDA_NAMES = ("is_available", "device_count", "current_device", "get_devi
                      "get_device_properties", "get_device_name")
 
 
+class _TorchCQueries:
+    """The CUDA-only `torch._C` calls libraries make at import once torch.cuda says there is a device, each a
+    plain query, answered for the one stand-in device (patched onto torch._C while a file imports; a CPU
+    torch lacks them, and a CUDA torch with no GPU raises).
+
+    A library that keeps a stream per device calls `torch._C._cuda_getCurrentRawStream(i)` for each
+    `i < torch.cuda.device_count()` (the raw cudaStream_t, as its kernels launch on): the default stream,
+    0.  Stream objects are (stream id, device index, device type: 1, CUDA, as a ROCm torch says too).
+    """
+
+    def __init__(self, answers: DeviceAnswers):
+        self._answers = answers
+
+    def _cuda_getCurrentRawStream(self, device=None) -> int:
+        self._answers.note("the current stream")
+        return 0
+
+    def _cuda_getCurrentStream(self, device=None) -> tuple[int, int, int]:
+        self._answers.note("the current stream")
+        return (0, int(device or 0), 1)
+
+    def _cuda_getDefaultStream(self, device=None) -> tuple[int, int, int]:
+        self._answers.note("the current stream")
+        return (0, int(device or 0), 1)
+
+    def _cuda_getDevice(self) -> int:
+        return 0
+
+    def _cuda_getDeviceCount(self) -> int:
+        return 1
+
+    def _cuda_isInBadFork(self) -> bool:
+        return False
+
+    def _cuda_getArchFlags(self) -> str:
+        """What torch.cuda.get_arch_list() splits: the archs the torch build has kernels for (here the target)."""
+        self._answers.note("the arch list")
+        target = self._answers.target
+        return str(target.arch) if target.backend == "hip" else f"sm_{target.arch}"
+
+
+_TORCH_C_NAMES = tuple(n for n in vars(_TorchCQueries) if n.startswith("_cuda_"))
+
+_MISSING = object()
+
+
+def _bundled_cuda_version() -> str | None:
+    """'12.9': the CUDA release of the ptxas Triton uses (its bundled one, or TRITON_PTXAS_PATH's)."""
+    from tritonscope.triton_api.knobs import ptxas_version
+    from tritonscope.triton_api.tools import tool_path
+
+    path = tool_path("ptxas")
+    return ptxas_version(path) if path else None
+
+
+def _answer_torch_versions(version, answers: DeviceAnswers, saved: list) -> None:
+    """Make torch.version.cuda and .hip answer for the target while a file imports, noting each read.
+
+    They are plain module attributes, so the reads are seen by taking them out of the module and answering
+    them from a module __getattr__ (PEP 562), which `torch.version.cuda` and `from torch.version import
+    cuda` both reach; the attributes go back afterwards.  The CUDA version is found on the first read only
+    (it runs `ptxas --version`)."""
+    names = [n for n in ("cuda", "hip") if n in vars(version)]
+    if not names:
+        return
+    labels = {"cuda": "the CUDA version", "hip": "the HIP version"}
+    values: dict[str, Any] = {}
+    previous = vars(version).get("__getattr__")
+
+    def answer(name: str):
+        if name in names:
+            if name not in values:
+                values[name] = answers.torch_versions()[name]
+                said = values[name] if values[name] is not None else "none"
+                how = ", Triton's ptxas" if name == "cuda" and values[name] is not None else ""
+                answers.note(f"{labels[name]} ({said}{how})")
+            return values[name]
+        if previous is not None:
+            return previous(name)
+        raise AttributeError(f"module {version.__name__!r} has no attribute {name!r}")
+
+    for name in names:
+        saved.append((version, name, getattr(version, name)))
+    saved.append((version, "__getattr__", previous if previous is not None else _MISSING))
+    for name in names:
+        delattr(version, name)
+    version.__getattr__ = answer
+
+
 # torch.version.hip while a file imports for an AMD target.  Version-shaped because torch itself parses it at
 # import (torch/utils/cpp_extension.py: `int(v) for v in torch.version.hip.split('.')[:2]`, reached by vLLM's
 # fused_moe module); the local label says it is tritonscope's stand-in, not an installed ROCm.
@@ -289,7 +386,8 @@ HIP_VERSION_STAND_IN = "7.0.0+tritonscope"
 
 
 class _PatchTorchOnImport:
-    """A meta-path finder that patches torch.cuda (and torch.version.hip) once `import torch` finishes."""
+    """A meta-path finder that patches torch.cuda (torch.version, torch._C's CUDA queries) once `import torch`
+    finishes."""
 
     def __init__(self, patch):
         self._patch = patch
@@ -316,7 +414,8 @@ class _PatchTorchOnImport:
 @contextlib.contextmanager
 def device_answers(answers: DeviceAnswers):
     """While a kernel file imports (and its heuristics and pruning run): the stand-in driver answers for
-    the target, and torch.cuda, if the file imports torch, answers as the target's GPU would.
+    the target, and torch.cuda, if the file imports torch, answers as the target's GPU would; so do
+    torch.version.cuda/.hip (a build for the target) and torch._C's CUDA-only queries (_TorchCQueries).
 
     torch is never imported here: the patch goes on when the file's own `import torch` finishes (or at
     once, when torch is already loaded), and everything is put back afterwards.
@@ -334,9 +433,14 @@ def device_answers(answers: DeviceAnswers):
                     saved.append((cuda, name, getattr(cuda, name)))
                     setattr(cuda, name, getattr(stand_in, name))
         version = getattr(torch, "version", None)
-        if version is not None and hasattr(version, "hip"):
-            saved.append((version, "hip", version.hip))
-            version.hip = HIP_VERSION_STAND_IN if answers.target.backend == "hip" else None
+        if version is not None:
+            _answer_torch_versions(version, answers, saved)
+        c = getattr(torch, "_C", None)
+        if c is not None:
+            queries = _TorchCQueries(answers)
+            for name in _TORCH_C_NAMES:
+                saved.append((c, name, getattr(c, name, _MISSING)))
+                setattr(c, name, getattr(queries, name))
 
     finder = None
     if "torch" in sys.modules:
@@ -354,7 +458,10 @@ def device_answers(answers: DeviceAnswers):
         if finder is not None and finder in sys.meta_path:
             sys.meta_path.remove(finder)
         for obj, name, value in reversed(saved):
-            setattr(obj, name, value)
+            if value is not _MISSING:
+                setattr(obj, name, value)
+            elif name in vars(obj):
+                delattr(obj, name)
 
 
 class _BlockTorch:
