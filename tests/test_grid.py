@@ -317,26 +317,7 @@ def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 '''
 
 
-@pytest.fixture
-def binds_the_grid(monkeypatch):
-    """The binding with --grid evaluated on its spec's values.  (Until pipeline/binding.py does this itself;
-    applied twice, it gives the same grid.)"""
-    import tritonscope.pipeline.binding as binding
-
-    real = binding.build_spec
-
-    def build_spec(config, *a, **k):
-        loaded = real(config, *a, **k)
-        if getattr(config, "grid", None):
-            spec = loaded.spec
-            grid = evaluate(config.grid, {**spec.args, **spec.constexprs}, kernel=spec.kernel)
-            loaded = replace(loaded, spec=replace(spec, grid=grid))
-        return loaded
-
-    monkeypatch.setattr(binding, "build_spec", build_spec)
-
-
-def test_predict_on_a_file_kernel_with_a_grid(tmp_path, binds_the_grid):
+def test_predict_on_a_file_kernel_with_a_grid(tmp_path):
     path = tmp_path / "scale.py"
     path.write_text(KERNEL)
     args = ["compile", f"{path}:scale", "--arg", "x_ptr=fp32[1048576]", "--arg", "y_ptr=fp32[1048576]",

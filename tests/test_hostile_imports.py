@@ -116,8 +116,6 @@ JSON_COMMANDS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="needs inputs/kernels.py's load_module to import under "
-                                       "core.console.prints_to_stderr (owned elsewhere; see issue 33)")
 @pytest.mark.parametrize("command", sorted(JSON_COMMANDS))
 def test_a_print_at_a_kernel_modules_import_does_not_corrupt_json(tmp_path, command):
     kernel = tmp_path / f"noisy_{command}.py"  # a file per command: each imports it afresh

@@ -192,3 +192,64 @@ def test_a_heuristic_that_reads_a_value_not_passed_names_itself():
                                  "-c", "HEAD_DIM=128", "--stage", "none", "--width", "200"])
     assert result.exit_code == 4, result.output
     assert "heuristics for BACKWARD_PASS failed" in result.output and "KeyError" in result.output
+
+
+BIG_FIRST = '''
+import triton
+import triton.language as tl
+
+
+@triton.autotune([triton.Config({"BLOCK": 256}, num_warps=4, num_stages=8),
+                  triton.Config({"BLOCK": 64}, num_warps=4, num_stages=3)], key=["K"])
+@triton.jit
+def tiles(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K, BLOCK):
+        a = tl.load(a_ptr + r[:, None] * K + (k + r)[None, :])
+        b = tl.load(b_ptr + (k + r)[:, None] * BLOCK + r[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc)
+'''
+
+
+def test_an_autotuned_config_that_does_not_fit_points_at_the_others(tmp_path):
+    path = tmp_path / "tiles.py"
+    path.write_text(BIG_FIRST)
+    args = ["--arg", "a_ptr=fp16[256,4096]", "--arg", "b_ptr=fp16[4096,256]", "--arg", "c_ptr=fp32[256,256]",
+            "--arg", "K=4096", "--arch", "sm_90a", "--stage", "none", "--width", "200"]
+    result = runner.invoke(app, ["compile", f"{path}:tiles", *args])
+    assert result.exit_code == 6, result.output
+    assert "try --config 2 (1 to 2)" in result.output
+    assert runner.invoke(app, ["compile", f"{path}:tiles", *args, "--config", "2"]).exit_code == 0
+
+
+def test_a_package_module_that_fails_to_import_gets_a_hint_that_works(tmp_path, monkeypatch):
+    package = tmp_path / "pkg_fails"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "helpers.py").write_text("VALUE = 1\n")
+    (package / "kern.py").write_text("from .helpers import VALUE\nraise RuntimeError('boom at import')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = runner.invoke(app, ["compile", "pkg_fails.kern:k", "--stage", "none", "--width", "300"])
+    assert result.exit_code == 4, result.output
+    assert "boom at import" in result.output
+    assert "python -c 'import pkg_fails.kern'" in result.output and "python " + str(package) not in result.output
+
+
+def test_errors_follow_the_commands_width():
+    argv = ["compile", "matmul_autotuned", "--config", "3", "-c", "BLOCK_M=64", "--stage", "none"]
+    wide = runner.invoke(app, [*argv, "--width", "250"])
+    assert wide.exit_code == 2
+    assert any(len(line) > 100 for line in wide.output.splitlines()), wide.output
+    narrow = runner.invoke(app, [*argv, "--width", "40"])
+    assert all(len(line) <= 40 for line in narrow.output.splitlines()), narrow.output
+
+
+def test_an_empty_string_constexpr_is_shown_quoted():
+    args = ["--arg", "x_ptr=bf16[64,64]", "--arg", "out_ptr=bf16[64,64]", "--arg", "loss_ptr=fp32[64]",
+            "--arg", "n_cols=64", "--arg", "stride=64", "-c", 'ACTIVATION=""', "-c", "reduction=sum", "-c", "BLOCK=64"]
+    result = runner.invoke(app, ["compile", f"{ROOT}/tests/zoo/patterns/string_constexpr.py:act_reduce", *args,
+                                 "--stage", "none", "--width", "300", "--no-color"])
+    assert result.exit_code == 0, result.output
+    assert "ACTIVATION: constexpr = ''" in result.output and "reduction: constexpr = 'sum'" in result.output

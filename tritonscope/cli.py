@@ -84,11 +84,13 @@ def _warn(message: str) -> None:
     _stderr_lines("bold yellow", "warning", message)
 
 
-def report_error(err: TritonscopeError) -> None:
-    _stderr_lines("bold red", "error", str(err.message), context=err.context, hint=err.hint)
+def report_error(err: TritonscopeError, *, width: int | None = None, color: bool | None = None) -> None:
+    """The error on stderr, at the command's --width and --color/--no-color where it has them."""
+    _stderr_lines("bold red", "error", str(err.message), context=err.context, hint=err.hint, width=width, color=color)
 
 
-def _stderr_lines(style: str, label: str, message: str, *, context=None, hint=None) -> None:
+def _stderr_lines(style: str, label: str, message: str, *, context=None, hint=None, width: int | None = None,
+                  color: bool | None = None) -> None:
     """'label: message', then the context lines and a hint, on stderr.
 
     Messages quote kernel names, file names, variables and Triton's own
@@ -99,7 +101,8 @@ def _stderr_lines(style: str, label: str, message: str, *, context=None, hint=No
     from tritonscope.core.console import make_console
     from tritonscope.core.sanitize import visible
 
-    console = make_console(stderr=True)
+    console = make_console(stderr=True, width=width if isinstance(width, int) and width >= 20 else None,
+                           color=color if isinstance(color, bool) else None)
     console.print(f"[{style}]{label}:[/] {escape(visible(message))}")
     if context:
         for line in str(context).splitlines():
@@ -136,7 +139,7 @@ def handle_errors(fn):
         except TritonscopeError as e:
             if debug:
                 traceback.print_exc()
-            report_error(e)
+            report_error(e, width=kwargs.get("width"), color=kwargs.get("color"))
             raise typer.Exit(int(e.exit_code))
         except KeyboardInterrupt:
             print("\ninterrupted: stopped before finishing; nothing was written.", file=sys.stderr)

@@ -333,7 +333,12 @@ def out_of_resources(analysis, *, more_hint: str = ""):
     if not problems:
         return None
     spec = analysis.artifact.spec
+    hint = "Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in shared memory)."
+    tuned = spec.autotune or {}
+    if tuned.get("count", 1) > 1:  # a tuner skips a config that does not launch and times the others
+        other = 2 if tuned.get("index") == 1 else 1
+        hint = (f"This is config {tuned.get('index')} of {tuned['count']} of its @triton.autotune, which a tuner "
+                f"would skip: try --config {other} (1 to {tuned['count']}), or `tritonscope sweep` to see which "
+                "fit. Or use a smaller block size or fewer stages.")
     return OutOfResourcesError(
-        f"{spec.kernel} ({spec.label()}) will not launch: " + "; ".join(problems) + ".",
-        hint="Use a smaller block size or fewer stages (each stage keeps another copy of the tiles in shared "
-             "memory)." + more_hint)
+        f"{spec.kernel} ({spec.label()}) will not launch: " + "; ".join(problems) + ".", hint=hint + more_hint)

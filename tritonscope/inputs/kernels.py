@@ -433,7 +433,10 @@ def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
         del sys.modules[name]
     asking, answers = answering(arch, gpu)
     try:
-        with _own_folder_first(folders), asking:
+        from tritonscope.core.console import prints_to_stderr
+
+        # a print() at import must not reach stdout, which may be --json's
+        with _own_folder_first(folders), asking, prints_to_stderr():
             if dotted:
                 module = importlib.import_module(dotted)
                 if Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
@@ -453,9 +456,13 @@ def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
         vendor = _vendor_tool_missing(e, path, arch)
         if vendor is not None:
             raise vendor from e
+        plain = (f"cd {root} && python -c 'import {dotted}'" if dotted else f"python {path}")
         raise KernelSpecError(
             f"Importing {path.name} failed: {type(e).__name__}: {_one_line(e)}",
-            hint="The file must import cleanly; run `python " + str(path) + "` to see the error.",
+            hint=f"The module must import cleanly: `{plain}` shows the error in plain Python. If it imports "
+                 f"there, the stand-in GPU{f' ({arch})' if arch else ''} tritonscope answers its questions with "
+                 "broke it: rerun with --debug and report the traceback.",
+            data={"module": dotted or str(path)},
         ) from e
     _ASKED[name] = (answered_for, tuple(answers.asked) if answers is not None else ())
     return module

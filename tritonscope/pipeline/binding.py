@@ -131,7 +131,7 @@ def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel
         args={k: (str(v) if isinstance(v, (TensorArg, DescArg)) else v) for k, v in args.items()},
         constexprs={n: b.values[n] for n in b.constexpr_names},
         num_warps=bound.num_warps, num_stages=bound.num_stages, arch=arch, shape=b.shape, dtype=b.dtype,
-        grid=tuple(launch["grid"]) if launch and launch.get("grid") else None,
+        grid=_grid(b, args, launch),
         options={**{k: v for k, v in b.values.items() if k in b.launch_params and k not in b.backend_options},
                  **check_launch_options(options)},
         asked=tuple(imported_asked(module) if kernel_object is None else ()),
@@ -140,6 +140,15 @@ def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel
         heuristics=tuple(bound.heuristics),
     )
     return Loaded(spec, fn, obj, b.example, launch)
+
+
+def _grid(b: _Binding, args: dict[str, Any], launch: dict | None) -> tuple[int, ...] | None:
+    """--grid evaluated on this launch's bound values, else the EXAMPLES launch's grid, else None."""
+    if b.req.grid:
+        from tritonscope.inputs.grid import evaluate
+
+        return evaluate(b.req.grid, {**args, **{n: b.values[n] for n in b.constexpr_names}}, kernel=b.kernel)
+    return tuple(launch["grid"]) if launch and launch.get("grid") else None
 
 
 def _example_value(b: _Binding, name: str) -> str:

@@ -32,9 +32,6 @@ class Config(Request):
     canonical (a key of model.ARCHES) and never empty; made by resolve()."""
 
     arch: str = ""
-    # --grid as given: numbers or an expression in the kernel's arguments and constexprs (inputs/grid.py),
-    # evaluated when the launch is bound; None: the grid of the kernel file's EXAMPLES launch, if any.
-    grid: str | None = None
 
     def with_launch(self, **words: Any) -> "Config":
         """This config with launch options changed, each by a launch's own keyword
@@ -76,7 +73,7 @@ def resolve(request, default_arch: str | None = None) -> Config:
     # every value checked; the arch canonicalised, here only (an empty or unknown --arch fails here)
     arch = checked_arch(request) or default_arch or local_arch()
     check_options_for_arch(request.options, arch)
-    values = {f.name: getattr(request, f.name, None) for f in fields(Config)}  # a plain Request has no grid
+    values = {f.name: getattr(request, f.name, None) for f in fields(Config)}
     if values["grid"] is not None:
         from tritonscope.inputs.grid import parse_grid
 
@@ -85,31 +82,13 @@ def resolve(request, default_arch: str | None = None) -> Config:
 
 
 def with_grid(request, grid: str | None):
-    """The request with --grid's text (checked: a bad expression is exit 2 now, before any compile).
-
-    A Config (resolved, or a request type with a grid field) gets it by
-    `replace`; a plain kernels.Request becomes a GridRequest, which `replace`,
-    `asdict`, sweep's workers and `resolve` keep it through.
-    """
+    """The request with --grid's text (checked: a bad expression is exit 2 now, before any compile)."""
     if grid is None:
         return request
     from tritonscope.inputs.grid import parse_grid
 
     parse_grid(grid)
-    if any(f.name == "grid" for f in fields(request)):
-        return replace(request, grid=grid)
-    return GridRequest(**{f.name: getattr(request, f.name) for f in fields(request)}, grid=grid)
-
-
-@dataclass(frozen=True)
-class GridRequest(Request):
-    """A kernels.Request (the user's words, not resolved) with --grid's text.
-
-    Only until kernels.Request has a `grid` field of its own: with it,
-    with_grid replaces the field and this class goes.
-    """
-
-    grid: str | None = None
+    return replace(request, grid=grid)
 
 
 def check_options_for_arch(options: dict | None, arch: str) -> None:

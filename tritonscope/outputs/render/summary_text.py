@@ -38,7 +38,7 @@ def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
                      + (f"  grid={s.grid}" if s.grid else "")))
     rows.append(("arguments", ", ".join(
         f"{x.name}: {x.type}" + (f" {{{', '.join(x.attrs)}}}" if x.attrs else "")
-        + (f" = {x.value}" if x.type == "constexpr" else "") for x in a.specialization)))
+        + (f" = {constexpr_words(x.value)}" if x.type == "constexpr" else "") for x in a.specialization)))
     rows.append(("triton", a.triton_version
                  + ("" if s.fp_fusion is None else f", fp fusion {'on' if s.fp_fusion else 'off'}")
                  + (f"  ({', '.join(f'{k}={v}' for k, v in a.env.items())})" if a.env else "")))
