@@ -47,12 +47,18 @@ def test_zoo_kernel_compiles_as_typed(entry, arch, monkeypatch):
     monkeypatch.chdir(ROOT)
     argv = ["compile", entry["target"], *shlex.split(manifest.args_for(entry, arch)),
             "--arch", arch, "--stage", "none", "--no-color", "--width", "200"]
+    predict = arch == "sm_90a" and entry.get("grid")  # where the launch's grid is known, it is predicted too
+    if predict:
+        argv += ["--grid", entry["grid"], "--predict", "--gpu", "H100"]
     result = runner.invoke(app, argv)
     want = manifest.expect_for(entry, arch)
     code = 0 if want == "ok" else want["exit"]
     assert result.exit_code == code, f"tritonscope {shlex.join(argv)}\n{result.output[-3000:]}"
     if code == 0:
         assert f"tritonscope · {entry['target'].split(':')[-1]}" in result.output
+    if code == 0 and predict:
+        row = next((line for line in result.output.splitlines() if "predicted" in line), "")
+        assert re.search(r"predicted\s+[\d.]+ (?:ms|us|µs)", row), f"no prediction:\n{result.output[-3000:]}"
 
 
 def zoo_table() -> str:
@@ -67,7 +73,8 @@ def zoo_table() -> str:
         rows.append(f"| `{e['target']}` | {e['package']} | {', '.join(e['patterns'])} | " + " | ".join(cells) + " |")
     rows += ["", "<details><summary>The command of each (add <code>--arch ARCH</code>)</summary>", "", "```text"]
     for e in manifest.ZOO:
-        rows.append(f"tritonscope compile {e['target']} {manifest.args_for(e, manifest.ARCHES[0])}")
+        grid = f" --grid '{e['grid']}'" if e.get("grid") else ""
+        rows.append(f"tritonscope compile {e['target']} {manifest.args_for(e, manifest.ARCHES[0])}{grid}")
         for arch in manifest.ARCHES[1:]:
             if manifest.args_for(e, arch) != manifest.args_for(e, manifest.ARCHES[0]):
                 rows.append(f"tritonscope compile {e['target']} {manifest.args_for(e, arch)} --arch {arch}")
@@ -90,7 +97,9 @@ def test_every_pattern_of_the_issue_has_a_kernel():
     patterns = {p for e in manifest.ZOO for p in e["patterns"]}
     for wanted in ("interleaved-constexpr", "dtype-constexpr", "string-constexpr", "import-time-device-query",
                    "host-tensor-descriptor", "amd-backend-options", "launch-option-constexpr", "sibling-import",
-                   "heuristics", "autotune", "module-path"):
+                   "heuristics", "autotune", "module-path", "heuristic-launch-option", "heuristic-reads-own-key",
+                   "keyword-pruner", "backend-default-stages", "unsigned-tensor", "fnuz-fp8", "torch-version-gate",
+                   "import-time-raw-stream"):
         assert wanted in patterns, wanted
     real = [e for e in manifest.ZOO if e["package"] != manifest.OURS]
     assert len(real) >= 25, len(real)

@@ -588,6 +588,59 @@ ZOO = [
         "launch": "tests/zoo/patterns/raw_stream_import.py (a stream per device cached at import)",
         "expect": {},
     },
+    # ---------------------------------------------------------------- launch-exact patterns
+    {
+        "name": "pattern_heuristic_num_warps",
+        "package": OURS,
+        "target": "tests/zoo/patterns/launch_exact.py:rows_heuristic_warps",
+        "args": "--arg x_ptr=fp32[4096,4096] --arg y_ptr=fp32[4096,4096] --arg stride=4096 --arg n_cols=4096",
+        "patterns": ["heuristics", "heuristic-launch-option"],
+        "launch": "tests/zoo/patterns/launch_exact.py (num_warps set by @triton.heuristics, as cross-entropy kernels do)",
+        "grid": "4096",
+        "expect": {},
+    },
+    {
+        "name": "pattern_heuristic_own_key",
+        "package": OURS,
+        "target": "tests/zoo/patterns/launch_exact.py:rope_own_key",
+        "args": "--arg q_ptr=bf16[4096,128] --arg cos_ptr=bf16[4096,64] --arg sin_ptr=bf16[4096,64] "
+                "--arg seq_len=4096 -c HEAD_DIM=128 -c BACKWARD_PASS=false",
+        "patterns": ["heuristics", "heuristic-reads-own-key"],
+        "launch": "tests/zoo/patterns/launch_exact.py (a RoPE launch passing BACKWARD_PASS=False)",
+        "grid": "4096",
+        "expect": {},
+    },
+    {
+        "name": "pattern_keyword_pruner",
+        "package": OURS,
+        "target": "tests/zoo/patterns/launch_exact.py:copy_keyword_pruned",
+        "args": "--arg x_ptr=fp32[2000] --arg y_ptr=fp32[2000] --arg n_elements=2000",
+        "patterns": ["autotune", "keyword-pruner"],
+        "launch": "tests/zoo/patterns/launch_exact.py (a keyword launch; early_config_prune reads kwargs)",
+        "grid": "cdiv(n_elements, BLOCK)",
+        "expect": {},
+    },
+    {
+        "name": "pattern_positional_pruner",
+        "package": OURS,
+        "target": "tests/zoo/patterns/launch_exact.py:copy_positional_pruned",
+        "args": "--arg x_ptr=fp32[2000] --arg y_ptr=fp32[2000] --arg n_elements=2000",
+        "patterns": ["autotune", "positional-pruner"],
+        "launch": "tests/zoo/patterns/launch_exact.py (a positional launch; early_config_prune reads nargs)",
+        "grid": "cdiv(n_elements, BLOCK)",
+        "expect": {},
+    },
+    {
+        "name": "pattern_default_stages",
+        "package": OURS,
+        "target": "tests/zoo/patterns/launch_exact.py:gemm_default_stages",
+        "args": "--arg a_ptr=fp16[4096,4096] --arg b_ptr=fp16[4096,4096] --arg c_ptr=fp16[4096,4096] --arg M=4096 "
+                "--arg N=4096 --arg K=4096 -c BLOCK_M=128 -c BLOCK_N=128 -c BLOCK_K=64",
+        "patterns": ["backend-default-stages"],
+        "launch": "tests/zoo/patterns/launch_exact.py (a launch passing no num_stages: the backend's default)",
+        "grid": "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+        "expect": {},
+    },
 ]
 
 def args_for(entry, arch):
