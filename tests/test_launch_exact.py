@@ -253,3 +253,26 @@ def test_an_empty_string_constexpr_is_shown_quoted():
                                  "--stage", "none", "--width", "300", "--no-color"])
     assert result.exit_code == 0, result.output
     assert "ACTIVATION: constexpr = ''" in result.output and "reduction: constexpr = 'sum'" in result.output
+
+
+def test_config_predicted_compiles_the_config_the_model_predicts_fastest():
+    import json
+
+    argv = ["compile", f"{ROOT / FILE}:copy_keyword_pruned", "--arg", "x_ptr=fp32[1048576]",
+            "--arg", "y_ptr=fp32[1048576]", "--arg", "n_elements=1048576", "--grid", "cdiv(n_elements, BLOCK)",
+            "--gpu", "H100", "--config", "predicted", "--stage", "none"]
+    result = runner.invoke(app, [*argv, "--json"])
+    assert result.exit_code == 0, result.output
+    spec = json.loads(result.output)["artifact"]["spec"]
+    info = spec["autotune"]
+    assert info["chosen_by"] == "predicted" and info["count"] == 3 and len(info["predictions"]) == 3
+    times = {r["index"]: r["predicted_ms"] for r in info["predictions"]}
+    assert all(t is not None and t > 0 for t in times.values())
+    assert info["index"] == min(times, key=times.get)
+    assert spec["constexprs"]["BLOCK"] == [4096, 1024, 256][info["index"] - 1]
+    text = runner.invoke(app, [*argv, "--no-color", "--width", "300"])
+    assert "predicted fastest on H100 SXM (a prediction, not a timing; expected error" in text.output, text.output
+    nogrid = runner.invoke(app, [a for a in argv if a not in ("--grid", "cdiv(n_elements, BLOCK)")])
+    assert nogrid.exit_code == 2 and "--grid" in nogrid.output, nogrid.output
+    bad = runner.invoke(app, ["compile", "matmul_autotuned", "--config", "fastest", "--stage", "none"])
+    assert bad.exit_code == 2 and "'predicted'" in bad.output

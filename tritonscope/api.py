@@ -385,7 +385,7 @@ def _in_api_terms(err):
         text = text.replace("`compile --timeout SECONDS`", "the command line's `compile --timeout SECONDS`")
         return _CLI_WORDS.sub(one, text)
 
-    return type(err)(words(err.message), hint=words(err.hint), context=err.context)
+    return type(err)(words(err.message), hint=words(err.hint), context=err.context, data=err.data)
 
 
 def _target_of(obj: Any) -> str:

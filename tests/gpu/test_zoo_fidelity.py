@@ -3,9 +3,13 @@
 Run on an H100/H200: `pytest -m gpu tests/gpu/test_zoo_fidelity.py -s`.  Each case is the zoo's
 command line, turned into a Request as the CLI does; tritonscope compiles it GPU-less (the
 kernel file imported with the stand-in driver answering its import-time questions), and a
-fresh Python process imports the same file with the real driver and launches the kernel for
-real (grid (1,), zero-filled tensors of the described shapes): for an autotuned kernel, the
-same config of its own, freshly built config list, as the autotuner launches each config.
+fresh Python process imports the same file with the real driver and launches the decorated
+kernel for real, as the library does: `kernel[(1,)](**keywords)` with zero-filled tensors of
+the described shapes and only the keywords the command line passed (constexprs, options,
+-w/-s), so its own @triton.heuristics, prune_configs_by and backend defaults decide the rest.
+An autotuned kernel's Autotuner keeps just the config tritonscope chose (from its own, freshly
+built config list), so the launch times nothing and compiles that config.  The stages and the
+num_warps/num_stages the launch compiled must equal tritonscope's.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ if not torch.cuda.is_available():  # pragma: no cover
 from test_gpu import _first_difference, normalize  # noqa: E402
 
 from tritonscope.pipeline.binding import build_spec  # noqa: E402
-from tritonscope.inputs.kernels import Request, parse_assignments  # noqa: E402
+from tritonscope.inputs.kernels import Request, parse_assignments, parse_scalar  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "zoo"))
@@ -46,6 +50,17 @@ CASES = [
     ("pattern_dtype_constexpr", ""),
     ("pattern_host_descriptor", ""),
     ("liger_dyt_fwd", ""),
+    # launch-exact patterns: Triton's own launch path decides
+    ("pattern_heuristic_num_warps", ""),
+    ("pattern_heuristic_own_key", ""),
+    ("pattern_keyword_pruner", ""),
+    ("pattern_positional_pruner", ""),
+    ("pattern_default_stages", ""),
+    ("pattern_heuristics", ""),
+    ("pattern_unsigned_fnuz", ""),
+    ("pattern_torch_version_gate", ""),
+    ("pattern_raw_stream_import", ""),
+    ("pattern_amd_options_config", ""),
 ]
 
 
@@ -90,7 +105,7 @@ else:
 obj = getattr(module, name)
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
-from tritonscope.inputs.kernels import parse_arg_value, TensorArg, DescArg, kernel_value
+from tritonscope.inputs.kernels import parse_arg_value, parse_constexpr, TensorArg, DescArg, kernel_value
 from tritonscope.measure import runner
 kw = {}
 for arg, text in payload["args"].items():
@@ -104,20 +119,21 @@ for arg, text in payload["args"].items():
         kw[arg] = TensorDescriptor.from_tensor(t, list(v.block))
     else:
         kw[arg] = v
-kw.update({k: kernel_value(v) for k, v in payload["given"].items()})
+kw.update({k: kernel_value(parse_constexpr(v)) for k, v in payload["given"].items()})
 kw.update(payload["options"])
-fn = obj
-if payload["config"]:  # the autotuner's own config list, built by this import on this GPU
-    cfg = obj.configs[payload["config"] - 1]
-    kw.update(cfg.all_kwargs())
-    fn = obj.fn
-else:
-    kw["num_warps"], kw["num_stages"] = payload["num_warps"], payload["num_stages"]
-    while type(fn).__name__ not in ("JITFunction", "Heuristics") and hasattr(fn, "fn"):
-        fn = fn.fn
-kernel = fn[(1,)](**kw)
+tuner = obj
+while tuner is not None and not any(c.__name__ == "Autotuner" for c in type(tuner).__mro__):
+    tuner = getattr(tuner, "fn", None)
+if tuner is not None and payload["skip_tuner"]:
+    tuner.run = lambda *a, **k: tuner.fn.run(*a, **k)  # every tuned value given: the launch's own config
+elif tuner is not None:
+    tuner.configs = [tuner.configs[payload["config"] - 1]]  # the config tritonscope chose, from this import
+positional = [kw.pop(n) for n in payload["positional"]]
+kernel = obj[(1,)](*positional, **kw)
 torch.cuda.synchronize()
-print(json.dumps({k: kernel.asm[k] for k in ("ttir", "ttgir", "llir", "ptx")}))
+out = {k: kernel.asm[k] for k in ("ttir", "ttgir", "llir", "ptx")}
+out["launch"] = {"num_warps": kernel.metadata.num_warps, "num_stages": kernel.metadata.num_stages}
+print(json.dumps(out))
 '''
 
 
@@ -133,27 +149,27 @@ def test_zoo_kernel_equals_a_real_launch(name, extra, tmp_path, monkeypatch):
     loaded = build_spec(request_of(entry, extra), ARCH)
     artifact = compile_artifact(loaded)
     spec = loaded.spec
-    tuned = spec.autotune is not None and not spec.autotune.get("prune")
-    given = {k: v for k, v in spec.constexprs.items() if not (tuned and k in _config_names(loaded))
-             and k not in spec.heuristics}
+    request = request_of(entry, extra)
+    # what the command line passed, as the launch passes it: -c constexprs (text), options, -w/-s
+    given = {k: v for k, v in (request.constexprs or {}).items() if k in spec.constexprs}
+    options = {k: parse_scalar(v) for k, v in (request.constexprs or {}).items() if k not in spec.constexprs}
+    for option in ("num_warps", "num_stages"):
+        if getattr(request, option) is not None:
+            options[option] = getattr(request, option)
+    how = (spec.autotune or {}).get("launch", "")
     payload = {"target": entry["target"], "args": {k: str(v) if v is not None else None for k, v in spec.args.items()},
-               "given": given, "options": {k: v for k, v in spec.options.items()},
-               "config": spec.autotune["index"] if tuned else None,
-               "num_warps": spec.num_warps, "num_stages": spec.num_stages}
+               "given": given, "options": options,
+               "config": (spec.autotune or {}).get("original"), "skip_tuner": spec.autotune is None,
+               "positional": how.split(": ", 1)[1].split(", ") if how.startswith("by position: ") else []}
     env = {**os.environ, "TRITON_CACHE_DIR": str(tmp_path / "real")}
     out = subprocess.run([sys.executable, "-c", _REAL, json.dumps(payload)], capture_output=True, text=True,
                          env=env, cwd=ROOT, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     real = json.loads(out.stdout.strip().splitlines()[-1])
+    launch = real.pop("launch")
+    assert (launch["num_warps"], launch["num_stages"]) == (spec.num_warps, spec.num_stages), launch
     same = {s: normalize(s, artifact.stages[s]) == normalize(s, real[s]) for s in real}
     print(f"\nZOO FIDELITY {name} [{spec.label()} {extra}] asked={list(spec.asked)} "
           + " ".join(f"{k}={'same' if v else 'DIFFERENT'}" for k, v in same.items()))
     for s, ok in same.items():
         assert ok, f"{s} differs: " + _first_difference(normalize(s, artifact.stages[s]), normalize(s, real[s]))
-
-
-def _config_names(loaded) -> set[str]:
-    from tritonscope import triton_api
-
-    tuner, _ = triton_api.kernel_wrappers(loaded.obj)
-    return {k for c in (triton_api.autotune_configs(tuner) or []) for k in c["constexprs"]}

@@ -17,9 +17,22 @@ ConstexprOpt = typer.Option(None, "-c", "--constexpr", metavar="NAME=VALUE",
                             help="A launch keyword (repeatable): a constexpr (-c BLOCK=32; a dtype "
                                  "-c compute_type=tl.bfloat16; a string -c reduction=mean) or a backend "
                                  "option (-c waves_per_eu=2, -c maxnreg=128).")
-ConfigOpt = typer.Option(None, "--config", metavar="N", min=1,
+def _config_choice(value):
+    """--config N (1-based) or --config predicted."""
+    if value is None or isinstance(value, int):
+        return value
+    text = str(value).strip().lower()
+    if text == "predicted":
+        return "predicted"
+    if text.isdigit() and int(text) >= 1 and len(text) < 10:
+        return int(text)
+    raise typer.BadParameter(f"{value!r} is not a config number (1, 2, ...) or 'predicted'.")
+
+
+ConfigOpt = typer.Option(None, "--config", metavar="N|predicted", callback=_config_choice,
                          help="For an @triton.autotune kernel: compile its Nth config (after its "
-                              "prune_configs_by; default the first).")
+                              "prune_configs_by; default the first), or 'predicted': the one the cost model "
+                              "predicts fastest at the launch's grid (each config is compiled to predict it).")
 BlockOpt = typer.Option(None, "--block", metavar="N",
                         help="Samples' shorthand for their tile size constexpr(s): one value, e.g. --block 16.")
 GridOpt = typer.Option(None, "--grid", metavar="GRID",

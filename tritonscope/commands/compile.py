@@ -15,7 +15,7 @@ def compile_cmd(
     ctx: typer.Context,
     target: str = typer.Argument(..., help=c.TARGET_HELP),
     kernel: Values = CONFIG + GRID,
-    config: Optional[int] = c.ConfigOpt,
+    config: Optional[str] = c.ConfigOpt,
     predict: bool = typer.Option(False, "--predict",
                                  help="Also predict the kernel's time at its launch (GPU-less cost model, see "
                                       "README 'Predicted time'): a 'predicted' summary row, in --json under "

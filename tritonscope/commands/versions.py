@@ -84,7 +84,7 @@ def versions_cmd(
     sides: Values = SIDES,
     arch: Optional[List[str]] = ArchesOpt,
     kernel: Values = CONFIG.only("constexpr", "arg", "num_warps", "num_stages"),
-    config: Optional[int] = c.ConfigOpt,
+    config: Optional[str] = c.ConfigOpt,
     run: Values = RUN,
     files: Values = FILES,
     environments: Values = ENVIRONMENTS,
@@ -123,6 +123,11 @@ def versions_cmd(
     err = env.console(stderr=True)
     if environments.envs or environments.add or environments.remove:
         return _manage_environments(env, err, environments, targets)
+    if config == "predicted":
+        from tritonscope.core.errors import UsageError
+
+        raise UsageError("versions compiles one config per side: --config predicted is compile's.",
+                         hint="Give --config N, or pick it first with `tritonscope compile ... --config predicted`.")
     rules = [parse_rule(r) for r in run.fail_on or []]
     _check_files(files)
     if files.replay:

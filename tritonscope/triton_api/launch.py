@@ -104,10 +104,9 @@ def bind_launch(obj, *, positional: list[tuple[str, Any]], keywords: dict[str, A
     (the stand-in device's answers).  Raises LaunchError when a step of the kernel's code fails."""
     jit_fn = _innermost(obj)
     tuner, heuristics = tuners_and_heuristics(obj)
-    top = obj
-    if skip_tuner and tuner is not None:
-        top = tuner.fn
-        tuner = None
+    passed_by = None
+    if skip_tuner and tuner is not None:  # the tuner hands the launch on as it came; layers above it still run
+        passed_by, tuner = tuner, None
     seen: dict[str, Any] = {}
 
     def record(*args, **kwargs):
@@ -116,18 +115,20 @@ def bind_launch(obj, *, positional: list[tuple[str, Any]], keywords: dict[str, A
 
     patched: list[tuple[Any, str]] = [(jit_fn, "run")]
     autotune_info: dict[str, Any] = {}
-    if tuner is not None:
-        patched.append((tuner, "run"))
+    if tuner is not None or passed_by is not None:
+        patched.append((tuner or passed_by, "run"))
     names = list(jit_fn.arg_names)
     with (answering() if answering else contextlib.nullcontext()):
         try:
             jit_fn.run = record
             if tuner is not None:
                 tuner.run = _tuned_run(tuner, choice or Choice(), autotune_info)
+            if passed_by is not None:
+                passed_by.run = lambda *a, **k: passed_by.fn.run(*a, **k)
             for layer in heuristics:
                 _wrap_heuristics(layer)
             try:
-                top.run(*[v for _, v in positional], grid=(1,), warmup=True, **keywords)
+                obj.run(*[v for _, v in positional], grid=(1,), warmup=True, **keywords)
             except _Stop:
                 pass
         finally:

@@ -86,11 +86,19 @@ def prediction_text(p: dict) -> str:
 
 def autotune_text(info: dict) -> str:
     """'config 1 of 4 (the first: a tuner times every config on a GPU and may keep another; --config N)'."""
-    how = "the first" if info.get("chosen_by") == "first" else "--config"
     text = f"config {info.get('index')} of {info.get('count')}"
     if info.get("of") not in (None, info.get("count")):
         text += f" (of {info.get('of')} before pruning)"
-    text += f", {how}: a tuner times every config on a GPU and may keep another (--config N picks one)"
+    if info.get("chosen_by") == "predicted":
+        error = info.get("expected_error")
+        others = [f"{r['index']}: {r['predicted_ms']:.4g} ms" if r.get("predicted_ms") is not None
+                  else f"{r['index']}: none ({r.get('why') or 'no prediction'})" for r in info.get("predictions", [])]
+        text += (f", predicted fastest on {info.get('gpu')} (a prediction, not a timing"
+                 + (f"; expected error ±{error * 100:.0f}%" if error else "") + f"; configs {', '.join(others)})"
+                 ": a tuner times every config on a GPU and may keep another")
+    else:
+        how = "the first" if info.get("chosen_by") == "first" else "--config"
+        text += f", {how}: a tuner times every config on a GPU and may keep another (--config N picks one)"
     if info.get("launch"):  # its prune_configs_by reads what a positional launch passes
         text += f"; bound as a launch passing {info['launch']} (its prune_configs_by reads them so)"
     if info.get("pre_hook") and info["pre_hook"] != "ran":
