@@ -47,7 +47,8 @@ FILES = Group([
     ("as_json", bool, typer.Option(False, "--json", help="Print the report as JSON.")),
     ("junit", Optional[str], typer.Option(None, "--junit", metavar="FILE", help="Write a JUnit XML file (for CI).")),
     ("save", Optional[str], typer.Option(None, "--save", help="Save the report: .html, .md, .json or .txt.")),
-    ("force", bool, typer.Option(False, "--force", help="Overwrite existing --save/--junit files.")),
+    ("force", bool, typer.Option(False, "--force", help="Overwrite existing --save/--junit files and the record in "
+                                                        "a --record folder.")),
     ("record", Optional[str], typer.Option(None, "--record", metavar="DIR",
                                            help="Keep every compile (all stages) in DIR, to replay the report later.")),
     ("replay", Optional[str], typer.Option(None, "--replay", metavar="DIR",
@@ -129,6 +130,7 @@ def versions_cmd(
         raise UsageError("versions compiles one config per side: --config predicted is compile's.",
                          hint="Give --config N, or pick it first with `tritonscope compile ... --config predicted`.")
     rules = [parse_rule(r) for r in run.fail_on or []]
+    c.check_timeout(run.timeout)
     _check_files(files)
     if files.replay:
         rep = _replay(files.replay, targets, sides, rules)
@@ -149,21 +151,26 @@ def _manage_environments(env, err, environments: Values, targets) -> None:
     if environments.remove:
         typer.echo(E.remove_env(environments.remove))
     if environments.add:
-        e = E.resolve(environments.add, progress=_say(err))
+        e = E.resolve(environments.add, progress=_say(err), remake=True)
         typer.echo(f"triton {e.triton}: {e.python}")
     if environments.envs:
         _print_envs(env.console(), E.list_envs())
 
 
 def _check_files(files: Values) -> None:
-    """--save's format and both files' paths, checked before any work (exit 8)."""
-    from tritonscope.core.output import check_path
+    """--save's format, both files' paths and the --record folder, checked before any work (exit 8)."""
+    from tritonscope.core.output import check_folder, check_path
     from tritonscope.outputs import save
 
     if files.save:
         save.check(files.save, force=files.force, names=save.VERSIONS, what="report")
     if files.junit:
         check_path(files.junit, force=files.force)
+    if files.record:
+        if files.replay:
+            raise UsageError("--record keeps a run's compiles and --replay rebuilds a report from a record: "
+                             "give one of them.")
+        check_folder(files.record, force=files.force, holds="manifest.json", what="record")
 
 
 def _replay(folder: str, targets, sides: Values, rules: list):

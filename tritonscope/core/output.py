@@ -83,9 +83,37 @@ def format_of(path: str | Path, formats: dict[str, str], what: str = "output") -
     return formats[ext]
 
 
+@contextlib.contextmanager
+def os_errors(path: str | Path, what: str = "write"):
+    """An OSError from looking at `path` (a name too long for the filesystem, a folder we may not enter) as an
+    OutputError: "Cannot write PATH: File name too long." with a hint that names the cause."""
+    try:
+        yield
+    except OSError as e:
+        raise OutputError(f"Cannot {what} {path}: {e.strerror or e}.", hint=_os_hint(Path(path), e)) from None
+
+
+def _os_hint(path: Path, e: OSError) -> str:
+    import errno
+
+    if e.errno == errno.ENAMETOOLONG:
+        longest = max(path.parts or (str(path),), key=lambda part: len(os.fsencode(part)))
+        size = len(os.fsencode(longest))
+        if size > 255:
+            return (f"A file or folder name is at most 255 bytes (on most filesystems); {longest[:24]}... is "
+                    f"{size}: choose a shorter name.")
+        return f"The whole path is {len(os.fsencode(str(path)))} bytes, more than the system takes: choose a shorter one."
+    return "Check the path and your permissions."
+
+
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
     """The path, when a file can be written there (and replaced only with `force`)."""
     path = _here(path)
+    with os_errors(path):
+        return _check_writable(path, force=force)
+
+
+def _check_writable(path: Path, *, force: bool) -> Path:
     if path.is_dir():
         raise OutputError(f"Cannot write {path}: it is a folder.", hint="Give a file name.")
     if path.is_symlink() and not path.exists():
@@ -104,6 +132,38 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
                           hint="Choose a folder you can write to.")
     _probe(path, parent)
     return path
+
+
+def check_folder(folder: str | Path, *, force: bool = False, holds: str | None = None,
+                 what: str = "folder") -> Path:
+    """The folder, when files can be written into it (it is made, with its parents, when missing): checked
+    before any work, as check_writable checks a file.  An existing file there, a path under a file, or a
+    folder where nothing can be made (/proc) is an OutputError; so is a folder that already holds the file
+    `holds` (a record's manifest.json), unless `force`."""
+    folder = _here(folder)
+    with os_errors(folder, "write into"):
+        return _check_folder(folder, force=force, holds=holds, what=what)
+
+
+def _check_folder(folder: Path, *, force: bool, holds: str | None, what: str) -> Path:
+    if folder.is_symlink() and not folder.exists():
+        raise OutputError(f"Cannot write into {folder}: it is a symbolic link to {os.readlink(folder)}, which "
+                          "does not exist.", hint="Remove the link, or choose another name.")
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"Cannot write into {folder}: it is a file, and the {what} is a folder.",
+                          hint="Give the name of a folder (it is made when missing).")
+    if holds and (folder / holds).exists() and not force:
+        raise OutputError(f"{folder} already holds a {what} ({holds}); not overwriting it.", hint=EXISTS_HINT)
+    base = folder
+    while not base.exists() and not base.is_symlink() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise OutputError(f"Cannot write into {folder}: {base} is not a folder.", hint="Choose another path.")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise OutputError(f"Cannot write into {folder}: no permission to write in {base}.",
+                          hint="Choose a folder you can write to.")
+    _probe(folder, base)
+    return folder
 
 
 def _probe(path: Path, parent: Path) -> None:

@@ -137,25 +137,73 @@ _TENSORDESC_RE = re.compile(rf"^\s*tensordesc\s*<\s*(?P<dtype>{_DTYPE_WORD})\s*\
 _DESC_RE = re.compile(rf"^\s*desc\s*\(\s*(?P<dtype>{_DTYPE_WORD})\s*\[(?P<shape>[\d,\sx]+)\]\s*,\s*\[(?P<block>[\d,\sx]+)\]\s*\)\s*$")
 
 
-def _dims(text: str) -> tuple[int, ...]:
-    return tuple(int(d) for d in re.split(r"[,x\s]+", text.strip()) if d)
+# Torch's sizes, storage offsets and a tensor's extent in bytes are signed 64-bit: a dim or offset of 2**63 or
+# more (or a 5000-digit one, which Python will not even read) is no tensor a launch can pass.
+_I64_LIMIT = 2**63
+# Triton passes an integer argument as i32, i64 or (from 2**63 to 2**64-1) u64; beyond, its specializer
+# raises OverflowError.
+_INT_ARG_RANGE = (-2**63, 2**64)
+
+
+def shown_text(text: Any, width: int = 60) -> str:
+    """A value as a message quotes it: a long one cut, with its length ('99999999999999999999... (5000
+    characters)'), so that a hostile --arg does not fill the terminal."""
+    text = str(text)
+    return text if len(text) <= width else f"{text[:width - 20]}... ({len(text)} characters)"
+
+
+def _whole(digits: str, what: str, text: str) -> int:
+    """A dim's or an offset's digits as an int; one of 2**63 or more is a UsageError (checked on the digits
+    first: Python refuses to read an int of more than 4300 digits)."""
+    core = digits.strip().lstrip("0")
+    if len(core) > 19 or (core and int(core) >= _I64_LIMIT):
+        raise UsageError(f"{shown_text(text)}: the {what} {shown_text(core, 30)} is too large: a tensor's dims, "
+                         f"offset and size in bytes must be below 2**63 (torch's sizes are signed 64-bit).",
+                         hint="Describe the tensor the launch passes, e.g. fp16[4096,4096] or fp16[4096,4096]+8.")
+    return int(core or "0")
+
+
+def _dims(text: str, full: str = "") -> tuple[int, ...]:
+    return tuple(_whole(d, "dim", full or text) for d in re.split(r"[,x\s]+", text.strip()) if d)
+
+
+def _check_extent(dtype: str, dims: tuple[int, ...] | None, offset: int, text: str) -> None:
+    """The bytes from the allocation's start to the tensor's end fit below 2**63 (a stand-in's address too)."""
+    from tritonscope.core.dtypes import BY_NAME
+
+    numel = 1
+    for d in dims or ():
+        numel *= d
+    if (offset + numel) * max(1, BY_NAME[dtype].bits // 8) >= _I64_LIMIT:
+        raise UsageError(f"{shown_text(text)}: the tensor spans 2**63 bytes or more (its offset plus its "
+                         f"dims multiplied, in bytes): torch's sizes are signed 64-bit.",
+                         hint="Describe the tensor the launch passes, e.g. fp16[4096,4096] or fp16[4096,4096]+8.")
 
 
 def parse_arg_value(text: Any) -> Any:
-    """'fp16[32,32]' -> TensorArg; 'tensordesc<fp16[64,64]>' -> DescArg; '32' -> 32; 'none' -> None."""
+    """'fp16[32,32]' -> TensorArg; 'tensordesc<fp16[64,64]>' -> DescArg; '32' -> 32; 'none' -> None.
+
+    A dim or offset of 2**63 or more is a UsageError (it describes no tensor)."""
     if not isinstance(text, str):
         return text
     m = _TENSORDESC_RE.match(text) or _DESC_RE.match(text)
     if m:
-        shape = _dims(m["shape"]) if "shape" in m.re.groupindex else None
-        return DescArg(canonical_dtype(m["dtype"]), _dims(m["block"]), shape)
+        shape = _dims(m["shape"], text) if "shape" in m.re.groupindex else None
+        dtype = canonical_dtype(m["dtype"])
+        block = _dims(m["block"], text)
+        _check_extent(dtype, shape if shape is not None else block, 0, text)
+        return DescArg(dtype, block, shape)
     m = _TENSOR_RE.match(text)
     if m:
-        offset = int(m["off"] or 0)
+        offset = _whole(m["off"] or "0", "offset", text)
         if m["ptr"]:
-            return TensorArg(canonical_dtype(m["ptr"]), None, offset=offset)
-        dims = tuple(int(d) for d in re.split(r"[,x\s]+", m["dims"].strip()) if d)
-        return TensorArg(canonical_dtype(m["dtype"]), dims, bool(m["t"]), offset)
+            dtype = canonical_dtype(m["ptr"])
+            _check_extent(dtype, None, offset, text)
+            return TensorArg(dtype, None, offset=offset)
+        dims = _dims(m["dims"], text)
+        dtype = canonical_dtype(m["dtype"])
+        _check_extent(dtype, dims, offset, text)
+        return TensorArg(dtype, dims, bool(m["t"]), offset)
     return parse_scalar(text)
 
 
@@ -247,7 +295,10 @@ def check_arg_text(name: str, text: Any) -> Any:
 
     'fp16[32,x]' and 'banana' are refused here, before Triton would end in a TypeError.
     """
-    value = parse_arg_value(text)
+    try:
+        value = parse_arg_value(text)
+    except UsageError as e:  # a dim or offset too large: said as the --arg it came from
+        raise UsageError(f"--arg {name}={e.message}", hint=e.hint) from None
     if isinstance(value, DescArg):
         if value.shape is not None and len(value.shape) != len(value.block):
             raise UsageError(f"--arg {name}={text}: the tensor has {len(value.shape)} dims and the block "
@@ -256,11 +307,17 @@ def check_arg_text(name: str, text: Any) -> Any:
             raise UsageError(f"--arg {name}={text}: every dim must be a positive whole number.",
                              hint="e.g. tensordesc<fp16[128,64]> or desc(fp16[4096,4096],[128,64]).")
         return value
+    too_long = isinstance(value, str) and re.fullmatch(r"[+-]?\d[\d_]*", value) is not None  # over 4300 digits
+    if too_long or (isinstance(value, int) and not isinstance(value, bool)
+                    and not _INT_ARG_RANGE[0] <= value < _INT_ARG_RANGE[1]):
+        raise UsageError(f"--arg {name}={shown_text(text)}: the integer does not fit 64 bits: Triton passes an "
+                         "integer argument as i32, i64 or u64, from -2**63 to 2**64-1.",
+                         hint="Give the value the launch passes; a size or an index is below 2**63.")
     if isinstance(value, TensorArg) or value is None or isinstance(value, (bool, int, float)):
         return value
     looks_tensor = isinstance(text, str) and ("[" in text or text.strip().startswith(("*", "tensordesc", "desc")))
     raise UsageError(
-        f"--arg {name}={text}: " + ("not a tensor: every dim must be a whole number."
+        f"--arg {name}={shown_text(text)}: " + ("not a tensor: every dim must be a whole number."
                                     if looks_tensor else "not a tensor or a number."),
         hint="A tensor is DTYPE[dims] (fp16[32,32], fp16[32,32].T, fp16[32,32]+2) or *DTYPE (*fp32); "
              "a tensor descriptor is tensordesc<fp16[128,64]> or desc(fp16[4096,4096],[128,64]); "
@@ -654,9 +711,27 @@ class Request:
 LAUNCH_SHAPE = ("num_warps", "num_stages")  # launch options with flags of their own (-w, -s)
 
 
+# The backends' launch options that are on/off (CUDAOptions / HIPOptions bool fields) and those that are a
+# number: a launch passes each on to Triton's C++ option parser, which takes nothing else (a 19-line pybind
+# signature for `enable_fp_fusion=banana`), so they are checked here, before any compile.
+BOOL_OPTIONS = ("enable_fp_fusion", "sched4reg", "enable_reflect_ftz", "launch_cooperative_grid", "launch_pdl", "clc",
+                "debug", "sanitize_overflow", "allow_flush_denorm", "fpsan_homomorphic_casts")
+INT_OPTIONS = ("ptx_version", "min_shared_mem", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
+
+
 def check_launch_options(options: dict[str, Any] | None) -> dict[str, Any]:
-    """{'maxnreg': 32, ...} checked: maxnreg 16..255 registers, num_ctas a power of two up to 16."""
+    """{'maxnreg': 32, ...} checked: maxnreg 16..255 registers, num_ctas a power of two up to 16, an on/off
+    option (enable_fp_fusion, launch_pdl, ...) a bool, a numeric one (waves_per_eu, ...) a whole number."""
     out = {k: v for k, v in (options or {}).items() if v is not None}
+    for name, value in out.items():
+        if name in BOOL_OPTIONS and not isinstance(value, bool):
+            raise UsageError(f"-c {name}={shown_text(value)}: {name} is on or off: give true or false.",
+                             hint=f"For example: -c {name}=true"
+                                  + (" (or --fp-fusion / --no-fp-fusion)." if name == "enable_fp_fusion" else "."))
+        if name in INT_OPTIONS and (isinstance(value, bool) or not isinstance(value, int)
+                                    or not 0 <= value < 2**31):
+            raise UsageError(f"-c {name}={shown_text(value)}: {name} takes a whole number from 0 up.",
+                             hint=f"For example: -c {name}=2.")
     maxnreg = out.get("maxnreg")
     if maxnreg is not None and not (isinstance(maxnreg, int) and 16 <= maxnreg <= 255):
         raise UsageError(f"--maxnreg {maxnreg}: a register limit per thread from 16 to 255.",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -71,10 +72,15 @@ def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results
 
     Paths under the current folder are written relative to it (a record is meant to be moved: checked in,
     attached to a CI run)."""
-    from tritonscope.core.output import write_atomic
+    from tritonscope.core.errors import OutputError
+    from tritonscope.core.output import check_folder, write_atomic
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = check_folder(folder, force=True, what="record")  # the command checked it (and --force) up front
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"Cannot write into {folder}: {e.strerror or e}.",
+                          hint="Check the path, the free disk space and your permissions.") from None
     entries = []
     for i, job in enumerate(jobs):
         entry = {"key": job.key, "arch": job.arch, "sides": []}
@@ -97,26 +103,125 @@ def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results
 
 
 def from_record(folder: str | Path, *, rules: list[Rule] | None = None, predict: bool = True) -> VersionsReport:
-    """The report of a recorded run, rebuilt from its files (no Triton, no compile)."""
+    """The report of a recorded run, rebuilt from its files (no Triton, no compile).
+
+    A record is input like any file a user hands over: every field is checked as it is read, each file is
+    read up to the size limit of a report (TRITONSCOPE_MAX_REPORT_MB; a gzip is decompressed as a stream and
+    stopped there, so a 1.5 MB bomb never grows to GBs), and anything else is a damaged record (exit 7)."""
     from tritonscope.core.errors import InputFileError, NotFoundError
+    from tritonscope.inputs.limits import max_report_bytes
 
     folder = Path(folder)
     path = folder / "manifest.json"
     if not path.is_file():
         raise NotFoundError(f"{folder}: no manifest.json (not a `versions --record` folder).")
+    limit = max_report_bytes()
+    hint = "Record it again with `tritonscope versions ... --record DIR`."
+    where = path
     try:
-        manifest = json.loads(path.read_text())
-        if manifest.get("format") != RECORD_FORMAT:
-            raise ValueError("format")
-        jobs, results = [], {}
-        for i, entry in enumerate(manifest["jobs"]):
-            jobs.append(Job(entry["key"], entry["arch"], {}))
+        if path.stat().st_size > limit:
+            raise _TooLarge(f"{path.stat().st_size / (1 << 20):,.0f} MB")
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        jobs, sides = _check_manifest(manifest)
+        results = {}
+        for i, entry in enumerate(jobs):
             for si, side in enumerate(entry["sides"]):
                 if "artifact" in side:
-                    results[(si, i)] = {"artifact": json.loads(gzip.decompress((folder / side["artifact"]).read_bytes()))}
+                    where = folder / side["artifact"]
+                    results[(si, i)] = {"artifact": _read_artifact(where, limit)}
                 else:
-                    results[(si, i)] = {"error": side.get("error") or {"message": "no result"}}
-        labels = [s["label"] for s in manifest["sides"]]
-    except (ValueError, KeyError, TypeError, OSError) as e:
-        raise InputFileError(f"{folder}: not a readable versions record ({type(e).__name__}: {e}).") from None
-    return build_report(jobs, labels, results, rules=rules, predict=predict)
+                    results[(si, i)] = {"error": side["error"]}
+        labels = [s["label"] for s in sides]
+    except _TooLarge as e:
+        raise InputFileError(f"{where}: {e} when read; files of a record larger than {limit / (1 << 20):,.0f} MB "
+                             "are not read (a kernel's compile is a few MB).",
+                             hint="Check that this is the record you meant; to read it anyway, set "
+                                  "TRITONSCOPE_MAX_REPORT_MB to a larger size.") from None
+    except RecursionError:
+        raise InputFileError(f"{where}: not a readable versions record (nested too deeply to read).",
+                             hint=hint) from None
+    except (ValueError, KeyError, TypeError, AttributeError, OSError, EOFError, zlib.error) as e:
+        raise InputFileError(f"{where}: not a readable versions record ({type(e).__name__}: {e}).",
+                             hint=hint) from None
+    return build_report([Job(e["key"], e["arch"], {}) for e in jobs], labels, results, rules=rules,
+                        predict=predict)
+
+
+class _TooLarge(Exception):
+    """A record's file past the size limit (its size, or 'past the limit' for a gzip stopped there)."""
+
+
+def _check_manifest(manifest) -> tuple[list[dict], list[dict]]:
+    """(jobs, sides) of a record's manifest, every field a replay reads checked (TypeError/ValueError else)."""
+    def expect(value, types, what):
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in (types if isinstance(types, tuple)
+                                                                                      else (types,))):
+            raise TypeError(f"{what} is a {type(value).__name__}")
+
+    expect(manifest, dict, "the manifest")
+    if manifest.get("format") != RECORD_FORMAT:
+        raise ValueError(f"its format is {manifest.get('format')!r}, not {RECORD_FORMAT!r}")
+    sides, jobs = manifest.get("sides"), manifest.get("jobs")
+    expect(sides, list, "sides")
+    if len(sides) != 2:
+        raise ValueError(f"it has {len(sides)} sides, not 2")
+    for s in sides:
+        expect(s, dict, "a side")
+        expect(s.get("label"), str, "a side's label")
+    expect(jobs, list, "jobs")
+    for i, entry in enumerate(jobs):
+        what = f"jobs[{i}]"
+        expect(entry, dict, what)
+        expect(entry.get("key"), str, f"{what}.key")
+        expect(entry.get("arch"), str, f"{what}.arch")
+        expect(entry.get("sides"), list, f"{what}.sides")
+        if len(entry["sides"]) != 2:
+            raise ValueError(f"{what} has {len(entry['sides'])} sides, not 2")
+        for si, side in enumerate(entry["sides"]):
+            at = f"{what}.sides[{si}]"
+            expect(side, dict, at)
+            if "artifact" in side:
+                name = side["artifact"]
+                expect(name, str, f"{at}.artifact")
+                if not name or Path(name).name != name or name.startswith("."):
+                    raise ValueError(f"{at}.artifact {name[:80]!r} is not a file name in the record's folder")
+            else:
+                error = side.get("error")
+                if error is None:
+                    side["error"] = {"message": "no result"}
+                    continue
+                expect(error, dict, f"{at}.error")
+                for key in ("type", "message", "context", "line"):
+                    if error.get(key) is not None:
+                        expect(error[key], str, f"{at}.error.{key}")
+    return jobs, sides
+
+
+def _read_artifact(path: Path, limit: int):
+    """One recorded compile: gzipped JSON, decompressed as a stream up to `limit` bytes, decoded to an Artifact
+    and its fields checked as a saved report's are (the Artifact passes through build_report's decode)."""
+    from tritonscope.core.model import Artifact
+    from tritonscope.outputs.report import _check_types
+    from tritonscope.pipeline.result_cache import decode_artifact
+
+    if path.stat().st_size > limit:
+        raise _TooLarge(f"{path.stat().st_size / (1 << 20):,.0f} MB")
+    inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # gzip
+    out = bytearray()
+    with open(path, "rb") as f:
+        while not inflate.eof:
+            chunk = f.read(1 << 16)
+            if not chunk:
+                raise EOFError("the gzip data ends early")
+            while chunk:
+                out += inflate.decompress(chunk, limit + 1 - len(out))  # never 0 (which means no limit)
+                if len(out) > limit:
+                    raise _TooLarge("its gzip data grows past the limit")
+                chunk = inflate.unconsumed_tail
+    artifact = decode_artifact(json.loads(out.decode("utf-8")))
+    if not isinstance(artifact, Artifact):
+        raise TypeError(f"{path.name} holds a {type(artifact).__name__}, not a compile")
+    if not isinstance(artifact.stages, dict) or not artifact.stages:
+        raise ValueError(f"{path.name} has no stages")
+    _check_types(artifact, {}, [], {})
+    return artifact

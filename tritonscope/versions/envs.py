@@ -133,25 +133,56 @@ def _meta(folder: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def damage(folder: Path) -> str | None:
+    """Why the environment in `folder` cannot be used (its record unreadable, its Python or its triton package
+    gone), in words; None when it is whole.  Files only: no Python is started."""
+    if _meta(folder) is None:
+        return "its tritonscope-env.json is missing or unreadable"
+    if not _env_python(folder).exists():
+        return f"it has no {_env_python(folder).relative_to(folder)}"
+    recorded = (_meta(folder) or {}).get("triton_dir")  # where the probe found it (older records: not kept)
+    if isinstance(recorded, str) and recorded:
+        if not (folder / recorded / "__init__.py").exists():  # a relative path is the environment's own
+            return f"its triton package is gone (no {recorded})"
+    elif not any(folder.glob("lib/python*/site-packages/triton/__init__.py")) and \
+            not (folder / "Lib/site-packages/triton/__init__.py").exists():
+        return "its triton package is gone (no site-packages/triton)"
+    return None
+
+
 def cached_env(version: str) -> TritonEnv | None:
-    """The cached environment for `version`, when complete; None when there is none."""
+    """The cached environment for `version`, when complete; None when there is none (or a damaged one)."""
     folder = env_root() / f"triton-{version}"
-    meta = _meta(folder)
-    if meta is None or not _env_python(folder).exists():
+    if damage(folder) is not None:
         return None
+    meta = _meta(folder) or {}
     return TritonEnv(python=str(_env_python(folder)), triton=meta.get("triton", version), origin="cache",
                      path=str(folder), backends=tuple(meta.get("backends") or ()),
                      backends_dir=next((str(p) for p in folder.glob("lib/python*/site-packages/triton/backends")), None))
 
 
-def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] | None = None) -> TritonEnv:
-    """A side's `triton=` value -> its environment: a path to a Python, or a version (made when missing)."""
+def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] | None = None,
+            remake: bool = False) -> TritonEnv:
+    """A side's `triton=` value -> its environment: a path to a Python, or a version (made when missing).
+
+    A damaged cached environment (damage()) is an EnvError naming what is wrong and the command that makes it
+    again; with `remake` (`versions --add`) it is removed and made again."""
     if is_python_path(text):
         return user_env(text)
     version = check_version(text)
     found = cached_env(version)
     if found is not None:
         return found
+    folder = env_root() / f"triton-{version}"
+    why = damage(folder) if folder.is_dir() else None
+    if why is not None:
+        if not remake:
+            raise EnvError(f"The cached environment for Triton {version} is damaged: {why}.",
+                           hint=f"Make it again with `tritonscope versions --add {version}` (or remove it with "
+                                f"`tritonscope versions --remove {version}`).", context=str(folder))
+        if progress:
+            progress(f"Triton {version}: the cached environment is damaged ({why}): making it again")
+        _remove(folder)
     if not install:
         raise NotFoundError(f"No environment for Triton {version} yet.",
                             hint=f"Make it with: tritonscope versions --add {version}")
@@ -239,12 +270,18 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
         facts = probe(python)
         (tmp / "tritonscope-env.json").write_text(json.dumps(
             {"requested": version, "triton": facts["triton"], "python": facts["python"],
-             "backends": facts["backends"], "created": time.strftime("%Y-%m-%dT%H:%M:%S")}, indent=1))
+             "backends": facts["backends"], "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+             "triton_dir": _triton_dir(tmp, facts.get("backends_dir"))}, indent=1))
         try:
+            if final.is_dir() and damage(final) is not None:  # a damaged one in the way: the new one replaces it
+                _remove(final)
             os.rename(tmp, final)
-        except OSError:  # another process finished the same environment first: use that one
+        except OSError as e:  # another process finished the same environment first: use that one
             if cached_env(version) is None:
-                raise
+                raise EnvError(f"The environment for Triton {version} was made but cannot be put in place at "
+                               f"{final}: {e.strerror or e}.",
+                               hint=f"Remove what is there with `tritonscope versions --remove {version}`, "
+                                    "and run again.") from None
             shutil.rmtree(tmp, ignore_errors=True)
         say(f"Triton {version}: ready")
     except BaseException:
@@ -253,6 +290,18 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
     found = cached_env(version)
     assert found is not None
     return found
+
+
+def _triton_dir(folder: Path, backends_dir: str | None) -> str | None:
+    """The triton package the environment's Python imports, relative to `folder` when inside it (the folder is
+    renamed into place after the probe), for damage() to find; None when the probe did not say."""
+    if not backends_dir:
+        return None
+    package = Path(os.path.realpath(Path(backends_dir).parent))
+    try:
+        return str(package.relative_to(os.path.realpath(folder)))
+    except ValueError:
+        return str(package)
 
 
 def _pip_error(version: str, output: str) -> EnvError:
@@ -285,7 +334,7 @@ def list_envs() -> list[dict]:
             meta = _meta(p)
             out.append({"version": p.name[len("triton-"):], "triton": (meta or {}).get("triton"),
                         "python": (meta or {}).get("python"), "created": (meta or {}).get("created"),
-                        "size": _size(p), "state": "ready" if meta and _env_python(p).exists() else "broken",
+                        "size": _size(p), "state": "ready" if damage(p) is None else "broken",
                         "path": str(p)})
         elif p.name.startswith(".building-"):
             out.append({"version": p.name.split("-")[1], "triton": None, "python": None, "created": None,

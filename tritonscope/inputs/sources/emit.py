@@ -14,15 +14,17 @@ from tritonscope.inputs.sources.model import BINARIES, KernelEntry, TEXT_STAGES,
 def check_emit_dir(folder: str | Path) -> Path:
     """Fail before any work when --emit DIR cannot be a folder we write into."""
     from tritonscope.core.errors import OutputError
+    from tritonscope.core.output import os_errors
 
     out_dir = Path(folder)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise OutputError(f"Cannot emit into {out_dir}: it is a file.", hint="Give a folder (it is created).")
-    parent = out_dir if out_dir.exists() else out_dir.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"Cannot emit into {out_dir}: no permission to write in {parent}.")
+    with os_errors(out_dir, "emit into"):  # a name too long for the filesystem: exit 8, not a traceback
+        if out_dir.exists() and not out_dir.is_dir():
+            raise OutputError(f"Cannot emit into {out_dir}: it is a file.", hint="Give a folder (it is created).")
+        parent = out_dir if out_dir.exists() else out_dir.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise OutputError(f"Cannot emit into {out_dir}: no permission to write in {parent}.")
     return out_dir
 
 
