@@ -99,7 +99,12 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     pipe = Pipeline()  # the one compile path; the API keeps no result cache
     try:
         config = resolve(request)  # the arch: arch=, else the local GPU's, else the default
-        loaded = pipe.bind(config, kernel_object=kernel_object)
+        if config.config == "predicted":  # every kept config compiled and predicted (cost/pick.py)
+            from tritonscope.cost.pick import compile_predicted
+
+            loaded = compile_predicted(pipe, config, kernel_object=kernel_object).loaded
+        else:
+            loaded = pipe.bind(config, kernel_object=kernel_object)
     except UsageError as e:  # the request checks speak the command line's language: say it in this API's
         raise _in_api_terms(e) from None
     try:

@@ -172,7 +172,13 @@ def compile_request(config, env: Env, *, progress: bool = True, cache: bool = Tr
     """
     from tritonscope.pipeline.config import resolve
 
-    return pipeline(env, progress=progress, cache=cache, timeout=timeout).compile(resolve(config))
+    pipe = pipeline(env, progress=progress, cache=cache, timeout=timeout)
+    config = resolve(config)
+    if config.config == "predicted":  # every kept config compiled and predicted (cost/pick.py)
+        from tritonscope.cost.pick import compile_predicted
+
+        return compile_predicted(pipe, config)
+    return pipe.compile(config)
 
 
 def _load_views() -> None:
@@ -275,6 +281,25 @@ def check_timeout(timeout: Optional[float]) -> None:
     if timeout is not None and not math.isfinite(timeout):
         raise UsageError(f"--timeout {timeout}: give a number of seconds.",
                          hint="e.g. --timeout 60; leave it out for no limit.")
+
+
+def check_gpu(gpu: Optional[str], arches=()) -> None:
+    """--gpu, before anything compiles: not empty, a GPU the cost model knows (exit 2), and a GPU of every arch
+    compiled for (`arches`, canonical; None stands for none named) -- as `compile` refuses a B200 for sm_90a
+    when it binds the launch -- rather than compiling everything and then saying "no prediction"."""
+    if gpu is None:
+        return
+    from tritonscope.cost import gpu_names, resolve_gpu
+
+    if not gpu.strip():
+        raise UsageError("--gpu is empty.", hint=f"Name a GPU ({', '.join(gpu_names())}), or leave --gpu out for "
+                                                  "the local GPU, else the arch's reference GPU.")
+    g = resolve_gpu(gpu, None)
+    for arch in dict.fromkeys(a for a in arches if a):
+        if arch not in g.arches:
+            raise UsageError(f"--gpu {gpu}: the {g.name} is no {arch} GPU (it is {', '.join(g.arches)}).",
+                             hint="Name a GPU of the target arch (--arch), or leave --gpu out for the arch's "
+                                  "reference GPU.")
 
 
 def check_report_path(path: str, force: bool) -> str:

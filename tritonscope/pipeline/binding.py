@@ -94,6 +94,9 @@ def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel
     declared = b.given | set((b.example or {}).get("constexprs", {}))  # an EXAMPLES entry names its config
     tuned_constexprs = tuned & set(b.constexpr_names)
     skip_tuner = tuner is None or (req.config is None and bool(tuned_constexprs) and tuned_constexprs <= declared)
+    if isinstance(req.config, str):  # only compile and the API pick by prediction (cost/pick.py)
+        raise UsageError(f"--config {req.config}: this command compiles one config; give --config N.",
+                         hint="`tritonscope compile ... --config predicted` picks one by prediction.")
     if tuner is None and req.config is not None:
         raise UsageError(f"--config {req.config}: {kernel} has no @triton.autotune, so it has no configs.",
                          hint="Leave --config out; set constexprs with -c NAME=VALUE.")

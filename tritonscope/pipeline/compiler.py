@@ -64,10 +64,7 @@ class Pipeline:
     def bind(self, config: Config, *, kernel_object: Any = None) -> Loaded:
         """The launch `config` describes, bound as Triton's launcher binds it (no compile)."""
         from tritonscope.pipeline.binding import build_spec
-        from tritonscope.pipeline.predicted import compile_predicted, is_predicted
 
-        if is_predicted(config):  # the pick needs every config compiled and predicted
-            return compile_predicted(self, config, kernel_object=kernel_object).loaded
         return build_spec(config, kernel_object=kernel_object)
 
     def compile(self, config: Config | None, *, loaded: Loaded | None = None, kernel_object: Any = None,
@@ -75,10 +72,7 @@ class Pipeline:
         """One compile of `config` (bound already when `loaded` is given: then `config` may be None, and the
         result cache is not used); `status` replaces the status line."""
         from tritonscope.pipeline import result_cache
-        from tritonscope.pipeline.predicted import compile_predicted, is_predicted
 
-        if loaded is None and is_predicted(config):
-            return compile_predicted(self, config, kernel_object=kernel_object)
         keep = self.cache != "off" and config is not None and kernel_object is None and result_cache.enabled()
         if keep and self.cache == "use":  # checked before Triton is imported
             entry = result_cache.lookup(config, config.arch)

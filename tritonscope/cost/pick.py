@@ -18,22 +18,22 @@ from tritonscope.pipeline.config import Config
 PREDICTED = "predicted"
 
 
-def is_predicted(config: Any) -> bool:
-    return isinstance(getattr(config, "config", None), str) and config.config == PREDICTED
-
-
 def compile_predicted(pipeline, config: Config, *, kernel_object: Any = None):
     """compiler.Compiled of the config the model predicts fastest (every kept config is compiled once)."""
     from tritonscope.analyses.analysis import analyze
     from tritonscope.cost import predict
     from tritonscope.pipeline.compiler import Compiled
 
-    first = pipeline.bind(dataclasses.replace(config, config=1), kernel_object=kernel_object)
+    first = pipeline.bind(dataclasses.replace(config, config=None), kernel_object=kernel_object)
     tuned = first.spec.autotune
     if tuned is None:
-        raise UsageError(f"--config predicted: {first.spec.kernel} compiles no autotune config here (every tuned "
-                         "constexpr is given), so there is nothing to pick.",
-                         hint="Leave out the -c values its configs set, or --config predicted.")
+        from tritonscope.triton_api.launch import tuners_and_heuristics
+
+        has_tuner = tuners_and_heuristics(first.obj)[0] is not None
+        raise UsageError(f"--config predicted: {first.spec.kernel} "
+                         + ("compiles no autotune config here (every tuned constexpr is given)" if has_tuner
+                            else "has no @triton.autotune") + ", so there is nothing to pick.",
+                         hint="Leave out the -c values its configs set." if has_tuner else "Leave --config out.")
     rows: list[dict[str, Any]] = []
     best = None
     for index in range(1, tuned["count"] + 1):
