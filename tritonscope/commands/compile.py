@@ -131,10 +131,7 @@ def _check_early(stage, *, gpu, save, force: bool, emit) -> None:
     from tritonscope.language.dialects import stage_keys
 
     c.parse_stage_list(stage, stage_keys())
-    if gpu is not None:
-        from tritonscope.cost import resolve_gpu
-
-        resolve_gpu(gpu, None)
+    c.check_gpu(gpu)  # its arch is checked when the launch is bound (kernels._answers), before the compile
     if save:
         c.check_report_path(save, force)
     if emit:

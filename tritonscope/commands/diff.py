@@ -185,6 +185,7 @@ def diff_cmd(
         from tritonscope.outputs import save as saving
 
         saving.check(save, force=force, names=saving.DIFF, what="diff")
+    c.check_gpu(gpu)  # empty or unknown: before any kernel is loaded (its arch: once the sides are bound)
     side_a, side_b = parse_side(a, "a"), parse_side(b, "b")
     pair = targets if len(targets) == 2 else [targets[0], targets[0]]
     if len(targets) == 1 and _is_report(targets[0]):
@@ -198,6 +199,7 @@ def diff_cmd(
     pipe = c.pipeline(env, progress=not as_json)
     analyses = [load_analysis(what) if kind == "report" else pipe.bind(what) for kind, what in loaded]
     specs = [x.artifact.spec if kind == "report" else x.spec for (kind, _), x in zip(loaded, analyses)]
+    c.check_gpu(gpu, [s.arch for s in specs])  # a GPU of another arch: refused before either side compiles
     if _same(loaded, analyses, specs, side_a.get("triton") == side_b.get("triton")):
         return _say_same(specs[0], as_json)
 

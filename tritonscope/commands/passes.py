@@ -101,6 +101,7 @@ def passes_cmd(
     elif not target:
         raise UsageError("Missing TARGET.", hint="e.g. tritonscope passes matmul --block 16, or --dump FILE.")
     else:
+        _check_target(target)
         # e.g. --maxnreg for AMD: exit 2, no compile
         request = kernel.config(target)
         trace = trace_request(request, env, progress=not as_json)
@@ -135,6 +136,29 @@ def passes_cmd(
                     console.print(v.pipeline_table(trace, show_all=show_all))
         if save:
             save_with_passes(trace, save, force=force, keep_paths=keep_paths)
+
+
+def _check_target(target: str) -> None:
+    """A TARGET `passes` cannot compile -- an IR file, a report, a folder (what `open` reads) -- refused with
+    what passes takes (exit 2), not looked up as a sample ("Unknown sample 'k.ttir'")."""
+    import os
+    from pathlib import Path
+
+    from tritonscope.core.errors import UsageError
+    from tritonscope.inputs.sources.model import SINGLE_FILE_EXTS
+
+    path = Path(target)
+    ext = path.suffix.lower()
+    folder = (os.sep in target or target.startswith(".")) and path.is_dir()
+    if ext not in SINGLE_FILE_EXTS + (".ll",) and not folder:
+        return
+    what = ("a folder" if folder else "a report or metadata file" if ext == ".json"
+            else "an IR file (a compiled stage)")
+    raise UsageError(
+        f"passes compiles a kernel with every pass dumped; {target} is {what}, which holds no kernel to compile.",
+        hint="Give a sample (matmul), file.py:kernel or package.module:kernel; or --dump FILE for a dump you made "
+             "(MLIR_ENABLE_DUMP=1 MLIR_DUMP_PATH=FILE). To read a stage file, a cache or a folder, use "
+             "`tritonscope open`; a saved report, `tritonscope show`.")
 
 
 def check_diff_style(style: str) -> str:

@@ -229,10 +229,7 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
     arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
     dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
     default_arch = c.default_arch()
-    if gpu:  # an unknown --gpu: exit 2 before any compile
-        from tritonscope.cost import resolve_gpu
-
-        resolve_gpu(gpu, None)
+    c.check_gpu(gpu, arches or [default_arch])  # an unknown --gpu, or one of another arch: exit 2 before any compile
 
     # Check the kernel once here (and find autotune configs) before any worker starts.
     block_values = c.block_axis(block, blocks)

@@ -102,7 +102,8 @@ def _os_hint(path: Path, e: OSError) -> str:
         if size > 255:
             return (f"A file or folder name is at most 255 bytes (on most filesystems); {longest[:24]}... is "
                     f"{size}: choose a shorter name.")
-        return f"The whole path is {len(os.fsencode(str(path)))} bytes, more than the system takes: choose a shorter one."
+        return (f"The whole path is {len(os.fsencode(str(path)))} bytes, more than the system takes: "
+                "choose a shorter one.")
     return "Check the path and your permissions."
 
 

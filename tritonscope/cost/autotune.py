@@ -16,16 +16,43 @@ class PredictedPrune:
     def __init__(self, top_k: int, *, compile_fn, describe_arg, grid=None, gpu: str | None = None,
                  kernel: Any = None, arch: str | None = None):
         """`compile_fn` and `describe_arg` are the Python API's compile and argument description (api.py
-        hands them over, so this module, which the API imports, does not import the API)."""
-        from tritonscope.core.errors import UsageError
+        hands them over, so this module, which the API imports, does not import the API).
 
-        if top_k < 1:
-            raise UsageError(f"top_k must be at least 1, got {top_k}.")
+        Every argument is checked here, at decoration time (TypeError for a value of the wrong kind,
+        ValueError for one out of range, NotFoundError for an unknown arch, UsageError for an unknown GPU):
+        a hook that cannot predict must not quietly prune nothing at every launch."""
+        self.top_k = _top_k(top_k)
+        if grid is None:
+            raise TypeError("prune_by_prediction needs grid=: the launch grid, a function of the arguments and "
+                            "the config's constexprs (grid=lambda meta: (triton.cdiv(meta['n'], meta['BLOCK']),)), "
+                            "or a fixed grid; without it no config can be predicted and none would be pruned.")
+        if not callable(grid):
+            grid = launch_grid(grid)
+        if kernel is not None and not isinstance(kernel, str):
+            from tritonscope import triton_api
+
+            if triton_api.jit_function(kernel) is None:
+                raise TypeError(f"prune_by_prediction: kernel= is the @triton.jit function the configs are for "
+                                f"(or leave it out for the one the calling autotuner tunes), not "
+                                f"{_shown(kernel)} (a {type(kernel).__name__}).")
+        if arch is not None:
+            from tritonscope.inputs.kernels import canonical_arch
+
+            if not isinstance(arch, str) or not arch.strip():
+                raise TypeError(f"prune_by_prediction: arch= names a target such as 'sm_90a' or 'gfx942', "
+                                f"not {_shown(arch)}.")
+            arch = canonical_arch(arch)  # 'sm_99': NotFoundError, naming the arches there are
         if gpu is not None:
             from tritonscope.cost import resolve_gpu
 
-            resolve_gpu(gpu, None)  # an unknown name fails here, at decoration time
-        self.top_k, self.grid, self.gpu, self.kernel, self.arch = top_k, grid, gpu, kernel, arch
+            if not isinstance(gpu, str) or not gpu.strip():
+                raise TypeError(f"prune_by_prediction: gpu= names a GPU such as 'H100', not {_shown(gpu)} "
+                                "(leave it out for the local GPU, else the arch's reference GPU).")
+            g = resolve_gpu(gpu, None)  # an unknown name fails here, at decoration time
+            if arch is not None and arch not in g.arches:
+                raise ValueError(f"prune_by_prediction: gpu={gpu!r} is no {arch} GPU (the {g.name} is "
+                                 f"{', '.join(g.arches)}): name a GPU of arch=, or leave one of them out.")
+        self.grid, self.gpu, self.kernel, self.arch = grid, gpu, kernel, arch
         self._compile, self._describe_arg = compile_fn, describe_arg
         self.last: list[dict[str, Any]] = []   # what the last call predicted: config, predicted_ms or why
 
@@ -55,6 +82,12 @@ class PredictedPrune:
             meta = {**dict(named_args), **kwargs, **dict(cfg.kwargs)}
             try:
                 grid = self.grid(meta) if callable(self.grid) else self.grid
+            except Exception as e:  # the grid function cannot answer for this config: keep it, unjudged
+                kept.append(cfg)
+                self.last.append({"config": str(cfg), "why": f"not predicted: grid= raised {type(e).__name__}: {e}"})
+                continue
+            grid = launch_grid(grid)  # an int is a 1-D grid; anything else that is no grid: TypeError, said so
+            try:
                 result = self._compile(kernel, constexprs=dict(cfg.kwargs), args=args, num_warps=cfg.num_warps,
                                      num_stages=cfg.num_stages, arch=self.arch)
             except OutOfResourcesError:
@@ -64,7 +97,7 @@ class PredictedPrune:
                 kept.append(cfg)
                 self.last.append({"config": str(cfg), "why": f"not predicted: {e}"})
                 continue
-            p = predict(result.analysis, gpu=self.gpu, grid=tuple(grid), args=args)
+            p = predict(result.analysis, gpu=self.gpu, grid=grid, args=args)
             if p.ok:
                 scored.append((p.predicted_ms, cfg))
                 self.last.append({"config": str(cfg), "predicted_ms": p.predicted_ms, "regime": p.regime})
@@ -75,3 +108,35 @@ class PredictedPrune:
             return configs
         scored.sort(key=lambda x: x[0])
         return [c for _, c in scored[:self.top_k]] + kept
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:50] + "..."
+
+
+def _top_k(value: Any) -> int:
+    """top_k: a whole number of configs, at least 1 ('3', 2.5, nan and True are refused)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"prune_by_prediction: top_k is how many configs to keep, a whole number (an int), "
+                        f"not {_shown(value)} (a {type(value).__name__}).")
+    if value < 1:
+        raise ValueError(f"prune_by_prediction: top_k must be at least 1, got {value}.")
+    return int(value)
+
+
+def launch_grid(value: Any) -> tuple[int, ...]:
+    """A launch grid as Triton takes one: an int (a 1-D grid) or a tuple/list of 1 to 3 ints, each 0 or more;
+    anything else is a TypeError (ValueError for a negative size) that says what a grid is."""
+    import numbers
+
+    dims = (value,) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else value
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3 or \
+            any(isinstance(d, bool) or not isinstance(d, numbers.Integral) for d in dims):
+        raise TypeError(f"prune_by_prediction: grid= gave {_shown(value)}; a launch grid is an int or a tuple of "
+                        "1 to 3 ints, e.g. (triton.cdiv(meta['n'], meta['BLOCK']),).")
+    if any(d < 0 for d in dims):
+        raise ValueError(f"prune_by_prediction: grid= gave {_shown(value)}; a grid's sizes are 0 or more.")
+    return tuple(int(d) for d in dims)

@@ -73,11 +73,33 @@ def canonical_arch(name: str) -> str:
         key = f"sm_{key}"
     key = ARCH_ALIASES.get(key, key)
     if key not in ARCHES:
+        every = ", ".join(sorted(set(ARCHES) | set(ARCH_ALIASES)))
+        gpu = _gpu_named(name)
+        if gpu is not None:  # --arch h100: a GPU's name, whose spelling is closest to sm_100 (Blackwell)
+            gpu_name, arch = gpu
+            raise NotFoundError(f"Unsupported arch {name!r}: that is a GPU, the {gpu_name}, whose arch is {arch}.",
+                                hint=f"Use --arch {arch}. Arches: {every}.")
         raise NotFoundError(
             f"Unsupported arch {name!r}.{close_matches(key, list(ARCHES) + list(ARCH_ALIASES))}",
-            hint=f"Use one of: {', '.join(sorted(set(ARCHES) | set(ARCH_ALIASES)))}.",
+            hint=f"Use one of: {every}.",
         )
     return key
+
+
+def _gpu_named(name: str) -> tuple[str, str] | None:
+    """(the GPU, its arch) when `name` names a GPU rather than an arch ('h100', 'MI300X', 'A10', 'l4')."""
+    from tritonscope.core.gpus import find_gpu
+    from tritonscope.core.model import REFERENCE_DEVICES
+
+    g = find_gpu(name)
+    if g is not None and g.arches:
+        return g.name, g.arches[0]
+    want = name.strip().lower()
+    for arch, device in REFERENCE_DEVICES.items():  # the parts the stand-in answers as: 'NVIDIA L4', 'AMD ...'
+        words = re.split(r"[\s-]+", device["name"].lower())
+        if want and want in words and want not in ("nvidia", "amd", "instinct", "radeon", "geforce"):
+            return device["name"], arch
+    return None
 
 
 # --------------------------------------------------------------------------

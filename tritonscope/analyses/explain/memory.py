@@ -184,6 +184,17 @@ def _shared_fixes(ctx: _Ctx, per_stage: int, dynamic: int, limit: int) -> tuple[
 # -------------------------------------------------------------- occupancy
 
 
+def _blocks_with_registers(limits: dict[str, int], arch, registers: int, warps: int) -> tuple[int, str]:
+    """(blocks per SM, what limits them) when a thread uses `registers`, the other limits as they are: the
+    occupancy arithmetic of analyses/summary.py (a warp's registers allocated in units of 256)."""
+    from tritonscope.analyses.summary import _REGISTER_UNIT
+
+    per_warp = -(-registers * 32 // _REGISTER_UNIT) * _REGISTER_UNIT
+    limits = {**limits, "registers": arch.regs_per_sm // (per_warp * warps)}
+    limiter = min(limits, key=limits.get)
+    return limits[limiter], limiter
+
+
 def verdict_occupancy(ctx: _Ctx) -> Verdict | None:
     s = ctx.summary
     occ = s.occupancy
@@ -218,8 +229,13 @@ def verdict_occupancy(ctx: _Ctx) -> Verdict | None:
         per_warp = arch.regs_per_sm // (want * ctx.spec.num_warps)
         cap = (per_warp // 256) * 256 // 32
         if cap >= 24:
-            fix = f"at most {cap} registers per thread (--maxnreg {cap}) gives {want} blocks per SM"
+            # what the cap gives by the same arithmetic: often more than `want` (the next limit may be
+            # threads or blocks: sm_80, 4 warps, 32 registers -> 16 blocks, limited by threads, not 13)
+            gives, limiter = _blocks_with_registers(occ.limits, arch, cap, ctx.spec.num_warps)
+            fix = (f"at most {cap} registers per thread (--maxnreg {cap}) gives {gives} blocks per SM"
+                   + (f" (limited by {limiter})" if limiter != "registers" else ""))
             facts["maxnreg"] = cap
+            facts["blocks_at_maxnreg"] = gives
             if severity != "ok":
                 a = ctx.compile({"maxnreg": cap})
                 if a is not None and a.summary.occupancy is not None:
