@@ -20,6 +20,8 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, ContextManager
 
+from tritonscope.core.errors import TritonscopeError
+from tritonscope.triton_api.env import _lock
 from tritonscope.triton_api.jit import _is_a
 
 # The launch keywords every stack layer passes along that are no launch option.
@@ -118,7 +120,8 @@ def bind_launch(obj, *, positional: list[tuple[str, Any]], keywords: dict[str, A
     if tuner is not None or passed_by is not None:
         patched.append((tuner or passed_by, "run"))
     names = list(jit_fn.arg_names)
-    with (answering() if answering else contextlib.nullcontext()):
+    # the patches live on the kernel's own objects: one launch at a time (the compile's lock)
+    with _lock, (answering() if answering else contextlib.nullcontext()):
         try:
             jit_fn.run = record
             if tuner is not None:
@@ -131,6 +134,10 @@ def bind_launch(obj, *, positional: list[tuple[str, Any]], keywords: dict[str, A
                 obj.run(*[v for _, v in positional], grid=(1,), warmup=True, **keywords)
             except _Stop:
                 pass
+            except (LaunchError, TritonscopeError):
+                raise
+            except Exception as e:  # a layer's own code refused the launch (a subclass, a duplicate keyword)
+                raise LaunchError("bind", f"{type(e).__name__}: {e}", cause=e) from e
         finally:
             for layer, attr in patched:
                 layer.__dict__.pop(attr, None)
