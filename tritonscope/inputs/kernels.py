@@ -513,9 +513,11 @@ def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
     asking, answers = answering(arch, gpu)
     try:
         from tritonscope.core.console import prints_to_stderr
+        from tritonscope.inputs import import_watch
 
-        # a print() at import must not reach stdout, which may be --json's
-        with _own_folder_first(folders), asking, prints_to_stderr():
+        # a print() at import must not reach stdout, which may be --json's; what the import reads is recorded
+        # (the result cache's key), an os._exit raises, a thread it starts is a daemon (import_watch)
+        with _own_folder_first(folders), asking, prints_to_stderr(), import_watch.watching(path, folders):
             if dotted:
                 module = importlib.import_module(dotted)
                 if Path(getattr(module, "__file__", "") or "").resolve() != path.resolve():
@@ -530,6 +532,11 @@ def load_module(path: Path, arch: str | None = None, gpu: str | None = None):
         raise
     except BaseException as e:  # the user's module raised (or exited) while importing
         sys.modules.pop(name, None)
+        if type(e).__name__ == "ModuleExited":  # import_watch: os._exit(N), which would end tritonscope silently
+            raise KernelSpecError(f"Importing {path.name} failed: {e}.",
+                                  hint="A kernel module must not end the process when imported: guard the "
+                                       "call with `if __name__ == '__main__':`.",
+                                  data={"module": dotted or str(path)}) from None
         if isinstance(e, SystemExit):
             e = RuntimeError(f"it called exit({e.code})")
         vendor = _vendor_tool_missing(e, path, arch)

@@ -21,7 +21,8 @@ every hit (`_still_true`):
 - the result-cache key's inputs that can change under the same command line:
   which file the kernel path names now (a symlink repointed or removed, a
   folder renamed: the target is resolved again, as the compile would) and
-  that file's and its dependencies' SHA-256, tritonscope's and
+  that file's and its dependencies' SHA-256, what the kernel module read at
+  import (environment variables, files in its folder), tritonscope's and
   Triton's build stamps (result_cache), and the local GPU when no --arch was
   named;
 - the versions (by file stamp) of the libraries that draw the output: rich,
@@ -162,6 +163,7 @@ def checks_now(argv: list[str], entry: dict[str, Any]) -> dict[str, Any]:
         "target": parts["request"]["target"],
         "kernel": parts["kernel"],
         "deps": entry.get("deps") or [],
+        "reads": entry.get("reads"),   # what the kernel module read at import (env, config files)
         "tritonscope": result_cache.tritonscope_build(),
         "triton": result_cache.triton_build(),
         "gpu": None if _names_arch(argv) else _local_gpu(),
@@ -184,7 +186,10 @@ def _still_true(checks: Any) -> bool:
             return False
     except (OSError, KeyError, TypeError):
         return False
+    from tritonscope.inputs import import_watch
+
     return (result_cache.deps_unchanged(checks.get("deps"))
+            and import_watch.reads_unchanged(checks.get("reads"))
             and checks.get("tritonscope") == result_cache.tritonscope_build()
             and checks.get("triton") == result_cache.triton_build()
             and checks.get("tools") == _tool_stamps()

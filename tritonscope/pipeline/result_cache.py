@@ -31,6 +31,10 @@ site-packages, Triton and tritonscope), and the files of every @triton.jit
 function the kernel calls (wherever they live, as Triton's dependency hash
 follows them).
 
+Each entry also keeps what the kernel module's import read (inputs/import_watch): the environment
+variables it read, with their values (None: unset), and the files it opened under its folder (a config
+file), with their mtime and size; a repeat where one differs is a miss.
+
 Not covered (a stale answer is possible; `--no-cache` or
 TRITON_ALWAYS_COMPILE=1 compiles afresh): a module that a kernel file would
 import only if it existed (try/except ImportError); a change to an imported
@@ -58,8 +62,10 @@ from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from tritonscope.inputs import import_watch
+
 # Bumped when the entry format or the key's meaning changes.
-SCHEMA = 1
+SCHEMA = 2
 FOLDER = "results"
 
 # Compiler-knob-looking variables that only say where things go, not what is generated.
@@ -306,6 +312,8 @@ def lookup(request, arch: str) -> Entry | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("key") != key_of(parts) or not deps_unchanged(data.get("deps")):
             return None
+        if not import_watch.reads_unchanged(data.get("reads")):  # what the module read at import changed
+            return None
         artifact = decode_artifact(data["artifact"])
     except Exception:  # an optimisation only: anything odd means "compile"
         return None
@@ -337,6 +345,7 @@ def store(request, arch: str, loaded, artifact) -> Entry | None:
             "key": key_of(parts),
             "parts": parts,
             "deps": dependency_hashes(loaded, parts["kernel"]["path"]),
+            "reads": import_watch.reads_of(parts["kernel"]["path"]),
             "artifact": encode_artifact(artifact),
         }
     except Exception:

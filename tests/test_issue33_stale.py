@@ -1,0 +1,176 @@
+"""Issue 33, "stale, corrupted or spurious output": what a module reads at import is in the result cache's
+key, an os._exit or a thread at import cannot end or hold tritonscope, cross-version encodings compare as
+layouts, the diff's wording, a tune/bench that timed nothing, and how a compile that did not happen here
+is named."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+READING_KERNEL = """\
+import json
+import os
+import pathlib
+
+import triton
+import triton.language as tl
+
+SCALE: tl.constexpr = tl.constexpr(int(os.environ.get("{var}", "3")))
+OFFSET: tl.constexpr = tl.constexpr(json.loads((pathlib.Path(__file__).parent / "cfg.json").read_text())["offset"])
+
+
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x * SCALE + OFFSET, mask=mask)
+"""
+
+SMALL_KERNEL = """\
+import triton
+import triton.language as tl
+{prelude}
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+"""
+
+
+def _cli(args, *, env=None, timeout=120, cwd=ROOT):
+    full = dict(os.environ, COLUMNS="120", **(env or {}))
+    return subprocess.run([sys.executable, "-m", "tritonscope", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+# --------------------------------------------------------------------------
+# 1. What the module reads at import is in the result cache's key
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def reading_kernel(tmp_path, monkeypatch):
+    from tritonscope.pipeline import result_cache
+
+    var = f"TS_TEST_SCALE_{uuid.uuid4().hex[:8].upper()}"
+    folder = tmp_path / f"kern_{uuid.uuid4().hex[:6]}"
+    folder.mkdir()
+    (folder / "k.py").write_text(READING_KERNEL.format(var=var))
+    (folder / "cfg.json").write_text('{"offset": 5}')
+    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRITONSCOPE_RESULT_CACHE", raising=False)
+    monkeypatch.delenv("TRITON_ALWAYS_COMPILE", raising=False)
+    monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(result_cache, "tritonscope_build", lambda: {"version": "test", "stamp": "pinned"})
+    yield folder, var
+    for name in [n for n in sys.modules if n.startswith("_tritonscope_user_")]:
+        if str(folder) in str(getattr(sys.modules[name], "__file__", "")):
+            del sys.modules[name]
+
+
+def _ttir(folder: Path) -> str:
+    from tritonscope.commands._common import compile_request
+    from tritonscope.core.env import Env
+    from tritonscope.inputs.kernels import Request
+
+    # a fresh import each time, as a new tritonscope process would do
+    for name in [n for n in sys.modules if n.startswith("_tritonscope_user_")]:
+        if str(folder) in str(getattr(sys.modules[name], "__file__", "")):
+            del sys.modules[name]
+    request = Request(f"{folder / 'k.py'}:k", constexprs={"BLOCK": "64"},
+                      args={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "1024"}, arch="sm_80")
+    return compile_request(request, Env(), progress=False).artifact.stages["ttir"]
+
+
+def test_an_environment_variable_or_config_file_read_at_import_is_in_the_key(reading_kernel, monkeypatch):
+    folder, var = reading_kernel
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline import result_cache
+
+    request = Request(f"{folder / 'k.py'}:k", constexprs={"BLOCK": "64"},
+                      args={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "1024"}, arch="sm_80")
+    assert "3.000000e+00" in _ttir(folder) and "5.000000e+00" in _ttir(folder)
+    assert result_cache.lookup(request, "sm_80") is not None  # an unchanged repeat is still a hit
+
+    monkeypatch.setenv(var, "7")  # was unset: a miss, and the new value is compiled
+    assert result_cache.lookup(request, "sm_80") is None
+    assert "7.000000e+00" in _ttir(folder)
+    assert result_cache.lookup(request, "sm_80") is not None
+
+    (folder / "cfg.json").write_text('{"offset": 9}')  # the same size: the mtime tells
+    os.utime(folder / "cfg.json", ns=(time.time_ns() + 10**9,) * 2)
+    assert result_cache.lookup(request, "sm_80") is None
+    ttir = _ttir(folder)
+    assert "9.000000e+00" in ttir and "7.000000e+00" in ttir
+
+    monkeypatch.delenv(var)  # back to unset: the first entry, whose config file is no longer what it read
+    assert result_cache.lookup(request, "sm_80") is None
+
+
+def test_a_warm_cli_repeat_sees_a_changed_variable(tmp_path):
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    (folder / "k.py").write_text(READING_KERNEL.format(var="TS_TEST_SCALE"))
+    (folder / "cfg.json").write_text('{"offset": 5}')
+    env = {"TRITONSCOPE_CACHE_DIR": str(tmp_path / "cache"), "TRITONSCOPE_RESULT_CACHE": "1"}
+    args = ["compile", f"{folder / 'k.py'}:k", "--arg", "x_ptr=*fp32", "--arg", "out_ptr=*fp32", "--arg", "n=1024",
+            "-c", "BLOCK=64", "--arch", "sm_80", "--stage", "ttir", "--raw", "--no-color"]
+
+    def scale(value: str) -> str:
+        done = _cli(args, env={**env, "TS_TEST_SCALE": value})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "3.000000e+00" in scale("3")
+    assert "7.000000e+00" in scale("7")   # the replayed or cached answer for 3 was stale
+    assert "3.000000e+00" in scale("3")   # and the first is still kept
+
+
+# --------------------------------------------------------------------------
+# 2. os._exit and threads at import
+# --------------------------------------------------------------------------
+
+
+def test_os_exit_at_import_is_a_clear_error(tmp_path):
+    path = tmp_path / "exits.py"
+    path.write_text(SMALL_KERNEL.format(prelude="import os\nos._exit(3)\n"))
+    done = _cli(["compile", f"{path}:k", "--arg", "x_ptr=*fp32", "--arg", "n=8", "-c", "BLOCK=8",
+                 "--arch", "sm_80"], timeout=60)
+    assert done.returncode == 4, (done.returncode, done.stdout, done.stderr)
+    assert "the module called os._exit(3) at import" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_thread_started_at_import_does_not_hold_tritonscope_open(tmp_path):
+    path = tmp_path / "threads.py"
+    path.write_text(SMALL_KERNEL.format(
+        prelude="import threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\n"))
+    start = time.monotonic()
+    done = _cli(["compile", f"{path}:k", "--arg", "x_ptr=*fp32", "--arg", "n=8", "-c", "BLOCK=8",
+                 "--arch", "sm_80", "--stage", "ttir", "--raw"], timeout=50,
+                env={"TRITONSCOPE_RESULT_CACHE": "0"})
+    assert done.returncode == 0, done.stderr
+    assert "tt.func" in done.stdout
+    assert time.monotonic() - start < 40
+
+
+def test_os_exit_outside_an_import_is_left_alone():
+    from tritonscope.inputs import import_watch
+
+    assert os._exit is import_watch._REAL_EXIT
+    with import_watch.watching(Path(__file__), [str(ROOT / "tests")]):
+        assert os._exit is not import_watch._REAL_EXIT
+        with pytest.raises(import_watch.ModuleExited, match=r"os\._exit\(2\)"):
+            os._exit(2)
+    assert os._exit is import_watch._REAL_EXIT
