@@ -185,6 +185,35 @@ def test_prune_hook_keeps_predicted_top_k():
     assert [str(c) for c in kept] == [x["config"] for x in ranked[:2]]
 
 
+def test_prune_hook_sees_a_keyword_launch_and_serves_triton_s_perf_model_slot():
+    """Libraries launch by keyword: Triton's own Autotuner.prune_configs hands the hook the arguments in
+    **kwargs (nargs empty); the perf_model slot gets **nargs, **kwargs, **config.all_kwargs() per config."""
+    spec = importlib.util.spec_from_file_location("prune_kernel_kw", DATA / "prune_kernel.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import triton
+    from triton import Config
+    from triton.runtime.autotuner import Autotuner
+
+    import tritonscope
+
+    grid = lambda m: (triton.cdiv(m["n"], m["BLOCK"]),)  # noqa: E731
+    cfgs = [Config({"BLOCK": b}, num_warps=w) for b in (128, 4096) for w in (1, 4)]
+    n = 1 << 24
+    launch = {"x_ptr": f"fp32[{n}]", "y_ptr": f"fp32[{n}]", "out_ptr": f"fp32[{n}]", "n": n}
+    hook = tritonscope.prune_by_prediction(2, grid=grid, kernel=mod.add_kernel, arch="sm_90a", gpu="H100")
+    kept = hook(cfgs, {}, **launch)  # a keyword launch: nothing in nargs
+    assert len(kept) == 2 and all("predicted_ms" in row for row in hook.last), hook.last
+    model = tritonscope.predicted_time(grid=grid, kernel=mod.add_kernel, arch="sm_90a", gpu="H100")
+    tuner = Autotuner(mod.add_kernel, mod.add_kernel.arg_names, cfgs, key=["n"], reset_to_zero=None,
+                      restore_value=None, prune_configs_by={"perf_model": model, "top_k": 2})
+    tuner.nargs = {}
+    by_model = tuner.prune_configs(dict(launch))  # Triton's own pruning calls the model once per config
+    times = {str(c): model(**launch, **c.all_kwargs()) for c in cfgs}
+    assert [str(c) for c in by_model] == sorted(times, key=times.get)[:2]
+    assert {str(c) for c in by_model} == {str(c) for c in kept}
+
+
 def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     """tune's accounting, GPU-less: the short list is launched on the Triton cache its GPU-less compile filled
     (every config's kernel is there to load), the full search on a fresh, empty one; the pick's ratio uses the

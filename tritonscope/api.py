@@ -139,6 +139,17 @@ def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = N
                           arch=arch)
 
 
+def predicted_time(*, grid: Any = None, gpu: str | None = None, kernel: Any = None, arch: str | None = None):
+    """A `perf_model` for Triton's own slot: `prune_configs_by={"perf_model": tritonscope.predicted_time(
+    grid=...), "top_k": 3}`.  Triton calls it once per config (after any `early_config_prune`) and keeps
+    the `top_k` configs with the lowest predicted milliseconds; a config the model cannot judge scores 0.0
+    (kept), one that does not fit infinity.  `grid`, `gpu`, `kernel`, `arch` as for prune_by_prediction."""
+    from tritonscope.cost.autotune import PredictedPrune
+
+    return PredictedPrune(1, compile_fn=compile, describe_arg=_describe_arg, grid=grid, gpu=gpu, kernel=kernel,
+                          arch=arch).perf_model
+
+
 def show(path: str | Path) -> Result:
     """A report saved as JSON (`--save r.json`, `Result.save`), as a Result.  Needs no Triton."""
     from tritonscope.outputs.report import load_analysis

@@ -68,46 +68,78 @@ class PredictedPrune:
         return None
 
     def __call__(self, configs, named_args, **kwargs):
-        from tritonscope.cost import predict
-        from tritonscope.core.errors import OutOfResourcesError, TritonscopeError
-
-        kernel = self._find_kernel()
+        """Triton's `early_config_prune(configs, nargs, **kwargs)`: the predicted top-k of `configs`, then the
+        configs the model cannot judge (kept, never pruned on a guess).  A keyword launch passes its
+        arguments in `kwargs`, a positional one in `named_args`: both are read."""
         configs = list(configs)
         self.last = []
-        if kernel is None or self.grid is None or len(configs) <= self.top_k:
+        kernel = self._find_kernel()
+        if kernel is None or len(configs) <= self.top_k:
             return configs
-        args = {k: self._describe_arg(v) for k, v in dict(named_args).items() if not callable(v)}
         scored, kept = [], []
         for cfg in configs:
-            meta = {**dict(named_args), **kwargs, **dict(cfg.kwargs)}
-            try:
-                grid = self.grid(meta) if callable(self.grid) else self.grid
-            except Exception as e:  # the grid function cannot answer for this config: keep it, unjudged
+            ms, row = self._predict_one(kernel, {**dict(named_args), **kwargs}, dict(cfg.kwargs),
+                                        num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+            self.last.append({"config": str(cfg), **row})
+            if ms is not None:
+                scored.append((ms, cfg))
+            elif row.get("why") != "does not fit":
                 kept.append(cfg)
-                self.last.append({"config": str(cfg), "why": f"not predicted: grid= raised {type(e).__name__}: {e}"})
-                continue
-            grid = launch_grid(grid)  # an int is a 1-D grid; anything else that is no grid: TypeError, said so
-            try:
-                result = self._compile(kernel, constexprs=dict(cfg.kwargs), args=args, num_warps=cfg.num_warps,
-                                     num_stages=cfg.num_stages, arch=self.arch)
-            except OutOfResourcesError:
-                self.last.append({"config": str(cfg), "why": "does not fit"})
-                continue  # never ranked
-            except (TritonscopeError, Exception) as e:  # cannot judge it: keep it, never prune on a guess
-                kept.append(cfg)
-                self.last.append({"config": str(cfg), "why": f"not predicted: {e}"})
-                continue
-            p = predict(result.analysis, gpu=self.gpu, grid=grid, args=args)
-            if p.ok:
-                scored.append((p.predicted_ms, cfg))
-                self.last.append({"config": str(cfg), "predicted_ms": p.predicted_ms, "regime": p.regime})
-            else:
-                kept.append(cfg)
-                self.last.append({"config": str(cfg), "why": p.why})
         if not scored:
             return configs
         scored.sort(key=lambda x: x[0])
         return [c for _, c in scored[:self.top_k]] + kept
+
+    def perf_model(self, **launch: Any) -> float:
+        """Triton's `prune_configs_by={"perf_model": ..., "top_k": k}` slot: Triton calls it once per config
+        with `**nargs, **kwargs, **config.all_kwargs()` and keeps the k lowest.  The predicted milliseconds;
+        0.0 for a config the model cannot judge (so it is kept, never pruned on a guess) and infinity for one
+        that does not fit."""
+        kernel = self._find_kernel()
+        if kernel is None:
+            return 0.0
+        words = {k: launch.pop(k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg", "ir_override")
+                 if k in launch}
+        ms, row = self._predict_one(kernel, launch, {}, num_warps=words.get("num_warps", 4),
+                                    num_stages=words.get("num_stages", 3))
+        self.last.append(row)
+        if ms is None:
+            return float("inf") if row.get("why") == "does not fit" else 0.0
+        return ms
+
+    def _predict_one(self, kernel, values: dict[str, Any], config: dict[str, Any], *, num_warps: int,
+                     num_stages: int) -> tuple[float | None, dict[str, Any]]:
+        """(predicted ms or None, what to record) for one config: the launch's values split into the kernel's
+        runtime arguments and constexprs (the config's own constexprs win), compiled GPU-less and predicted
+        at the grid= of this config."""
+        from tritonscope import triton_api
+        from tritonscope.core.errors import OutOfResourcesError, TritonscopeError
+        from tritonscope.cost import predict
+
+        jit_fn = triton_api.jit_function(kernel)
+        params = triton_api.kernel_params(jit_fn) if jit_fn is not None else []
+        constexpr_names = {name for name, is_const, _ in params if is_const}
+        runtime_names = {name for name, is_const, _ in params if not is_const}
+        args = {k: self._describe_arg(v) for k, v in values.items() if k in runtime_names}
+        constexprs = {k: v for k, v in values.items() if k in constexpr_names and k not in config}
+        constexprs.update({k: v for k, v in config.items() if k in constexpr_names})
+        meta = {**values, **config, "num_warps": num_warps, "num_stages": num_stages}
+        try:
+            grid = self.grid(meta) if callable(self.grid) else self.grid
+        except Exception as e:  # the grid function cannot answer for this config: keep it, unjudged
+            return None, {"why": f"not predicted: grid= raised {type(e).__name__}: {e}"}
+        grid = launch_grid(grid)  # an int is a 1-D grid; anything else that is no grid: TypeError, said so
+        try:
+            result = self._compile(kernel, constexprs=constexprs, args=args, num_warps=num_warps,
+                                   num_stages=num_stages, arch=self.arch)
+        except OutOfResourcesError:
+            return None, {"why": "does not fit"}
+        except (TritonscopeError, Exception) as e:  # cannot judge it: keep it, never prune on a guess
+            return None, {"why": f"not predicted: {e}"}
+        p = predict(result.analysis, gpu=self.gpu, grid=grid, args=args)
+        if not p.ok:
+            return None, {"why": p.why}
+        return p.predicted_ms, {"predicted_ms": p.predicted_ms, "regime": p.regime}
 
 
 def _shown(value: Any) -> str:
