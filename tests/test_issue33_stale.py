@@ -174,3 +174,60 @@ def test_os_exit_outside_an_import_is_left_alone():
         with pytest.raises(import_watch.ModuleExited, match=r"os\._exit\(2\)"):
             os._exit(2)
     assert os._exit is import_watch._REAL_EXIT
+
+
+# --------------------------------------------------------------------------
+# 3. Cross-version diffs compare layouts, not spellings
+# --------------------------------------------------------------------------
+
+CORPUS = ROOT / "tests" / "data" / "layout_corpus" / "amd" / "matmul_b32_gfx950.ttgir"
+
+
+def _as_triton_34(ttgir: str) -> str:
+    """Triton 3.4's spelling of the same TTGIR: versionMajor/versionMinor, and an instrShape without K."""
+    import re
+
+    text = re.sub(r"amd_mfma<\{version = (\d+)", r"amd_mfma<{versionMajor = \1, versionMinor = 0", ttgir)
+    return re.sub(r"instrShape = \[(\d+), (\d+), \d+\]", r"instrShape = [\1, \2]", text)
+
+
+def _ttgir_analysis(compiled, ttgir: str, version: str):
+    import dataclasses
+
+    from tritonscope.analyses.analysis import analyze
+
+    art = compiled("matmul", block=16)
+    return analyze(dataclasses.replace(art, stages={"ttgir": ttgir}, triton_version=version))
+
+
+def test_a_cross_version_diff_reports_no_encoding_change_for_a_respelled_layout(compiled):
+    from tritonscope.analyses.diff import diff_analyses
+
+    new = CORPUS.read_text()
+    old = _as_triton_34(new)
+    assert "versionMajor = 4" in old and "instrShape = [32, 32]" in old and "instrShape = [32, 32, 16]" in new
+    d = diff_analyses(_ttgir_analysis(compiled, old, "3.4.0"), _ttgir_analysis(compiled, new, "3.6.0"))
+    assert d.roles and not [r.role for r in d.roles if r.changed]
+    assert not [line for line in d.story if "encoding" in line], d.story
+    acc = {r.role: r for r in d.roles}["accumulator"]
+    assert "version = 4" in acc.a and "version = 4" in acc.b  # one spelling on both sides ("v4" on each)
+
+    # a real change still counts: other warps, or another K where both sides state one
+    moved = new.replace("warpsPerCTA = [4, 1], instrShape", "warpsPerCTA = [2, 2], instrShape")
+    d = diff_analyses(_ttgir_analysis(compiled, old, "3.4.0"), _ttgir_analysis(compiled, moved, "3.6.0"))
+    assert "accumulator" in [r.role for r in d.roles if r.changed]
+    assert any("encoding" in line for line in d.story), d.story
+
+
+def test_same_layout_compares_normalized_fields():
+    from tritonscope.language.encodings import alias_encoding, same_layout
+
+    a = "32x32xf32 tensor amd_mfma<{versionMajor = 4, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [32, 32]}>"
+    b = "32x32xf32 tensor amd_mfma<{version = 4, warpsPerCTA = [4, 1], instrShape = [32, 32, 16]}>"
+    assert same_layout(a, b)
+    assert not same_layout(b, b.replace("[32, 32, 16]", "[32, 32, 8]"))  # both state K: a change
+    assert not same_layout(a, b.replace("version = 4", "version = 3"))
+    assert not same_layout(a, None)
+    enc = alias_encoding("mma", "#ttg.amd_mfma<{versionMajor = 4, versionMinor = 0, warpsPerCTA = [4, 1], "
+                                "instrShape = [32, 32]}>")
+    assert enc.fields["version"] == 4 and "versionMajor" not in enc.fields

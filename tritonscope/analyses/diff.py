@@ -55,7 +55,11 @@ class RoleEncoding:
 
     @property
     def changed(self) -> bool:
-        return self.a != self.b
+        # as layouts: Triton 3.4's amd_mfma<{versionMajor = 4, versionMinor = 0, instrShape = [16, 16]}> is
+        # 3.6's amd_mfma<{version = 4, instrShape = [16, 16, 32]}>
+        from tritonscope.language.encodings import same_layout
+
+        return not same_layout(self.a, self.b)
 
 
 @dataclass(frozen=True)
@@ -465,7 +469,10 @@ def _role_encoding(ty: str, aliases: dict[str, str], *, with_kind: bool) -> str:
     else:
         enc = next((p for p in encs if p != "#smem"), "")
         text = f"{head} {enc}".strip()
-    return mlir_syntax.expand_aliases(text, aliases).replace("#ttg.", "").replace("#ttng.", "")
+    from tritonscope.language.encodings import normalize_spelling
+
+    # one spelling for what Triton versions write differently (amd_mfma's version), so both sides read alike
+    return normalize_spelling(mlir_syntax.expand_aliases(text, aliases)).replace("#ttg.", "").replace("#ttng.", "")
 
 
 # --------------------------------------------------------------------------

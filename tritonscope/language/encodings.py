@@ -13,6 +13,7 @@ by tritonscope.language.mlir_syntax, as everywhere else.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +81,88 @@ def alias_encoding(name: str, text: str) -> Encoding | None:
         return None
     if not isinstance(attr, Attribute):
         return None
-    return Encoding(f"#{name}", attr.name, {k: _plain(v) for k, v in attr.params.items()}, text)
+    return Encoding(f"#{name}", attr.name, normalized_fields(attr.name, {k: _plain(v) for k, v in attr.params.items()}),
+                    text)
+
+
+# --------------------------------------------------------------------------
+# One spelling per layout: what Triton versions write differently for the same layout
+# --------------------------------------------------------------------------
+
+# Triton 3.4 writes #ttg.amd_mfma<{versionMajor = 4, versionMinor = 0, ...}>, 3.6 #ttg.amd_mfma<{version = 4, ...}>
+_AMD_VERSION = re.compile(r"(\bamd_(?:mfma|wmma)<\{\s*)versionMajor\s*=\s*(\d+)\s*,\s*versionMinor\s*=\s*0\b\s*(,\s*)?")
+
+
+def normalize_spelling(text: str) -> str:
+    """An encoding's text with the spellings that differ between Triton versions made one:
+    'amd_mfma<{versionMajor = 4, versionMinor = 0, warpsPerCTA = ...}>' -> 'amd_mfma<{version = 4, warpsPerCTA = ...}>'
+    (nested parents included)."""
+    return _AMD_VERSION.sub(lambda m: f"{m[1]}version = {m[2]}" + (", " if m[3] else ""), text)
+
+
+def normalized_fields(kind: str, fields: dict) -> dict:
+    """An encoding's fields in one spelling across Triton versions (see normalize_spelling)."""
+    if kind in ("amd_mfma", "amd_wmma") and "versionMajor" in fields and "version" not in fields \
+            and fields.get("versionMinor", 0) == 0:
+        fields = {("version" if k == "versionMajor" else k): v for k, v in fields.items() if k != "versionMinor"}
+    return fields
+
+
+# 'amd_mfma<{' in a role's text whose dialect prefix was dropped: put one back to parse it
+_BARE_ATTR = re.compile(r"(?<![#\w.])([A-Za-z_]\w*)<\{")
+
+
+def _layout_key(text: str) -> tuple[str, list] | None:
+    """(the text outside the encodings, [(kind, fields)] of each) for same_layout; None when none parses."""
+    prefixed = _BARE_ATTR.sub(r"#ttg.\1<{", text)
+    found = list(find_attributes(prefixed))
+    if not found:
+        return None
+    outside, pos, attrs = [], 0, []
+    for start, end, attr in found:
+        outside.append(prefixed[pos:start])
+        attrs.append(_attr_key(attr))
+        pos = end
+    outside.append(prefixed[pos:])
+    return " ".join(" ".join(outside).split()), attrs
+
+
+def _attr_key(attr: Attribute) -> tuple[str, dict]:
+    fields = {k: (_attr_key(v) if isinstance(v, Attribute) else v) for k, v in attr.params.items()}
+    return attr.name, normalized_fields(attr.name, fields)
+
+
+def _same_value(key: str, a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == 2 and isinstance(a[1], dict) \
+            and isinstance(b[1], dict):
+        return a[0] == b[0] and _same_fields(a[0], a[1], b[1])
+    if key == "instrShape" and isinstance(a, list) and isinstance(b, list) and len(a) != len(b) \
+            and min(len(a), len(b)) >= 2:
+        # Triton 3.4 writes an MFMA's instrShape as [M, N], 3.6 as [M, N, K]; K does not place the accumulator,
+        # and the operands' layout depends on it through their own kWidth: compare what both sides state
+        n = min(len(a), len(b))
+        return a[:n] == b[:n]
+    return a == b
+
+
+def _same_fields(kind: str, a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(_same_value(k, a[k], b[k]) for k in a)
+
+
+def same_layout(a: str | None, b: str | None) -> bool:
+    """Whether two encodings (as diff's roles write them: '16x16xf32 tensor amd_mfma<{...}>') are the same layout,
+    however each Triton version spells it: fields are compared as values, in any order, after
+    normalized_fields, and an instrShape that one side states without K matches the other's [M, N, K]."""
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    ka, kb = _layout_key(normalize_spelling(a)), _layout_key(normalize_spelling(b))
+    if ka is None or kb is None:
+        return normalize_spelling(a) == normalize_spelling(b)
+    if ka[0] != kb[0] or len(ka[1]) != len(kb[1]):
+        return False
+    return all(x[0] == y[0] and _same_fields(x[0], x[1], y[1]) for x, y in zip(ka[1], kb[1]))
 
 
 def tensor_types(text: str) -> list[tuple[str, tuple[int, ...], str, str | None]]:
