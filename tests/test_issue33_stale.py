@@ -231,3 +231,64 @@ def test_same_layout_compares_normalized_fields():
     enc = alias_encoding("mma", "#ttg.amd_mfma<{versionMajor = 4, versionMinor = 0, warpsPerCTA = [4, 1], "
                                 "instrShape = [32, 32]}>")
     assert enc.fields["version"] == 4 and "versionMajor" not in enc.fields
+
+
+# --------------------------------------------------------------------------
+# 4. Diff wording
+# --------------------------------------------------------------------------
+
+
+def test_a_small_shared_memory_change_is_said_in_bytes_not_1x(compiled):
+    import dataclasses
+
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.diff import diff_analyses
+
+    art = compiled("matmul", block=16)
+
+    def with_shared(n: int):
+        return analyze(dataclasses.replace(art, resources=dataclasses.replace(art.resources, dynamic_shared=n)))
+
+    d = diff_analyses(with_shared(49_152), with_shared(49_168))
+    said = [line for line in d.story if "shared memory" in line]
+    assert said == ["B needs 16 more bytes of shared memory (+0.03%: 49,168 vs 49,152 bytes)"], d.story
+    row = next(r for r in d.rows if r.name.startswith("dynamic shared memory"))
+    assert row.delta == "+16 (+0.03%)"
+    d = diff_analyses(with_shared(49_168), with_shared(49_152))
+    assert "B needs 16 fewer bytes of shared memory (-0.03%: 49,152 vs 49,168 bytes)" in d.story
+    d = diff_analyses(with_shared(2_048), with_shared(49_152))  # a real ratio keeps its words
+    assert "B needs 24x the shared memory (49,152 vs 2,048 bytes)" in d.story
+
+
+def test_a_role_on_one_side_only_is_worded_with_its_article(compiled):
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.diff import RoleEncoding, facts, story
+
+    a = analyze(compiled("matmul", block=16))
+    roles = [RoleEncoding("A operand (dot 2)", "16x16xf16 tensor blocked<{}>", None),
+             RoleEncoding("B operand (dot 2)", None, "16x16xf16 tensor blocked<{}>"),
+             RoleEncoding("accumulator (dot 2)", None, "16x16xf32 tensor blocked<{}>")]
+    lines = story(a, a, facts(a), facts(a), roles)
+    assert "only A has an A operand (dot 2) (B has none)" in lines, lines
+    assert "only B has a B operand (dot 2) (A has none)" in lines, lines
+    assert "only B has an accumulator (dot 2) (A has none)" in lines, lines
+    assert not any(" a A " in line for line in lines)
+
+
+def test_open_recompile_diff_prints_the_recompile_warnings():
+    from typer.testing import CliRunner
+
+    from tritonscope import triton_api
+    from tritonscope.cli import app
+
+    series = "%d.%d" % (triton_api.triton_series() or (0, 0))
+    cache = ROOT / "tests" / "data" / "found_loop" / series / "cache"
+    if not cache.is_dir():
+        pytest.skip(f"no found_loop fixture for Triton {series}")
+    r = CliRunner().invoke(app, ["open", str(cache), "--kernel", "row_sum_kernel", "--recompile", "--diff",
+                                 "--stage", "none", "--width", "200", "--no-color"])
+    assert r.exit_code == 0, r.output
+    flat = " ".join(r.output.split())
+    assert "Triton IR (TTIR) -" in flat  # the TTIR differs (SSA names) ...
+    assert "warning: Recompiled from its pre-pass TTIR (.source)" in flat  # ... and the warnings say why
+    assert "may name those values differently" in flat

@@ -400,7 +400,8 @@ def _num_row(group: str, name: str, a: int | None, b: int | None, *, ratio: bool
         return SummaryRow(group, name, fa, fb, "", a != b)
     delta = f"{b - a:+,}"
     if ratio and a and b:
-        delta += f" ({b / a:.3g}x)"
+        times = f"{b / a:.3g}"
+        delta += f" ({_percent(b, a)})" if times == "1" else f" ({times}x)"
     return SummaryRow(group, name, fa, fb, delta, True)
 
 
@@ -560,7 +561,11 @@ def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncodi
     if sa != sb:
         if sa and sb:
             ratio = sb / sa
-            if ratio >= 1:
+            if _ratio(max(ratio, 1 / ratio)) == "1":  # 49,168 vs 49,152 is no "1x": say how much
+                d = sb - sa
+                out.append(f"B needs {abs(d):,} {'more' if d > 0 else 'fewer'} bytes of shared memory "
+                           f"({_percent(sb, sa)}: {sb:,} vs {sa:,} bytes)")
+            elif ratio >= 1:
                 out.append(f"B needs {_ratio(ratio)}x the shared memory ({sb:,} vs {sa:,} bytes)")
             else:
                 out.append(f"B needs {_ratio(1 / ratio)}x less shared memory ({sb:,} vs {sa:,} bytes)")
@@ -598,7 +603,8 @@ def story(a: Analysis, b: Analysis, fa: Facts, fb: Facts, roles: list[RoleEncodi
         if not r.changed or r.role.startswith("shared buffer") and (r.a is None or r.b is None):
             continue
         if r.a is None or r.b is None:
-            out.append(f"{'B' if r.a is None else 'A'} has a {r.role} that the other does not")
+            only, other = ("B", "A") if r.a is None else ("A", "B")
+            out.append(f"only {only} has {_article(r.role)} {r.role} ({other} has none)")
             continue
         ka, kb = _enc_kind(r.a), _enc_kind(r.b)
         if ka != kb:
@@ -642,6 +648,20 @@ def _mma_tiles(f: Facts) -> str:
         tile = "x".join(m.groups()) if m else shape
         out.append(f"{tile} ({family})")
     return ", ".join(out)
+
+
+def _article(word: str) -> str:
+    """'an' before 'A operand', 'accumulator'; 'a' before 'B operand', 'shared buffer'."""
+    return "an" if word[:1].lower() in "aeio" else "a"
+
+
+def _percent(b: int, a: int) -> str:
+    """B against A as a percentage, with the digits that keep it from reading 0: '+0.03%', '-1.5%'."""
+    p = (b - a) / a * 100
+    digits = 1
+    while digits < 6 and float(f"{p:.{digits}f}") == 0:
+        digits += 1
+    return f"{p:+.{digits}f}%"
 
 
 def _ratio(x: float) -> str:

@@ -233,16 +233,21 @@ def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage):
     from tritonscope.analyses.analysis import analyze
     from tritonscope.analyses.diff import diff_analyses
     from tritonscope.language.dialects import stage_keys
+    from rich.text import Text
+
     from tritonscope.outputs.render.diff_view import diff_summary, stage_diff_panel
 
     d = diff_analyses(analyze(a_art), analyze(b_art), stages=stage_keys(), force_different=True)
     if as_json:
-        typer.echo(json.dumps(d.to_dict(), indent=1))
+        # the recompile's warnings say why its stages may differ (a pre-pass TTIR renames values): with the diff
+        typer.echo(json.dumps({**d.to_dict(), "warnings": list(b_art.warnings)}, indent=1))
         return d
     shown = c.parse_stage_list(stage, stage_keys())
     console = env.console()
     with env.paged(console):
         console.print(diff_summary(d))
+        for w in b_art.warnings:  # as plain --recompile prints them: they explain the stage diffs below
+            console.print(Text(f"warning: {w}", style="yellow"))
         for s in d.stages:
             if s.key in shown and not s.identical:
                 console.print(stage_diff_panel(s, max_lines=max_lines))
