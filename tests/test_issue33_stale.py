@@ -292,3 +292,64 @@ def test_open_recompile_diff_prints_the_recompile_warnings():
     assert "Triton IR (TTIR) -" in flat  # the TTIR differs (SSA names) ...
     assert "warning: Recompiled from its pre-pass TTIR (.source)" in flat  # ... and the warnings say why
     assert "may name those values differently" in flat
+
+
+# --------------------------------------------------------------------------
+# 5. A tune or bench that timed nothing exits 13 (GPU-less: the GPU's part is faked)
+# --------------------------------------------------------------------------
+
+
+def _fake_gpu(monkeypatch):
+    import torch
+
+    from tritonscope.measure import runner
+
+    monkeypatch.setattr(runner, "require_gpu", lambda what="": None)
+    monkeypatch.setattr(runner, "device_name", lambda: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr("tritonscope.pipeline.config.local_arch", lambda: "sm_90a")
+
+
+def test_a_tune_that_timed_nothing_exits_13(monkeypatch):
+    from typer.testing import CliRunner
+
+    from tritonscope.cli import app
+    from tritonscope.commands import tune as tune_mod
+
+    _fake_gpu(monkeypatch)
+    # every launch fails, as `tune --dtype fp8e4nv` did (`module 'torch' has no attribute 'float8e4nv'`)
+    monkeypatch.setattr(tune_mod, "time_configs", lambda requests, indices, *a, **k: {
+        i: {"status": "failed: AttributeError: module 'torch' has no attribute 'float8e4nv'", "measured_ms": None,
+            "measure_s": 0.0, "check_s": 0.0, "new_kernels": []} for i in indices})
+    monkeypatch.setattr(tune_mod, "_warm_parent", lambda *a: None)
+    r = CliRunner().invoke(app, ["tune", "vector_add", "-c", "BLOCK=1024", "--shape", "65536", "--gpu", "H100",
+                                 "-j", "1"])
+    assert r.exit_code == 13, r.output
+    assert "pick: none" in r.output
+    assert "tune timed nothing" in r.output and "float8e4nv" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_a_bench_that_timed_nothing_exits_13(monkeypatch):
+    from tritonscope.commands.bench import bench_outcome
+    from tritonscope.core.errors import ExitCode, NoResultError
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.measure import bench, runner
+    from tritonscope.measure.bench import BenchRow
+    from tritonscope.pipeline.binding import build_spec
+
+    tight = [BenchRow("BLOCK=4096", None, "fp32", {}, 4, 3, "out of resources", problem="too much shared memory")]
+    problem = bench_outcome(tight)
+    assert isinstance(problem, NoResultError) and problem.exit_code == ExitCode.NO_RESULT == 13
+    assert "timed nothing" in problem.message
+
+    # inputs torch cannot make (a dtype it lacks) fail the config (exit 13), not tritonscope (exit 1)
+    def no_such_dtype(*a, **k):
+        raise AttributeError("module 'torch' has no attribute 'float8e4nv'")
+
+    monkeypatch.setattr(runner, "make_inputs", no_such_dtype)
+    monkeypatch.setattr(bench.triton_api, "set_allocator", lambda: None)
+    loaded = build_spec(Request("vector_add", constexprs={"BLOCK": "1024"}, arch="sm_90a"), "sm_90a")
+    row, values = bench.prepare_loaded(loaded)
+    assert values is None and row.status == "failed" and "float8e4nv" in row.problem
+    assert isinstance(bench_outcome([row]), NoResultError)

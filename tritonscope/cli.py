@@ -51,7 +51,8 @@ app = typer.Typer(
     "      --arg n=1024 -c BLOCK=256\n"
     "  tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --arch sm_90\n\n"
     f"Exit codes:\n\n{EXIT_CODES_HELP}\n\n"
-    "12 and 13 are run's and bench's, 14 capture's (the message names the program's own status).",
+    "12 and 13 are run's and bench's (13 also tune's: it timed nothing), 14 capture's (the message names the "
+    "program's own status).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,

@@ -132,7 +132,8 @@ def bench_cmd(
 def bench_outcome(rows):
     """The typed error for rows that are not results: a wrong result (12) before a failed or impossible one (13).
 
-    A config that does not fit ("out of resources") is an answer of a sweep, not a failure.
+    A config that does not fit ("out of resources") is an answer of a sweep, not a failure, unless no config
+    was timed at all (13: nothing to report).
     """
     from tritonscope.core.errors import NoResultError, WrongResultError
 
@@ -153,6 +154,11 @@ def bench_outcome(rows):
     if parts:
         return NoResultError(f"Of {total}, " + " and ".join(parts) + ".",
                              hint="The table's status column says why for each.")
+    if all(r.status == "out of resources" for r in rows):  # every config out of resources (or none): nothing timed
+        return NoResultError(f"bench timed nothing: {'none of the ' + total if len(rows) > 1 else 'the config'} "
+                             f"fits this GPU." if rows else "bench timed nothing: no config to time.",
+                             hint="The table's problem column says what each config needs; a smaller config "
+                                  "(-c, --num-warps, --num-stages) fits.")
     return None
 
 

@@ -401,12 +401,34 @@ def tune_cmd(
     res["device"] = torch.cuda.get_device_name(0)
     if as_json:
         typer.echo(json.dumps(res, indent=1))
-        return
-    console = env.console()
-    from rich.markup import escape
+    else:
+        console = env.console()
+        from rich.markup import escape
 
-    for line in tune_lines(res):
-        console.print(escape(line), highlight=False)
+        for line in tune_lines(res):
+            console.print(escape(line), highlight=False)
+    problem = tune_outcome(res)
+    if problem is not None:
+        raise problem
+
+
+def tune_outcome(res: dict):
+    """The typed error for a tune that timed nothing (exit 13: no result), after its lines are shown; None
+    when it has a pick."""
+    from tritonscope.core.errors import NoResultError
+
+    if res.get("pick"):
+        return None
+    short = [x for x in res.get("rows") or [] if x.get("shortlisted")]
+    why = [f"{x['config']}: {x.get('tune_status') or 'not timed'}" for x in short[:3]]
+    if not short:
+        what = (f"none of the {res.get('configs', 0)} configs compiled and fit" if not res.get("fit")
+                else "no config was short-listed")
+    else:
+        what = f"none of the {len(short)} short-listed configs launched and passed its check"
+    return NoResultError(f"tune timed nothing: {what}" + (f" ({'; '.join(why)})" if why else "") + ".",
+                         hint="The lines above say why for each config; `tritonscope bench` of one config shows "
+                              "its launch's error in full.")
 
 
 def _with_arch(req, arch):

@@ -24,7 +24,7 @@ class ExitCode(enum.IntEnum):
     REGRESSION = 10       # `tritonscope versions --fail-on`: a kernel got worse (the same code: a check failed)
     TIMEOUT = 11          # --timeout: the compile did not finish in time and was stopped
     WRONG_RESULT = 12     # `run`, `bench`: a kernel's output did not match the reference
-    NO_RESULT = 13        # `run`, `bench`: nothing was compared, a config failed, or a figure cannot be true
+    NO_RESULT = 13        # `run`, `bench`, `tune`: nothing compared or timed, a config failed, or a figure cannot be true
     PROGRAM_FAILED = 14   # `capture`: the program exited non-zero or a signal killed it (its status is named)
     INTERRUPTED = 130     # Ctrl-C
 

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tritonscope import triton_api
-from tritonscope.core.errors import error_line
+from tritonscope.core.errors import TritonscopeError, error_line
 from tritonscope.core.gpus import PEAKS, PEAKS_SOURCE, peaks_for  # noqa: F401  (the table lives with the named GPUs)
 from tritonscope.measure import runner
 from tritonscope.inputs.kernels import Loaded
@@ -142,8 +142,15 @@ def prepare_loaded(loaded: Loaded, *, artifact=None, seed: int | None = None,
     if artifact is not None:
         _resources_into(row, artifact)
     triton_api.set_allocator()
-    values = runner.make_inputs(loaded, "cuda", seed)
-    row.bytes_read, row.bytes_written = runner.tensor_bytes(loaded, values)
+    try:
+        # inputs a launch cannot be given (a dtype torch lacks) fail this config, as a launch that raises does
+        values = runner.make_inputs(loaded, "cuda", seed)
+        row.bytes_read, row.bytes_written = runner.tensor_bytes(loaded, values)
+    except TritonscopeError:  # a typed error (a bad argument) keeps its own message and exit code
+        raise
+    except Exception as e:
+        row.status, row.problem = "failed", f"inputs: {error_line(e)}"
+        return row, None
     try:
         compiled = runner.launch(loaded, values)
         torch.cuda.synchronize()
