@@ -378,3 +378,27 @@ def test_recompile_warns_when_the_ptx_version_differs(found, tmp_path):
     assert said and f"`.version {now}`" in said[0]
     # the same PTX version: no such warning
     assert not any("`.version" in w for w in artifact(found["cache8"], "--recompile")["warnings"])
+
+
+def test_a_dump_without_its_metadata_shows_shared_memory_and_occupancy_as_unknown(tmp_path):
+    """No figure from an unknown: without Triton's metadata .json the shared memory a launch allocates is not
+    recorded, so neither it nor the occupancy is computed from a placeholder 0 bytes, in the view or --json."""
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    from tritonscope.cli import app
+
+    run = CliRunner()
+    folder = tmp_path / "dump"
+    made = run.invoke(app, ["compile", "matmul", "--block", "16", "--arch", "sm_90a", "--emit", str(folder),
+                            "--stage", "none"])
+    assert made.exit_code == 0, made.output
+    for meta in folder.glob("*.json"):
+        meta.unlink()
+    shown = run.invoke(app, ["open", str(folder), "--stage", "none", "--width", "200", "--no-color"])
+    assert shown.exit_code == 0, shown.output
+    assert "shared memory  unknown:" in shown.output and "occupancy      unknown:" in shown.output
+    assert "blocks/SM" not in shown.output
+    data = _json.loads(run.invoke(app, ["open", str(folder), "--stage", "none", "--json"]).output)
+    assert data["summary"]["occupancy"] is None and set(data["summary"]["unknown"]) == {"shared", "occupancy"}

@@ -127,6 +127,9 @@ class Summary:
     agprs: int | None = None           # AMD: accumulation VGPRs (in `registers` too, on CDNA's unified file)
     sgprs: int | None = None           # AMD: scalar registers per wave
     register_file: int | None = None   # AMD: VGPRs one lane may address (512 on CDNA2+, 256 on RDNA)
+    # facts the files do not record, with the reason ({"shared": ..., "occupancy": ...}): shown as unknown,
+    # never computed from a placeholder
+    unknown: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -155,6 +158,7 @@ class Summary:
             agprs=data.get("agprs"),
             sgprs=data.get("sgprs"),
             register_file=data.get("register_file"),
+            unknown={str(k): str(v) for k, v in (data.get("unknown") or {}).items()},
         )
 
 
@@ -167,10 +171,15 @@ def summarize(artifact: Artifact, mix: dict[str, dict[str, int]] | None = None) 
     spills = _spills(artifact)
     fusion = artifact.metadata.get("enable_fp_fusion")
     fit = occ = None
+    unknown: dict[str, str] = {}
+    if "shared" not in artifact.metadata:  # a found kernel without Triton's metadata .json: never 0 bytes
+        memory = "LDS" if arch is not None and arch.backend == "hip" else "shared memory"
+        unknown["shared"] = f"the {memory} Triton allocates at launch is recorded only in its metadata .json"
+        unknown["occupancy"] = f"it depends on the {memory}, which is not recorded"
     if arch is not None:
         fit = _fit(artifact, arch, threads)
         # occupancy needs the registers: without them (a stage file with no binary) it is unknown, never a guess
-        if not fit.problems and res.registers is not None:
+        if not fit.problems and res.registers is not None and "occupancy" not in unknown:
             occ = _hip_occupancy(artifact, arch) if arch.backend == "hip" else _occupancy(artifact, arch, threads)
     return Summary(
         arch=spec.arch,
@@ -190,6 +199,7 @@ def summarize(artifact: Artifact, mix: dict[str, dict[str, int]] | None = None) 
         agprs=res.agprs,
         sgprs=res.sgprs,
         register_file=getattr(arch, "max_vgprs_per_wave", None),
+        unknown=unknown,
     )
 
 

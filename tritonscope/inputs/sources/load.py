@@ -84,7 +84,7 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     if "shared" not in entry.metadata:
         memory = "LDS" if backend == "hip" else "shared memory"
         warnings.append(f"The {memory} Triton allocates at launch is recorded only in its metadata .json, which "
-                        f"this {_kind_words(entry)} lacks: the {memory} shown (0 bytes) is not the kernel's.")
+                        f"this {_kind_words(entry)} lacks: it is unknown, and so is the occupancy.")
     if recorded_option(entry, "num_stages") is None:
         warnings.append(f"This {_kind_words(entry)} does not record num_stages: the config shows Triton's "
                         f"default for {spec.arch} ({spec.num_stages}), a guess the kernel may not have used.")

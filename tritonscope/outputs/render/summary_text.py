@@ -43,11 +43,14 @@ def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
                  + ("" if s.fp_fusion is None else f", fp fusion {'on' if s.fp_fusion else 'off'}")
                  + (f"  ({', '.join(f'{k}={v}' for k, v in a.env.items())})" if a.env else "")))
     limit = f" (limit {s.shared.limit_per_block:,})" if s.shared.limit_per_block is not None else ""
+    unknown = getattr(s, "unknown", None) or {}
     if s.backend == "hip":
-        rows.append(("LDS", f"{s.shared.dynamic:,} bytes per workgroup{limit}"))
+        rows.append(("LDS", f"unknown: {unknown['shared']}" if "shared" in unknown
+                     else f"{s.shared.dynamic:,} bytes per workgroup{limit}"))
         rows.append(("registers", registers_text(s)))
     else:
-        rows.append(("shared memory", f"{s.shared.dynamic:,} bytes dynamic{limit}"))
+        rows.append(("shared memory", f"unknown: {unknown['shared']}" if "shared" in unknown
+                     else f"{s.shared.dynamic:,} bytes dynamic{limit}"))
         rows.append(("registers", "unknown" if s.registers is None else f"{s.registers} per thread"))
     rows.append(("spills", spills_text(s.spills, s.backend)))
     if s.fit is not None:
@@ -55,6 +58,8 @@ def summary_rows(analysis: Analysis) -> list[tuple[str, str]]:
             rows.append(("fits", "NO: " + "; ".join(s.fit.problems)))
         elif s.occupancy is not None:
             rows.append(("occupancy", occupancy_text(s.occupancy)))
+        elif "occupancy" in unknown:
+            rows.append(("occupancy", f"unknown: {unknown['occupancy']}"))
     if analysis.prediction is not None:
         rows.append(("predicted", prediction_text(analysis.prediction)))
     if s.remarks:
