@@ -353,3 +353,57 @@ def test_a_bench_that_timed_nothing_exits_13(monkeypatch):
     row, values = bench.prepare_loaded(loaded)
     assert values is None and row.status == "failed" and "float8e4nv" in row.problem
     assert isinstance(bench_outcome([row]), NoResultError)
+
+
+# --------------------------------------------------------------------------
+# 6. A compile that did not happen here is not timed as one
+# --------------------------------------------------------------------------
+
+
+def test_a_found_kernel_says_not_compiled_here():
+    from typer.testing import CliRunner
+
+    from tritonscope import triton_api
+    from tritonscope.cli import app
+
+    series = "%d.%d" % (triton_api.triton_series() or (0, 0))
+    cache = ROOT / "tests" / "data" / "found_loop" / series / "cache"
+    if not cache.is_dir():
+        pytest.skip(f"no found_loop fixture for Triton {series}")
+    r = CliRunner().invoke(app, ["open", str(cache), "--kernel", "row_sum_kernel", "--stage", "none",
+                                 "--width", "160", "--no-color"])
+    assert r.exit_code == 0, r.output
+    assert "not compiled here" in r.output and "compiled in 0.00 s" not in r.output
+
+
+def test_a_result_cache_answer_and_a_replay_say_replayed(reading_kernel):
+    from rich.console import Console
+
+    from tritonscope.commands._common import analysis_of, compile_request
+    from tritonscope.core.env import Env
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.outputs.render.terminal import summary_panel
+    from tritonscope.pipeline.replay import replayed_text
+
+    folder, _ = reading_kernel
+    request = Request(f"{folder / 'k.py'}:k", constexprs={"BLOCK": "64"},
+                      args={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "1024"}, arch="sm_80")
+
+    def hash_row(compiled) -> str:
+        console = Console(width=200, record=True, color_system=None)
+        console.print(summary_panel(analysis_of(compiled)))
+        return next(line for line in console.export_text().splitlines() if " hash " in line)
+
+    fresh = compile_request(request, Env(), progress=False)
+    assert fresh.loaded is not None and "compiled in" in hash_row(fresh)
+    again = compile_request(request, Env(), progress=False)
+    assert again.loaded is None  # from the result cache
+    row = hash_row(again)
+    seconds = f"{again.artifact.compile_seconds:.2f}"
+    assert f"replayed from the cache (the compile took {seconds} s)" in row and "compiled in" not in row
+
+    # replay writes back a fresh run's output with its compile time said as replayed, in the same width
+    line = "│ hash           294eb5573e11ebd9  compiled in 0.74 s                                   │"
+    back = replayed_text(line)
+    assert "replayed" in back and "compiled in" not in back and len(back) == len(line)
+    assert "0.74 s" in back

@@ -32,6 +32,9 @@ class Analysis:
     # The predicted time (cost.Prediction.to_dict()), when the user asked for it (`compile --predict`
     # or `--gpu NAME`); plain data, so `show` replays it.
     prediction: dict | None = None
+    # Answered from tritonscope's result cache: not compiled in this run (the summary says "replayed", with the
+    # time the compile took when it ran); not part of a saved report.
+    replayed: bool = False
 
     def __post_init__(self) -> None:
         if self.summary is None:

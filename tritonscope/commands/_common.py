@@ -200,15 +200,19 @@ def analysis_of(compiled):
     from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict
 
     entry = compiled.entry
+    replayed = entry is not None and compiled.loaded is None  # answered from the result cache: not compiled now
     kept = entry.analysis() if entry is not None else None
     if kept is not None:
         try:
-            return analysis_from_dict(kept, "tritonscope's result cache")
+            analysis = analysis_from_dict(kept, "tritonscope's result cache")
+            analysis.replayed = replayed
+            return analysis
         except Exception:  # a damaged entry: analyze afresh (and keep that)
             pass
     analysis = analyze(compiled.artifact)
     if entry is not None:
         entry.keep_analysis(analysis_to_dict(analysis))
+    analysis.replayed = replayed
     return analysis
 
 

@@ -1,5 +1,8 @@
 """A repeated `tritonscope compile` prints what it printed last time, before typer, rich or Triton load.
 
+(Except its compile time: the summary's `compiled in 0.74 s` is written back as `replayed ...`, in the same
+width, `replayed_text`: no compile happened in this run.)
+
 Why: a warm repeat from the result cache (result_cache.py) still pays for
 importing the command line (typer, rich), parsing the options, and
 highlighting six stages with Pygments: most of a 0.44 s run.  What `compile` prints is a function of its command line,
@@ -268,13 +271,31 @@ def run_recorded(parts: dict[str, Any], run) -> None:
                 _store(parts, "".join(c for c in out.chunks if isinstance(c, str)), used)
 
 
+# The summary's compile time, as a fresh compile prints it, and the blanks after it in its row
+_COMPILED_IN = re.compile(r"compiled in (\d+\.\d\d) s( *)")
+
+
+def replayed_text(text: str) -> str:
+    """The output to write back: a fresh compile's 'compiled in 0.74 s' says that it is replayed, in the room the
+    row has (the words are never longer than the row's text and blanks, so a panel's border stays put)."""
+    def say(m: re.Match) -> str:
+        room = len(m[0])
+        for words in (f"replayed from the cache (the compile took {m[1]} s)", f"replayed ({m[1]} s compile)",
+                      "replayed"):
+            if len(words) <= room:
+                return words.ljust(room)
+        return m[0]
+
+    return _COMPILED_IN.sub(say, text)
+
+
 def _store(parts: dict[str, Any], text: str, used: list) -> None:
     from tritonscope.core.output import write_cache
 
     try:
         if len(used) != 1 or not text:
             return
-        payload = {"parts": parts, "checks": checks_now(parts["argv"], used[0].data), "stdout": text}
+        payload = {"parts": parts, "checks": checks_now(parts["argv"], used[0].data), "stdout": replayed_text(text)}
         write_cache(entry_path(parts), json.dumps(payload))
     except Exception:  # an optimisation only
         return

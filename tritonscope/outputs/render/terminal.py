@@ -29,12 +29,24 @@ def summary_panel(analysis: Analysis, summary=None) -> Panel:
     for label, value in rows:
         if label == "hash":
             t.add_row("mix", mix_text(analysis))
-            value += f"  compiled in {a.compile_seconds:.2f} s"
+            value += f"  {compile_time_text(analysis)}"
         t.add_row(label, Text(value, style="bold red") if label in BAD_LABELS else value)
     body = [t]
     for w in warnings:
         body.append(Text(f"warning: {w}", style="yellow"))
     return Panel(Group(*body), title=f"tritonscope · {a.spec.kernel}", box=box.ROUNDED, expand=False)
+
+
+def compile_time_text(analysis: Analysis) -> str:
+    """How this kernel came to be here: 'compiled in 0.74 s'; 'replayed from the cache (the compile took 0.74 s)'
+    for a result-cache answer; 'not compiled here' for a kernel found on disk (a cache, a dump, a capture),
+    which records no compile time."""
+    seconds = analysis.artifact.compile_seconds
+    if not seconds or seconds <= 0:
+        return "not compiled here"
+    if analysis.replayed:
+        return f"replayed from the cache (the compile took {seconds:.2f} s)"
+    return f"compiled in {seconds:.2f} s"
 
 
 def mix_text(analysis: Analysis) -> str:
