@@ -44,8 +44,10 @@ class _Watch:
         self.files: dict[str, tuple[int, int] | None] = {}
 
 
-# The innermost import being watched (imports run on the main thread, one at a time); None outside one.
-_ACTIVE: list[_Watch] = []
+# thread id -> the imports being watched on that thread, innermost last (what a thread reads is its own import's)
+_ACTIVE: dict[int, list[_Watch]] = {}
+_LOCK = threading.Lock()
+_DEPTH = 0  # watched imports under way in every thread: the patches are in place while it is above 0
 # path of the kernel file (resolved) -> what its last import read
 _READS: dict[str, dict[str, Any]] = {}
 _HOOKED = False
@@ -84,6 +86,12 @@ def _caller_file() -> str:
     return frame.f_code.co_filename if frame is not None else ""
 
 
+def _current() -> _Watch | None:
+    """The import being watched on this thread, if any."""
+    stack = _ACTIVE.get(threading.get_ident())
+    return stack[-1] if stack else None
+
+
 def _getitem(self, key):
     try:
         value = _REAL_GETITEM(self, key)
@@ -91,24 +99,25 @@ def _getitem(self, key):
         value = None
         raise
     finally:
-        if _ACTIVE and self is os.environ and isinstance(key, str):
+        watch = _current() if _ACTIVE else None
+        if watch is not None and self is os.environ and isinstance(key, str):
             try:
                 caller = _caller_file()
                 if not caller.startswith(_ignored_callers()):
-                    _ACTIVE[-1].env.setdefault(key, value)
+                    watch.env.setdefault(key, value)
             except Exception:  # recording is best effort: never break the module's read
                 pass
     return value
 
 
 def _exit(code=0):
-    if _ACTIVE and threading.current_thread() is threading.main_thread():
+    if _ACTIVE and _current() is not None:
         raise ModuleExited(code)
     _REAL_EXIT(code)
 
 
 def _start(self):
-    if _ACTIVE and not self.daemon:
+    if _ACTIVE and _current() is not None and not self.daemon:
         self.daemon = True  # started by the import: it must not hold tritonscope open at exit
     return _REAL_START(self)
 
@@ -117,11 +126,11 @@ def _audit(event: str, args: tuple) -> None:
     if event != "open" or not _ACTIVE:
         return
     try:
+        watch = _current()
         target = args[0]
-        if isinstance(target, int) or target is None:
+        if watch is None or isinstance(target, int) or target is None:
             return
         path = os.path.abspath(os.fsdecode(target))
-        watch = _ACTIVE[-1]
         if not path.startswith(watch.folders) or path.endswith(_SKIPPED_SUFFIXES) \
                 or f"{os.sep}__pycache__{os.sep}" in path or path in watch.files:
             return
@@ -142,21 +151,31 @@ def _stamp(path: str) -> tuple[int, int] | None:
 def watching(path: Path, folders: list[str]):
     """Record what importing the kernel file `path` reads (kept for reads_of), turn os._exit into
     ModuleExited, and make the threads it starts daemons."""
-    global _HOOKED
-    if not _HOOKED:
-        sys.addaudithook(_audit)  # for the process's life; it returns at once outside a watched import
-        _HOOKED = True
+    global _HOOKED, _DEPTH
     watch = _Watch(folders)
-    _ACTIVE.append(watch)
-    saved = (os._exit, os._Environ.__getitem__, threading.Thread.start)
-    os._exit, os._Environ.__getitem__, threading.Thread.start = _exit, _getitem, _start
+    me = threading.get_ident()
+    with _LOCK:
+        if not _HOOKED:
+            sys.addaudithook(_audit)  # for the process's life; it returns at once outside a watched import
+            _HOOKED = True
+        if _DEPTH == 0:  # the first watched import (of any thread) puts the patches in place, the last removes them
+            os._exit, os._Environ.__getitem__, threading.Thread.start = _exit, _getitem, _start
+        _DEPTH += 1
+        _ACTIVE.setdefault(me, []).append(watch)
     ok = False
     try:
         yield watch
         ok = True
     finally:
-        os._exit, os._Environ.__getitem__, threading.Thread.start = saved
-        _ACTIVE.remove(watch)
+        with _LOCK:
+            stack = _ACTIVE.get(me, [])
+            if watch in stack:
+                stack.remove(watch)
+            if not stack:
+                _ACTIVE.pop(me, None)
+            _DEPTH -= 1
+            if _DEPTH == 0:
+                os._exit, os._Environ.__getitem__, threading.Thread.start = _REAL_EXIT, _REAL_GETITEM, _REAL_START
         if ok:
             _READS[str(Path(path).resolve())] = {
                 "env": dict(sorted(watch.env.items())),
