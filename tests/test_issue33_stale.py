@@ -407,3 +407,23 @@ def test_a_result_cache_answer_and_a_replay_say_replayed(reading_kernel):
     back = replayed_text(line)
     assert "replayed" in back and "compiled in" not in back and len(back) == len(line)
     assert "0.74 s" in back
+
+
+def test_the_sweep_row_cache_keys_on_what_the_module_read(reading_kernel, monkeypatch):
+    from tritonscope.inputs.kernels import Request, load_module
+    from tritonscope.measure.sweep import _row_cache_key
+
+    folder, var = reading_kernel
+    request = Request(f"{folder / 'k.py'}:k", constexprs={"BLOCK": "64"},
+                      args={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "1024"}, arch="sm_80")
+
+    def key_after_import(value: str) -> str:
+        monkeypatch.setenv(var, value)
+        for name in [n for n in sys.modules if n.startswith("_tritonscope_user_")]:
+            if str(folder) in str(getattr(sys.modules[name], "__file__", "")):
+                del sys.modules[name]
+        load_module(folder / "k.py", "sm_80")   # as sweep's parent imports the kernel before it keys its rows
+        return _row_cache_key(request, "sm_80")
+
+    assert key_after_import("3") == key_after_import("3")
+    assert key_after_import("7") != key_after_import("3")

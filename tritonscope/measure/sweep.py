@@ -286,6 +286,7 @@ def _row_cache_key(req, default_arch: str) -> str | None:
     """Everything that decides the compile, hashed; None when it cannot be known."""
     try:
         from tritonscope import triton_api
+        from tritonscope.inputs import import_watch
         from tritonscope.inputs.kernels import resolve_target
 
         path, kernel = resolve_target(req.target)
@@ -293,6 +294,8 @@ def _row_cache_key(req, default_arch: str) -> str | None:
             "format": ROW_FORMAT, "request": asdict(req), "default_arch": default_arch,
             "file": str(path), "kernel": kernel, "source": hashlib.sha256(path.read_bytes()).hexdigest(),
             "triton": triton_api.triton_version(), "env": triton_api.codegen_env(),
+            # what the module read when this process imported it (env vars, config files): their values now
+            "reads": import_watch.reads_of(path),
         }
     except Exception:
         return None
