@@ -190,12 +190,7 @@ def _launch_keywords(b: _Binding, num_warps: int | None, num_stages: int | None,
     for name in b.constexpr_names:
         if name in passed and name in b.values and (name in b.given or name not in tuned):
             words[name] = kernel_value(b.values[name])
-    for name, value in b.launch_params.items():  # an EXAMPLES launch's own keywords
-        if name not in b.constexpr_names and name not in b.backend_options and name not in b.names:
-            continue
-        if name not in words and name not in tuned:
-            words[name] = value
-    for name, value in b.launch_words.items():
+    for name, value in b.launch_words.items():  # -c backend options, --maxnreg..., an EXAMPLES entry's options
         if name not in tuned or name in (b.req.options or {}) or name in (b.req.constexprs or {}):
             words.setdefault(name, value)
     for name, given, fallback in (("num_warps", num_warps, example.get("num_warps")),
