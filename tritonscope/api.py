@@ -96,7 +96,11 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
         block=block, num_warps=num_warps, num_stages=num_stages, arch=arch,
         shape=_shape_text(shape), dtype=dtype,
     )
-    pipe = Pipeline()  # the one compile path; the API keeps no result cache
+    # the one compile path; the API keeps no result cache; a failure inside Triton carries its report on the
+    # CompileError (e.data["failure"], analyses/failure.Failure: the pass, the op, the Python line)
+    from tritonscope.analyses.failure import reporter
+
+    pipe = Pipeline(on_failure=reporter(checks=False))
     try:
         config = resolve(request)  # the arch: arch=, else the local GPU's, else the default
         if config.config == "predicted":  # every kept config compiled and predicted (cost/pick.py)

@@ -153,26 +153,35 @@ def spinner(env: Env, progress: bool = True):
     return lambda text: err.status(text) if show else contextlib.nullcontext()
 
 
-def pipeline(env: Env, *, progress: bool = True, cache: bool = True, timeout: Optional[float] = None):
+def pipeline(env: Env, *, progress: bool = True, cache: bool = True, timeout: Optional[float] = None,
+             diagnose: str = "off"):
     """The commands' Pipeline: a spinner, the result cache (`cache=False`: --no-cache, compile afresh and keep the
-    fresh result), --timeout, and the views loaded while nvdisasm runs."""
+    fresh result), --timeout, the views loaded while nvdisasm runs, and a failure report on a compile that fails
+    inside Triton (`diagnose`: "brief" the report, "full" also what to try, checked; "off" for the candidate
+    compiles a command makes for itself)."""
     from tritonscope.pipeline.compiler import Pipeline
 
+    on_failure = None
+    if diagnose != "off":
+        from tritonscope.analyses.failure import reporter
+
+        on_failure = reporter(checks=diagnose == "full")
     return Pipeline(status=spinner(env, progress), cache="use" if cache else "refresh", timeout=timeout,
-                    meanwhile=_load_views)
+                    meanwhile=_load_views, on_failure=on_failure)
 
 
 def compile_request(config, env: Env, *, progress: bool = True, cache: bool = True,
-                    timeout: Optional[float] = None):
+                    timeout: Optional[float] = None, diagnose: str = "brief"):
     """Config -> Compiled (pipeline/compiler.py), with a spinner on stderr while Triton works.
 
     A repeat comes from tritonscope's result cache (result_cache.py), which
     is checked before Triton is imported; `cache=False` (--no-cache) skips
     that look-up and compiles, and the fresh result replaces the kept one.
+    A compile that fails inside Triton gets its failure report (`diagnose`).
     """
     from tritonscope.pipeline.config import resolve
 
-    pipe = pipeline(env, progress=progress, cache=cache, timeout=timeout)
+    pipe = pipeline(env, progress=progress, cache=cache, timeout=timeout, diagnose=diagnose)
     config = resolve(config)
     if config.config == "predicted":  # every kept config compiled and predicted (cost/pick.py)
         from tritonscope.cost.pick import compile_predicted
@@ -395,3 +404,51 @@ def check_options_for_arches(options: Optional[dict], arches) -> None:
     for name in arches or ():
         if name:
             check_options_for_arch(options, name)
+
+
+# --------------------------------------------------------------------------
+# A compile that failed inside Triton: its failure report (analyses/failure.py)
+# --------------------------------------------------------------------------
+
+def output_failure(err, env: Env, *, as_json: bool, save: Optional[str], force: bool, emit: Optional[str] = None) -> None:
+    """What `compile` does with a compile error that carries a failure report: the report (or its JSON) on
+    stdout, then --save and --emit; the caller re-raises the error (exit 5, or 11 for a timeout).  A timeout
+    writes no file: its message says "Nothing was written", as it always has."""
+    failure = getattr(err, "data", {}).get("failure")
+    if failure is not None:
+        timed_out = failure.timed_out
+        show_failure(failure, env, as_json=as_json, save=None if timed_out else save, force=force,
+                     emit=None if timed_out else emit)
+
+
+def show_failure(failure, env: Env, *, as_json: bool, save: Optional[str], force: bool,
+                 emit: Optional[str] = None) -> None:
+    """A failure report (analyses/failure.Failure) on stdout, or its JSON, then --save and --emit."""
+    from tritonscope.outputs.render.failure_view import failure_renderables, render_failure
+
+    if as_json:
+        import json
+
+        from tritonscope.analyses.failure import report_dict
+
+        typer.echo(json.dumps(report_dict(failure), indent=1))
+    else:
+        console = env.console()
+        for renderable in failure_renderables(failure, width=console.width):
+            console.print(renderable)
+        console.print()
+    if save:
+        from tritonscope.outputs.save import write
+
+        write(save, lambda fmt: render_failure(failure, fmt), force=force, what="failure report")
+    if emit:
+        from tritonscope.core.output import write_folder
+        from tritonscope.outputs.render.failure_view import failure_files
+
+        def fill(staging) -> None:
+            from pathlib import Path
+
+            for name, text in failure_files(failure).items():
+                (Path(staging) / name).write_text(text)
+
+        write_folder(emit, fill, force=force)

@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from tritonscope.commands import _common as c
+from tritonscope.core.errors import CompileError, CompileTimeoutError
 from tritonscope.commands.options import CONFIG, GRID, OUTPUT, STAGE_VIEWS, Values, composed
 
 
@@ -91,21 +92,12 @@ def compile_cmd(
     _check_early(views.stage, gpu=gpu, save=save, force=force, emit=emit)
     other = _other_triton(triton, python, passes=passes, explain=explain, env=env, quiet=out.as_json)
     trace = None
-    if other is not None:
-        from tritonscope.pipeline.compiler import Compiled
-        from tritonscope.versions import sides
-
-        with c.spinner(env, not out.as_json)(f"compiling {request.target} with Triton {other.triton}..."):
-            compiled = Compiled(sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
-                                                          timeout=timeout), request)
-    elif passes:  # one compile in a child gives the stages and the pass table
-        from tritonscope.commands.passes import trace_request
-        from tritonscope.pipeline.compiler import Compiled
-
-        with trace_request(request, env, progress=not out.as_json) as trace:
-            compiled = Compiled(trace.artifact, request)
-    else:
-        compiled = c.compile_request(request, env, progress=not out.as_json, cache=not no_cache, timeout=timeout)
+    try:
+        compiled, trace = _compiled(request, env, other=other, passes=passes, out=out, no_cache=no_cache,
+                                    timeout=timeout)
+    except (CompileError, CompileTimeoutError) as e:  # a failure inside Triton: its report, then exit 5 (11)
+        c.output_failure(e, env, as_json=out.as_json, save=save, force=force, emit=emit)
+        raise
     artifact = compiled.artifact
     if emit:
         _emit(artifact, emit, env, force=force, passes=passes)
@@ -123,6 +115,36 @@ def compile_cmd(
     err = out_of_resources(analysis)
     if err is not None:
         raise err
+
+
+def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout):
+    """(Compiled, the pass trace or None): the compile in another Triton, with every pass dumped (--passes), or
+    plain; a failure inside Triton carries its report (analyses/failure.py), with what to try checked."""
+    trace = None
+    if other is not None:
+        from tritonscope.pipeline.compiler import Compiled
+        from tritonscope.versions import sides
+
+        with c.spinner(env, not out.as_json)(f"compiling {request.target} with Triton {other.triton}..."):
+            compiled = Compiled(sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
+                                                          timeout=timeout), request)
+    elif passes:  # one compile in a child gives the stages and the pass table
+        from tritonscope.commands.passes import trace_request
+        from tritonscope.pipeline.compiler import Compiled
+
+        try:
+            with trace_request(request, env, progress=not out.as_json) as trace:
+                compiled = Compiled(trace.artifact, request)
+        except CompileError as e:
+            from tritonscope.analyses.failure import attach
+            from tritonscope.pipeline.config import resolve
+
+            attach(e, resolve(request), status=c.spinner(env, not out.as_json))
+            raise
+    else:
+        compiled = c.compile_request(request, env, progress=not out.as_json, cache=not no_cache, timeout=timeout,
+                                     diagnose="full")
+    return compiled, trace
 
 
 def _check_early(stage, *, gpu, save, force: bool, emit) -> None:

@@ -30,7 +30,9 @@ def show_cmd(
     """Re-render a saved JSON report in the terminal (no Triton needed).
 
     A report saved with explain's verdicts (`compile --explain`, `explain
-    --save FILE.json`) shows them again, after the summary.
+    --save FILE.json`) shows them again, after the summary.  The report of a
+    compile that failed inside Triton (`compile ... --save FILE.json`) shows
+    its failure report again.
 
     Examples:
 
@@ -50,6 +52,12 @@ def show_cmd(
     c.check_line(views.line)
     if save:  # fail before any work
         c.check_report_path(save, force)
+    from tritonscope.analyses.failure import load_failure
+
+    failure = load_failure(report)
+    if failure is not None:  # a failed compile's report (compile --save FILE.json): shown again, exit 0
+        c.show_failure(failure, env, as_json=out.as_json, save=save, force=force)
+        return
     analysis = load_analysis(report)
     if views.layouts and not analysis.layouts:
         raise UsageError(f"{report} was saved without layouts.",

@@ -74,6 +74,9 @@ class SweepRow:
     predicted_ms: float | None = None          # filled by attach_predictions, never cached
     bound_ms: float | None = None              # tune's pruned configs: the model's lower bound, not a prediction
     prediction: dict[str, Any] | None = None   # its breakdown (cost.Prediction.to_dict)
+    # a config that failed inside Triton: its failure report (analyses/failure.Failure.to_dict): the pass, the
+    # op, the Python line; `error` says them in one line
+    failure: dict[str, Any] | None = None
 
 
 @dataclass
@@ -203,7 +206,11 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
 
     pruning = _PRUNING
     row = _row_shell(index, req)
-    pipe = Pipeline(sass=pruning is None)  # a sweep keeps its own rows (not the result cache)
+    # a sweep keeps its own rows (not the result cache); a config that fails inside Triton gets its failure
+    # report (the pass, the op, the Python line: one more compile, dumped, for that config only)
+    from tritonscope.analyses.failure import reporter
+
+    pipe = Pipeline(sass=pruning is None, on_failure=reporter(checks=False))
     try:
         config = resolve(req, default_arch)
         loaded = pipe.bind(config)
@@ -214,7 +221,11 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     except KeyboardInterrupt:
         raise
     except TritonscopeError as e:
-        row.error, row.error_kind = e.message, type(e).__name__
+        from tritonscope.analyses.failure import row_error
+
+        row.error, row.error_kind = row_error(e) or e.message, type(e).__name__
+        if e.data.get("failure") is not None:
+            row.failure = e.data["failure"].to_dict()
         return row
     except Exception as e:  # a bug or an unclassified Triton failure: still a row
         row.error, row.error_kind = error_line(e), type(e).__name__

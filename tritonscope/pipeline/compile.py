@@ -176,7 +176,8 @@ def _compile(loaded: Loaded, args, arch, fresh: bool = False, remarks: bool = Tr
 
 
 def compile_error(e: Exception, spec, jit_fn: Any = None) -> Exception:
-    """Triton's exception as a typed error; `jit_fn` (the kernel, when the caller holds it) numbers its lines."""
+    """Triton's exception as a typed error; `jit_fn` (the kernel, when the caller holds it) numbers its lines.
+    One from inside Triton's pipeline (not the kernel's source) is marked data["in_pipeline"]."""
     if triton_api.is_out_of_resources(e):
         return OutOfResourcesError(str(e), hint="Use smaller blocks, fewer stages, or a bigger target.")
     info = triton_api.compilation_error_info(e)
@@ -202,10 +203,12 @@ def compile_error(e: Exception, spec, jit_fn: Any = None) -> Exception:
         )
     text = str(e).strip() or type(e).__name__
     first = text.splitlines()[0]
+    # in_pipeline: Triton's own passes or code failed, not the kernel's source (analyses/failure.py explains it)
     return CompileError(
         f"Triton failed while compiling {spec.kernel}: {type(e).__name__}: {first}",
         context="\n".join(text.splitlines()[1:12]) or None,
         hint="Rerun with --debug for the full traceback.",
+        data={"in_pipeline": True},
     )
 
 

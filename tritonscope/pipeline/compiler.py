@@ -42,17 +42,41 @@ def _no_status(text: str) -> ContextManager:
     return contextlib.nullcontext()
 
 
+def _echo_triton_stderr(err: BaseException) -> None:
+    """What Triton printed while a compile failed (held back by remarks.collect_remarks for the failure report),
+    on stderr, for an error that got no report."""
+    import sys
+
+    from tritonscope.triton_api.remarks import STDERR_ATTR
+
+    text = getattr(err.__cause__, STDERR_ATTR, "") if err.__cause__ is not None else ""
+    if text.strip():
+        from tritonscope.triton_api.remarks import _without_diagnostics
+
+        try:
+            sys.stderr.write(_without_diagnostics(text))
+            sys.stderr.flush()
+        except Exception:
+            pass
+
+
 class Pipeline:
     """How a caller compiles: `status(text)` a context shown while Triton works (a spinner), `cache` one of
     CACHE_MODES, `timeout` seconds (the compile then runs in a child that is stopped when time is up),
     `meanwhile` work done while the SASS is disassembled, `remarks=False` Triton's stderr left alone
     (compile_artifact's: the `passes` children read it whole), `sass=False` no SASS stage unless the SASS cache
-    already holds it (nvdisasm not run: `tune`'s first pass, which needs only a lower bound)."""
+    already holds it (nvdisasm not run: `tune`'s first pass, which needs only a lower bound).
+
+    `on_failure(error, config, pipeline)` runs when a compile of a config fails (a CompileError, or a
+    CompileTimeoutError under `timeout`), before the error goes on: the commands, the API and sweeps give
+    analyses/failure.reporter, which puts the failure report (the pass, the op, the Python line) on the
+    error.  Nothing of it runs when the compile succeeds."""
 
     def __init__(self, *, status: Callable[[str], ContextManager] | None = None, cache: str = "off",
                  timeout: float | None = None, meanwhile: Callable[[], None] | None = None, remarks: bool = True,
-                 sass: bool = True):
+                 sass: bool = True, on_failure: Callable[[Exception, Config, "Pipeline"], None] | None = None):
         assert cache in CACHE_MODES, cache
+        self.on_failure = on_failure
         assert sass or cache == "off", "a compile without its SASS is never kept in the result cache"
         self.remarks = remarks
         self.sass = sass
@@ -70,7 +94,20 @@ class Pipeline:
     def compile(self, config: Config | None, *, loaded: Loaded | None = None, kernel_object: Any = None,
                 status: str | None = None) -> Compiled:
         """One compile of `config` (bound already when `loaded` is given: then `config` may be None, and the
-        result cache is not used); `status` replaces the status line."""
+        result cache is not used); `status` replaces the status line.  A failure goes to `on_failure` first."""
+        from tritonscope.core.errors import CompileError, CompileTimeoutError
+
+        try:
+            return self._compile(config, loaded=loaded, kernel_object=kernel_object, status=status)
+        except (CompileError, CompileTimeoutError) as e:
+            if self.on_failure is not None and config is not None and kernel_object is None:
+                self.on_failure(e, config, self)
+            if "failure" not in e.data:
+                _echo_triton_stderr(e)
+            raise
+
+    def _compile(self, config: Config | None, *, loaded: Loaded | None, kernel_object: Any,
+                 status: str | None) -> Compiled:
         from tritonscope.pipeline import result_cache
 
         keep = self.cache != "off" and config is not None and kernel_object is None and result_cache.enabled()

@@ -27,6 +27,8 @@ from typing import Iterable, Iterator
 
 # What Triton reads to print diagnostics: remarks and warnings (errors always print).
 DIAGNOSTICS = "remarks,warnings"
+# The attribute collect_remarks puts Triton's stderr on, on the exception of a compile that failed.
+STDERR_ATTR = "tritonscope_stderr"
 SEVERITIES = ("error", "warning", "remark", "note")
 
 
@@ -168,8 +170,12 @@ def collect_remarks(*, echo_other: bool = True) -> Iterator[RemarkList]:
             sys.stderr = python_err
         except (OSError, ValueError):
             python_err = None
+    failed: BaseException | None = None
     try:
         yield result
+    except BaseException as e:
+        failed = e
+        raise
     finally:
         if python_err is not None:
             if sys.stderr is python_err:
@@ -195,6 +201,15 @@ def collect_remarks(*, echo_other: bool = True) -> Iterator[RemarkList]:
         result.extend(parse_remarks(text.splitlines()))
         if echo_other:
             other = _without_diagnostics(text)
+            if failed is not None and other.strip():
+                # a failed compile: what Triton printed (an assertion, a reproducer of the whole stage) is
+                # kept on the error (STDERR_ATTR) for its failure report, which says it better; whoever
+                # reports no failure echoes it (pipeline/compiler.py)
+                try:
+                    setattr(failed, STDERR_ATTR, text)
+                    other = ""
+                except Exception:
+                    pass
             if other.strip():
                 try:
                     sys.stderr.write(other)

@@ -60,7 +60,7 @@ from tritonscope.analyses.passes.query import (  # noqa: F401
 )
 from tritonscope.analyses.passes.run import (  # noqa: F401
     _Progress, _child_result, _follow, _kernel_file_of, _key, _request_dict, _start_child, _trace_of,
-    attribute_remarks, refuse_binary, remarks_by_pass, trace_from_dump, trace_passes,
+    attribute_remarks, refuse_binary, remarks_by_pass, trace_failure, trace_from_dump, trace_passes,
 )
 from tritonscope.analyses.passes.compare import (  # noqa: F401
     Divergence, _op_deltas,

@@ -51,7 +51,47 @@ def main() -> None:
 def job(payload: dict) -> dict:
     if payload.get("attribute"):
         return _remarks_compile(payload)
+    if payload.get("failure"):
+        return _failing_compile(payload, Path(payload["workdir"]))
     return _child_compile(payload, Path(payload["workdir"]))
+
+
+def _failing_compile(payload: dict, workdir: Path) -> dict:
+    """The failure run (passes.trace_failure): the same compile, whose error is the answer, not an error.
+
+    A compile that fails answers {"failed": {...}}: the typed error, Triton's
+    own exception (its type, its text and the frames of Triton's code it was
+    raised in, innermost last) and the stage that was running; one that
+    compiles answers as `_child_compile` does, with "failed" None.
+    """
+    from tritonscope.core.errors import TritonscopeError
+
+    seen: dict = {}
+    try:
+        out = _child_compile(payload, workdir, seen)
+        out["failed"] = None
+        return out
+    except TritonscopeError as e:
+        cause = e.__cause__ or e
+        return {**seen, "failed": {"type": type(e).__name__, "message": e.message, "hint": e.hint, "context": e.context,
+                           "triton_type": type(cause).__name__, "triton_text": str(cause),
+                           "frames": _triton_frames(cause)}}
+
+
+def _triton_frames(e: BaseException) -> list[dict]:
+    """[{file, line, function, text}] of the traceback's frames in Triton's own package, innermost last."""
+    import traceback
+
+    import triton
+
+    root = os.path.dirname(os.path.abspath(triton.__file__))
+    out = []
+    for frame in traceback.extract_tb(e.__traceback__):
+        path = os.path.abspath(frame.filename)
+        if path.startswith(root + os.sep):
+            out.append({"file": os.path.relpath(path, os.path.dirname(root)), "line": frame.lineno,
+                        "function": frame.name, "text": (frame.line or "").strip()})
+    return out
 
 
 class _Enough(Exception):
@@ -109,13 +149,19 @@ def _install_remarks_hook(wanted: list[str], state: dict) -> None:
     triton_api.wrap_stages(wrap, MLIR_STAGES, cache_part="tritonscope-passes")
 
 
-def _child_compile(payload: dict, workdir: Path) -> dict:
+def _child_compile(payload: dict, workdir: Path, seen: dict | None = None) -> dict:
+    """The compile with every dump on; `seen` gets the kernel's name, file, arch, label and Triton's version
+    once it is bound (what the failure run answers with when the compile fails)."""
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.compiler import Pipeline
     from tritonscope.pipeline.config import resolve
 
     pipe = Pipeline(remarks=False)
     loaded = pipe.bind(resolve(Request(**payload["request"]), payload["default_arch"]))
+    if seen is not None:
+        spec = loaded.spec
+        seen.update({"kernel": spec.kernel, "file": str(spec.file), "arch": spec.arch, "label": spec.label(),
+                     "triton_version": triton_api.triton_version()})
     stages: list[dict] = []
     _install_stage_hook(workdir, stages)
     started = time.perf_counter()

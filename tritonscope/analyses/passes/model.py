@@ -194,6 +194,12 @@ class PassTrace:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    @property
+    def folder(self) -> str | None:
+        """The private folder of a compiled trace (its dumps, Triton's stderr.txt, reproducers); None once closed
+        or for a trace read from a file."""
+        return getattr(self._workdir, "name", None)
+
     # --- queries --------------------------------------------------------
     @property
     def changed_steps(self) -> list[Step]:

@@ -213,7 +213,8 @@ class _OpenDump:
         if state == "tail":
             if not line.strip():
                 return
-            if line.startswith("#loc"):
+            if line.startswith("#"):
+                # #loc definitions, and the LLVM dialect's #di_... attributes printed among them
                 if self.reader:
                     self.reader.feed(line)
                 return

@@ -37,42 +37,16 @@ def trace_passes(request, default_arch: str, *, timeout: float = 600, attribute:
     and `attribute` is on, each is tied to the pass that printed it
     (attribute_remarks: a second, partial compile, only then).
     """
-    import threading
-
     started = time.perf_counter()
     workdir_obj = tempfile.TemporaryDirectory(prefix="tritonscope-passes-")
     workdir = Path(workdir_obj.name)
     try:
-        proc = _start_child(request, default_arch, workdir)
-        progress = _Progress(workdir)
-        parsed: dict[str, Any] = {}
-
-        def parse() -> None:
-            try:
-                parsed["value"] = steps_from_file(str(workdir / "dump.mlir"), plan_at=progress.plan_at,
-                                                  lines=_follow(workdir / "dump.mlir", proc))
-            except BaseException as e:  # reported after the child's own errors
-                parsed["error"] = e
-
-        thread = threading.Thread(target=parse, name="tritonscope-passes-parse", daemon=True)
-        thread.start()
         try:
-            proc.wait(timeout=timeout)
+            result, parsed = _traced_run(request, default_arch, workdir, timeout=timeout)
         except subprocess.TimeoutExpired as e:
-            proc.kill()
-            proc.wait()
             raise CompileError(f"The pass-by-pass compile took over {timeout:.0f} s and was stopped.",
                                hint="Try a smaller config.") from e
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        finally:
-            thread.join()
-        result = _child_result(workdir, proc)
-        if "error" in parsed:
-            raise parsed["error"]
-        trace = _trace_of(workdir, result, *parsed["value"])
+        trace = _trace_of(workdir, result, *parsed)
         if attribute:
             attribute_remarks(trace, request, default_arch, workdir / "remarks", timeout=timeout)
     except BaseException:
@@ -81,6 +55,128 @@ def trace_passes(request, default_arch: str, *, timeout: float = 600, attribute:
     trace._workdir = workdir_obj
     trace.seconds = time.perf_counter() - started
     return trace
+
+
+# MLIR's reproducer files, one per stage's pass manager (Triton's TRITON_REPRODUCER_PATH names their stem):
+# <stem>.make_ttgir.repro.mlir
+REPRODUCER_STEM = "reproducer"
+
+
+def trace_failure(request, default_arch: str, *, timeout: float = 600) -> tuple[PassTrace, dict | None]:
+    """The pass-by-pass compile of a config that fails: (the trace of the passes that ran, what failed).
+
+    The same child as trace_passes, with Triton's reproducer on
+    (TRITON_REPRODUCER_PATH: before each stage's passes run, and again, for
+    the failing pass alone, when one fails) and the compile's error answered
+    as data: {"type", "message", "triton_type", "triton_text", "frames"} (see
+    child._failing_compile), None when it compiled after all.  The trace's
+    last step is the last pass whose "IR Dump Before" was written: the pass
+    that failed, when a pass failed.  Its folder (`trace.folder`) holds
+    stderr.txt (Triton's diagnostics) and the reproducers.  A compile still
+    running after `timeout` seconds is stopped: its trace then ends at the
+    last pass whose dump reached the file (MLIR writes it 4 KiB at a time),
+    and what failed is {"type": "CompileTimeoutError", ...}.
+    """
+    started = time.perf_counter()
+    workdir_obj = tempfile.TemporaryDirectory(prefix="tritonscope-failure-")
+    workdir = Path(workdir_obj.name)
+    try:
+        result, parsed = _traced_run(request, default_arch, workdir, timeout=timeout, failure=True)
+        failed = result.get("failed")
+        if result.get("timed_out"):
+            failed = {"type": "CompileTimeoutError", "message": f"stopped after {timeout:g} s", "triton_type": "",
+                      "triton_text": "", "frames": []}
+        trace = _trace_of(workdir, result, *parsed, empty_ok=True)
+        if not trace.kernel or trace.kernel == "?":
+            trace.kernel = _payload_kernel(request)
+    except BaseException:
+        workdir_obj.cleanup()
+        raise
+    trace._workdir = workdir_obj
+    trace.seconds = time.perf_counter() - started
+    return trace, failed
+
+
+def _payload_kernel(request) -> str:
+    target = str(getattr(request, "target", "") or "")
+    return target.rpartition(":")[2] or target or "?"
+
+
+def _cut_dump(path: Path, plan_at=None):
+    """Steps of a dump whose writer was stopped: its last module may be cut off, so it is read up to the
+    last header, and that header's pass (the one running) is added as the last step, with no text.
+    `plan_at`: the child's stage records (see steps_from_file)."""
+    from tritonscope.analyses.passes.read import parse_header
+
+    if not path.exists():
+        return [], {}, []
+    headers: list[tuple[int, object]] = []
+    with open(path, "rb") as f:
+        offset = 0
+        for raw in f:
+            if raw.startswith(b"// -----// IR Dump Before"):
+                h = parse_header(raw.decode(errors="replace").rstrip("\r\n"))
+                if h is not None:
+                    headers.append((offset, h))
+            offset += len(raw)
+    if not headers:
+        return [], {}, []
+    last_at, last = headers[-1]
+    steps, summaries, remarks = [], {}, []
+    if len(headers) > 1:
+        with open(path, "rb") as f:
+            head = f.read(last_at)
+        try:
+            steps, summaries, remarks = steps_from_file(str(path), lines=iter(head.splitlines(keepends=True)),
+                                                        plan_at=plan_at)
+        except InputFileError:
+            steps = []
+    stage = steps[-1].stage if steps else ""
+    if plan_at is not None:  # the stage that was running: the last one the child started
+        k = 0
+        while (rec := plan_at(k)) is not None:
+            stage, k = rec["key"], k + 1
+    from tritonscope.analyses.passes.model import TextRef
+
+    steps.append(Step(index=len(steps) + 1, name=last.name, arg=last.arg, anchor=last.anchor, stage=stage,
+                      before=TextRef(str(path), last_at, last_at), after=None))
+    return steps, summaries, remarks
+
+
+def _traced_run(request, default_arch: str, workdir: Path, *, timeout: float, failure: bool = False):
+    """Start the dumping child, parse its dump as it grows, wait for it: (its answer, (steps, summaries,
+    remarks)).  subprocess.TimeoutExpired when it ran past `timeout` (it is stopped first)."""
+    import threading
+
+    proc = _start_child(request, default_arch, workdir, failure=failure)
+    progress = _Progress(workdir)
+    parsed: dict[str, Any] = {}
+
+    def parse() -> None:
+        try:
+            parsed["value"] = steps_from_file(str(workdir / "dump.mlir"), plan_at=progress.plan_at,
+                                              lines=_follow(workdir / "dump.mlir", proc))
+        except BaseException as e:  # reported after the child's own errors
+            parsed["error"] = e
+
+    thread = threading.Thread(target=parse, name="tritonscope-passes-parse", daemon=True)
+    thread.start()
+    try:
+        proc.wait(timeout=timeout)
+    except BaseException as e:
+        proc.kill()
+        proc.wait()
+        thread.join()
+        if failure and isinstance(e, subprocess.TimeoutExpired):  # the failure run reads what it got so far
+            return {"timed_out": True}, _cut_dump(workdir / "dump.mlir", plan_at=progress.plan_at)
+        raise
+    thread.join()
+    result = _child_result(workdir, proc)
+    if "error" in parsed:
+        if failure and isinstance(parsed["error"], InputFileError):
+            return result, _cut_dump(workdir / "dump.mlir")
+        raise parsed["error"]
+    return result, parsed.get("value") or ([], {}, [])
 
 
 # --------------------------------------------------------------------------
@@ -297,7 +393,7 @@ class _Progress:
         return self.records[k] if k < len(self.records) else None
 
 
-def _trace_of(workdir: Path, result: dict, steps, summaries, remarks) -> PassTrace:
+def _trace_of(workdir: Path, result: dict, steps, summaries, remarks, *, empty_ok: bool = False) -> PassTrace:
     kernel_file = result.get("file") or ""
     # diagnostics printed outside the stages (e.g. while importing the kernel)
     try:
@@ -311,7 +407,7 @@ def _trace_of(workdir: Path, result: dict, steps, summaries, remarks) -> PassTra
         pos = max(pos, end)
     rest.append(err[pos:])
     remarks = _unique(list(remarks) + parse_remarks(b"".join(rest).decode(errors="replace").splitlines()))
-    if not steps:
+    if not steps and not empty_ok:
         raise CompileError("Triton wrote no pass dumps for this compile.",
                            hint="This Triton may not support MLIR_ENABLE_DUMP/MLIR_DUMP_PATH; rerun with --debug.")
     artifact = None
@@ -328,14 +424,18 @@ def _trace_of(workdir: Path, result: dict, steps, summaries, remarks) -> PassTra
     )
 
 
-def _start_child(request, default_arch: str, workdir: Path, *, attribute: list[str] | None = None):
-    """The compiling child; with `attribute`, the remarks run (see attribute_remarks)."""
+def _start_child(request, default_arch: str, workdir: Path, *, attribute: list[str] | None = None,
+                 failure: bool = False):
+    """The compiling child; with `attribute`, the remarks run (see attribute_remarks); with `failure`, the
+    failure run (see trace_failure)."""
     payload = {"request": _request_dict(request), "default_arch": default_arch, "workdir": str(workdir)}
     if attribute:
         payload["attribute"] = list(attribute)
+    if failure:
+        payload["failure"] = True
     env = dict(os.environ)
     for key in ("MLIR_ENABLE_DUMP", "MLIR_DUMP_PATH", "LLVM_IR_ENABLE_DUMP", "TRITON_KERNEL_OVERRIDE",
-                "TRITON_KERNEL_DUMP", "TRITON_DUMP_DIR"):
+                "TRITON_KERNEL_DUMP", "TRITON_DUMP_DIR", "TRITON_REPRODUCER_PATH"):
         env.pop(key, None)
     if not attribute:
         env.update({
@@ -350,8 +450,10 @@ def _start_child(request, default_arch: str, workdir: Path, *, attribute: list[s
         })
     env.update({
         "MLIR_ENABLE_TIMING": "1",
-        "MLIR_ENABLE_DIAGNOSTICS": "remarks,warnings",
+        # the failure run also asks MLIR to print the op a diagnostic is about ("see current operation: ...")
+        "MLIR_ENABLE_DIAGNOSTICS": "remarks,warnings" + (",operations" if failure else ""),
         "TRITON_CACHE_DIR": str(workdir / "cache"),
+        **({"TRITON_REPRODUCER_PATH": str(workdir / REPRODUCER_STEM)} if failure else {}),
         "TRITON_ALWAYS_COMPILE": "1",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[3]),
                                                     env.get("PYTHONPATH", "")])),

@@ -1,0 +1,930 @@
+"""When Triton fails: the pass, the op, the Python line, the IR the pass received, and what to try.
+
+A failed compile says little ("RuntimeError: PassManager::run failed").  On
+such a failure `diagnose` compiles the config once more in a child, through
+the `passes` machinery (passes.trace_failure: every pass dumped, Triton's
+reproducer on), and reads what that run left:
+
+- the stage and the pass: the last pass whose "IR Dump Before" was written,
+  checked against Triton's own note ("Pipeline failed while executing `X`");
+  a failure in Triton's Python between passes (a RuntimeError in make_llir)
+  names the function and line of Triton's code instead;
+- the diagnostics Triton printed (error, notes, a C++ assertion), each in
+  plain words where a known pattern (KNOWN) explains it;
+- the op: the one Triton's error points at, else one it names (a symbol in
+  the message), else the op the pass works on (PASS_OPS, said as such), with
+  its location mapped back to the Python line;
+- the IR the pass received, trimmed to that op's region (whole in --save and
+  --emit), and MLIR's reproducer of the failing pass alone, with the
+  triton-opt command that replays it;
+- what to try, each checked by compiling the changed config in a child
+  (`check_fixes`); a fix that needs a source change is listed as not tried.
+
+A compile stopped by --timeout is read the same way (`diagnose_timeout`): the
+pass it was in is the last one whose dump reached the file.
+
+Nothing here runs when a compile succeeds.  This module returns data and
+never prints (outputs/render/failure_view.py draws it).
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tritonscope.core.errors import CompileError, CompileTimeoutError, KernelSpecError, OutOfResourcesError
+
+SCHEMA = "tritonscope.failure"
+SCHEMA_VERSION = 1
+
+# Lines of IR shown around the failing op in the terminal (the whole module goes to --save and --emit).
+EXCERPT_LINES = 40
+
+
+@dataclass
+class FailingOp:
+    """The op a compile failed on, with the Python line it came from."""
+
+    name: str                 # "scf.for"
+    text: str                 # its IR line, locations removed
+    file: str = ""
+    line: int = 0
+    col: int = 0
+    source: str = ""          # the Python line's text
+    how: str = ""             # how it was found (Triton's error points at it, or the pass works on it)
+    count: int = 1            # ops of the same kind the pass works on (the first is shown)
+    others: list[int] = field(default_factory=list)   # the Python lines of the others
+
+    def where(self) -> str:
+        return f"{os.path.basename(self.file)}:{self.line}" if self.file and self.line else ""
+
+
+@dataclass
+class Diagnostic:
+    """One thing Triton printed about the failure: MLIR's error and notes, a C++ assertion, an LLVM error."""
+
+    severity: str             # error | note | warning | remark | assertion | fatal
+    message: str
+    file: str = ""
+    line: int = 0
+    col: int = 0
+    plain: str = ""           # the same in plain words, where a known pattern explains it
+
+    def where(self) -> str:
+        return f"{os.path.basename(self.file)}:{self.line}" if self.file and self.line else ""
+
+
+@dataclass
+class FixCheck:
+    """One thing to try: the changed config, and whether it compiled."""
+
+    label: str                # "fewer stages (num_stages=1)"
+    flags: str                # how to ask for it: "-s 1", "AMDGCN_USE_BUFFER_OPS=0", "-c warp_specialize=False"
+    tried: bool = False
+    compiles: bool | None = None
+    said: str = ""            # "compiles" / the error it fails with / why it was not tried
+    seconds: float | None = None
+
+
+@dataclass
+class Reproducer:
+    """MLIR's reproducer of the failing pass (TRITON_REPRODUCER_PATH): the IR before it and its pipeline."""
+
+    file: str                 # the name it is saved under (--emit): "reproducer.mlir"
+    pipeline: str             # "builtin.module(nvgpu-warp-specialization{...})"
+    local: bool               # the failing pass alone (else the stage's whole pipeline)
+    command: str              # "triton-opt --run-reproducer reproducer.mlir"
+    runnable: bool            # triton-opt is here
+    needs: str = ""           # what running it needs, where it cannot run here
+    text: str = field(default="", repr=False)
+
+
+@dataclass
+class Failure:
+    """A failed (or stopped) Triton compile, explained."""
+
+    kernel: str
+    file: str
+    arch: str
+    label: str
+    triton_version: str
+    error: str                                # Triton's exception: "RuntimeError: PassManager::run failed"
+    stage: str = ""                           # ttir | ttgir | llir | ... ("" unknown)
+    stage_function: str = ""                  # make_ttgir
+    in_pass: bool = False                     # a pass failed (else Triton's Python, between or after passes)
+    pass_name: str = ""
+    pass_arg: str = ""
+    step: int = 0                             # the pass's step in the whole compile (1-based)
+    stage_step: int = 0                       # its place in its stage's pass manager (1-based)
+    steps: int = 0                            # steps of the compile that ran, this one included
+    where: str = ""                           # Triton's code it failed in: "triton/backends/amd/compiler.py:714"
+    where_text: str = ""                      # that line
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    explanation: list[str] = field(default_factory=list)
+    op: FailingOp | None = None
+    ir_excerpt: str = ""                      # the IR the pass received, around the op ("> " marks the op)
+    ir_lines: int = 0                         # lines of that IR in all
+    reproducer: Reproducer | None = None
+    fixes: list[FixCheck] = field(default_factory=list)
+    timed_out: bool = False
+    seconds: float | None = None              # the time limit, for a stopped compile
+    earlier: list[tuple[str, float]] = field(default_factory=list)   # (pass, seconds) of the slowest earlier passes
+    ir: str = field(default="", repr=False)   # the whole IR the pass received (--save, --emit)
+    diagnose_seconds: float | None = None
+
+    # --- words -----------------------------------------------------------
+    def failed_in(self) -> str:
+        """'pass NVGPUWarpSpecialization (ttgir pass 21, step 42)': the pass's place in its stage and in the
+        compile; 'make_llir, after its passes (triton/backends/amd/compiler.py:714)'; '' when unknown."""
+        if self.pass_name and (self.in_pass or self.timed_out):
+            place = f"{self.stage} pass {self.stage_step}" if self.stage and self.stage_step else self.stage
+            step = f"step {self.step}" if self.step else ""
+            inner = ", ".join(x for x in (place, step) if x)
+            return f"pass {self.pass_name}" + (f" ({inner})" if inner else "")
+        if self.stage_function:
+            after = ", after its passes" if self.pass_name else ""
+            return f"{self.stage_function}{after}" + (f" ({self.where})" if self.where else "")
+        return f"the {self.stage} stage" if self.stage else ""
+
+    def one_line(self) -> str:
+        """What a row or a status shows: 'pass X (ttgir pass 21, step 42) on scf.for at attn.py:19'."""
+        parts = [self.failed_in()]
+        if self.op is not None:
+            parts.append(f"on {self.op.name}" + (f" at {self.op.where()}" if self.op.where() else ""))
+        return " ".join(p for p in parts if p)
+
+    # --- data ------------------------------------------------------------
+    def to_dict(self, *, full: bool = False) -> dict[str, Any]:
+        """The report as data; `full` adds the whole IR the pass received and the reproducer's text."""
+        d = asdict(self)
+        d["earlier"] = [list(x) for x in self.earlier]
+        d["one_line"] = self.one_line()
+        if not full:
+            d.pop("ir")
+            if d.get("reproducer"):
+                d["reproducer"].pop("text")
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Failure":
+        names = set(cls.__dataclass_fields__)
+        kw = {k: v for k, v in d.items() if k in names}
+        kw["diagnostics"] = [Diagnostic(**x) for x in kw.get("diagnostics") or []]
+        kw["fixes"] = [FixCheck(**x) for x in kw.get("fixes") or []]
+        kw["earlier"] = [tuple(x) for x in kw.get("earlier") or []]
+        if kw.get("op"):
+            kw["op"] = FailingOp(**kw["op"])
+        if kw.get("reproducer"):
+            kw["reproducer"] = Reproducer(**kw["reproducer"])
+        return cls(**kw)
+
+
+def report_dict(failure: Failure, *, full: bool = False) -> dict[str, Any]:
+    """The saved form (--json, --save FILE.json): the schema tag, then the report."""
+    return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "failure": failure.to_dict(full=full)}
+
+
+def failure_from_report(data: Any) -> Failure | None:
+    """The Failure of a saved failure report, or None when `data` is no such report."""
+    if isinstance(data, dict) and data.get("schema") == SCHEMA and isinstance(data.get("failure"), dict):
+        return Failure.from_dict(data["failure"])
+    return None
+
+
+# --------------------------------------------------------------------------
+# Which errors get a report
+# --------------------------------------------------------------------------
+
+def explainable(err: BaseException) -> bool:
+    """A compile error that happened inside Triton's pipeline (a pass, or Triton's Python between passes):
+    not a frontend error in the kernel's source (that one names its line already), not a misfit config."""
+    if isinstance(err, (KernelSpecError, OutOfResourcesError)) or not isinstance(err, CompileError):
+        return False
+    if err.data.get("in_pipeline"):
+        return True
+    return str(err.message).startswith("Triton failed while compiling")   # compile_error's wording, from a child
+
+
+# --------------------------------------------------------------------------
+# Known patterns: what Triton's text means, in plain words
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Known:
+    """A pattern in Triton's error, diagnostics or failing pass, what it means, and what fixes it."""
+
+    pattern: re.Pattern
+    plain: str                                  # may use {0}, {1} ... for the pattern's groups
+    source_fix: str = ""                        # a change to the kernel's source that avoids it, in words
+    # that change as (regex, replacement) on the kernel's file: checked by compiling a copy of the file
+    rewrite: tuple[tuple[str, str], ...] = ()
+
+
+KNOWN: tuple[Known, ...] = (
+    # Implicit conversion of CUDA __nv_rsqrtf device function has been dropped; please, update your source ...
+    Known(re.compile(r"Implicit conversion of CUDA (__nv_\w+) device function has been dropped"),
+          "The kernel calls CUDA's libdevice ({0}, from tl.extra.cuda.libdevice), and this compile is for an AMD GPU, "
+          "which has no libdevice.",
+          source_fix="call tl.extra.libdevice.<op> (triton.language.extra.libdevice), which picks the target's "
+                     "library, instead of tl.extra.cuda.libdevice.<op>",
+          rewrite=((r"\b(tl|triton\.language)\.extra\.cuda\.libdevice\b", r"\1.extra.libdevice"),
+                   (r"\bfrom triton\.language\.extra\.cuda import libdevice\b",
+                    "from triton.language.extra import libdevice"))),
+    # error: Failures have been detected while processing an MLIR pass pipeline
+    Known(re.compile(r"Failures have been detected while processing an MLIR pass pipeline"),
+          "A pass failed, so Triton stopped the compile (the location is the kernel's, not the op's)."),
+    # note: Pipeline failed while executing `NVGPUWarpSpecialization` on 'builtin.module' operation
+    Known(re.compile(r"Pipeline failed while executing `?\[?`?(\w+)"),
+          "The pass that failed is {0}."),
+    # Dominance.cpp: ... Assertion `aBlock && bBlock && "expected non-null blocks"' failed.
+    Known(re.compile(r"Dominance\.cpp.*Assertion"),
+          "The pass broke the IR it was rewriting (a value's definition was lost): a crash inside Triton, caught "
+          "by MLIR. This is a Triton bug or an unsupported case, not an error in the kernel's Python."),
+    # MFMA.cpp:505: ... Assertion `type.isF16() && "Unsupported data type"' failed.
+    Known(re.compile(r"(DotOpToLLVM|MFMA|WMMA|MMAv\d|WGMMA)\w*\.cpp.*Unsupported data type"),
+          "The lowering of tt.dot to the target's matrix instructions ({0}) has no case for this dot's element "
+          "type: this Triton cannot compile this dot for this target."),
+    # ... Assertion `...' failed.   (any other C++ assertion)
+    Known(re.compile(r"/([\w.]+\.(?:cpp|h)):(\d+): .*Assertion `(.*)' failed"),
+          "A C++ assertion inside Triton failed ({0}:{1}: {2}): a Triton bug or an unsupported case."),
+    # failed to legalize operation 'tt.foo'
+    Known(re.compile(r"failed to legalize operation '([\w.]+)'"),
+          "Triton has no lowering for {0} on this target (or for this use of it)."),
+    # operand #0 does not dominate this use
+    Known(re.compile(r"does not dominate this use"),
+          "A pass produced invalid IR (a value used before it is defined): a Triton bug."),
+    # LLVM ERROR: Cannot select: ...
+    Known(re.compile(r"LLVM ERROR: (.*)"),
+          "LLVM's backend stopped the compile: {0}."),
+)
+
+# Passes and the ops they work on: the op a pass most likely failed on when Triton's error names none.
+# (a substring of the pass's name, the op kinds, a word its line must hold, what to call it)
+PASS_OPS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    ("WarpSpecializ", ("scf.for",), "tt.warp_specialize", "the loop it warp-specializes"),
+    ("BufferOps", ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"), "", "a global load or store it "
+                                                                                  "turns into a buffer op"),
+    ("CanonicalizePointers", ("tt.addptr", "tt.load", "tt.store"), "", "the pointer arithmetic it rewrites"),
+    ("Pipeline", ("scf.for",), "", "the loop it pipelines"),
+    ("ScheduleLoops", ("scf.for",), "", "the loop it schedules"),
+    ("AssignLatencies", ("scf.for",), "", "the loop it schedules"),
+    ("FuseNestedLoops", ("scf.for",), "", "the loops it fuses"),
+    ("AccelerateMatmul", ("tt.dot", "tt.dot_scaled"), "", "the dot it maps to MMA instructions"),
+    ("OptimizeDotOperands", ("tt.dot", "tt.dot_scaled"), "", "the dot whose operands it places"),
+    ("MMALowering", ("ttng.warp_group_dot", "ttng.tc_gen5_mma"), "", "the MMA it lowers"),
+    ("TMALowering", ("tt.descriptor_load", "tt.descriptor_store"), "", "the descriptor access it lowers"),
+)
+
+# A C++ source file of a lowering (in an assertion) and the ops it lowers.
+CPP_OPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("DotOp", ("tt.dot", "ttng.warp_group_dot", "tt.dot_scaled")),
+    ("MFMA", ("tt.dot", "tt.dot_scaled")),
+    ("WMMA", ("tt.dot",)),
+    ("MMAv", ("tt.dot", "ttng.warp_group_dot")),
+    ("LoadStoreOp", ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")),
+    ("ReduceOp", ("tt.reduce",)),
+    ("ScanOp", ("tt.scan",)),
+    ("ConvertLayoutOp", ("ttg.convert_layout",)),
+    ("HistogramOp", ("tt.histogram",)),
+    ("GatherOp", ("tt.gather",)),
+)
+
+# python: /source/llvm-project/mlir/lib/IR/Dominance.cpp:256: bool ...: Assertion `aBlock && bBlock' failed.
+_ASSERTION = re.compile(r"^(?:[\w.-]+: )?(?P<file>/\S+?\.(?:cpp|h|hpp)):(?P<line>\d+): .*Assertion .* failed\.?$")
+# LLVM ERROR: Cannot select: ...
+_FATAL = re.compile(r"^LLVM ERROR: .*$")
+# Pipeline failed while executing `NVGPUWarpSpecialization` on 'builtin.module' operation: reproducer ...
+# Pipeline failed while executing [`TritonAMDGPUCanonicalizePointers` on 'tt.func' operation: @k]: ...
+_FAILED_PASS = re.compile(r"Pipeline failed while executing \[?`(\w+)`")
+# see current operation: %12 = "tt.dot"(%a, %b, %c) ...
+_CURRENT_OP = re.compile(r"see current operation:\s*(.*)")
+# 'tt.dot' op ...
+_OP_IN_MESSAGE = re.compile(r"'([a-z_]\w*\.[\w.]+)' op\b")
+# a symbol Triton's text names: __nv_rsqrtf
+_SYMBOL = re.compile(r"\b(__[a-z]+_\w+)\b")
+# pipeline: "builtin.module(nvgpu-warp-specialization{dump-intermediate-steps=true num-stages=3})",
+_REPRO_PIPELINE = re.compile(r'pipeline:\s*"(.*)"')
+# the stage functions of Triton's backends: make_ttgir, make_llir, make_ptx, make_cubin, make_amdgcn, make_hsaco
+_STAGE_FN = re.compile(r"^make_(\w+)$")
+
+
+def explain_text(text: str) -> str:
+    """The plain words of the first pattern of KNOWN that `text` matches ('' when none does)."""
+    for known in KNOWN:
+        m = known.pattern.search(text)
+        if m:
+            return known.plain.format(*m.groups())
+    return ""
+
+
+# --------------------------------------------------------------------------
+# Running it
+# --------------------------------------------------------------------------
+
+def diagnose(config, err: BaseException | None = None, *, checks: bool = True, timeout: float = 300,
+             status: Callable[[str], Any] | None = None) -> Failure | None:
+    """The failure report of `config` (a pipeline Config) that failed with `err`; None when the run that looks
+    for it cannot tell more (it compiled this time, or failed before any pass ran).  `checks` compiles what to
+    try; `status(text)` is a context shown while it works (a spinner)."""
+    import contextlib
+    import time
+
+    from tritonscope.analyses.passes import trace_failure
+
+    show = status or (lambda text: contextlib.nullcontext())
+    started = time.perf_counter()
+    with show(f"{config.target} failed in Triton: rerunning it with every pass dumped..."):
+        trace, failed = trace_failure(config, config.arch, timeout=timeout)
+    with trace:
+        if failed is None:
+            return None
+        failure = read_failure(trace, failed, config)
+    if failure is None:
+        return None
+    if checks:
+        with show(f"checking what to try for {config.target}..."):
+            check_fixes(failure, config, timeout=timeout)
+    failure.diagnose_seconds = time.perf_counter() - started
+    return failure
+
+
+def diagnose_timeout(config, seconds: float, *, status: Callable[[str], Any] | None = None) -> Failure | None:
+    """The report of a compile stopped by --timeout: the same config compiled once more with every pass dumped,
+    stopped at the same limit; the pass it was in is the last one whose dump reached the file."""
+    import contextlib
+
+    from tritonscope.analyses.passes import trace_failure
+
+    show = status or (lambda text: contextlib.nullcontext())
+    with show(f"{config.target} ran past {seconds:g} s: compiling it again with every pass dumped, to find the "
+              f"pass (at most {seconds:g} s)..."):
+        trace, failed = trace_failure(config, config.arch, timeout=seconds)
+    with trace:
+        if failed is None or failed.get("type") != "CompileTimeoutError":
+            failed = {"type": "CompileTimeoutError", "message": "", "triton_type": "", "triton_text": "",
+                      "frames": []}
+        failure = read_failure(trace, failed, config)
+    if failure is None or not (failure.pass_name or failure.stage):
+        return None  # stopped before any stage began (importing the kernel, say): nothing more to tell
+    failure.seconds = seconds
+    failure.explanation[:1] = [_timeout_words(failure)]
+    _describe(failure, config)
+    return failure
+
+
+def _describe(failure: Failure, config) -> None:
+    """The kernel, label and Triton version of a run that was stopped before it could say them."""
+    if not failure.label and config is not None:
+        words = [f"{k}={v}" for k, v in (config.constexprs or {}).items()]
+        words += [f"w{config.num_warps}"] * bool(config.num_warps) + [f"s{config.num_stages}"] * (
+            config.num_stages is not None) + [config.arch]
+        failure.label = " ".join(w for w in words if w)
+    if failure.triton_version in ("", "?"):
+        try:
+            from importlib.metadata import version
+
+            failure.triton_version = version("triton")
+        except Exception:
+            pass
+
+
+def read_failure(trace, failed: dict, config=None) -> Failure | None:
+    """A Failure from the failure run's trace (passes.trace_failure) and what failed."""
+    folder = Path(trace.folder) if trace.folder else None
+    stderr = _read(folder / "stderr.txt") if folder else ""
+    timed_out = failed.get("type") == "CompileTimeoutError"
+    text = failed.get("triton_text") or ""
+    error = f"{failed.get('triton_type')}: {text.splitlines()[0]}" if failed.get("triton_type") and text else \
+        (failed.get("message") or "")
+    f = Failure(kernel=trace.kernel, file=trace.file, arch=trace.arch if trace.arch != "?" else getattr(config, "arch", ""),
+                label=trace.label, triton_version=trace.triton_version, error=error, timed_out=timed_out)
+    frames = failed.get("frames") or []
+    _read_stage(f, frames, folder)
+    f.diagnostics = _diagnostics(trace, stderr, f.file)
+    named = next((m.group(1) for d in f.diagnostics for m in [_FAILED_PASS.search(d.message)] if m), "")
+    f.in_pass = bool(named) or "PassManager::run failed" in text
+    steps = [s for s in trace.steps if not f.stage or s.stage in (f.stage, "")] or trace.steps
+    f.steps = len(trace.steps)
+    step = None
+    if steps:
+        step = steps[-1]
+        if named and step.name != named:  # Triton's note is the authority; the dump says where it ran
+            step = next((s for s in reversed(trace.steps) if s.name == named), step)
+        f.pass_name, f.pass_arg, f.step = step.name, step.arg, step.index
+        f.stage = f.stage or step.stage
+        f.stage_step = sum(1 for s in trace.steps if s.stage == step.stage and s.index <= step.index)
+    elif named:
+        f.pass_name = named
+    if timed_out:
+        f.earlier = sorted(((s.name, s.seconds) for s in trace.steps if s.seconds), key=lambda x: -x[1])[:3]
+    # plain words: the error, the diagnostics, the pass
+    everything = "\n".join([text] + [d.message for d in f.diagnostics])
+    for d in f.diagnostics:
+        d.plain = explain_text(f"{d.file}:{d.line}: {d.message}" if d.severity == "assertion" else d.message)
+    said = [explain_text(text)] + [d.plain for d in f.diagnostics] + _pass_words(f.pass_name if f.in_pass else "")
+    f.explanation = [w for w in dict.fromkeys(said) if w]
+    if timed_out:
+        f.explanation.insert(0, _timeout_words(f))
+    ir = trace.text(step.before) if step is not None and step.before.end > step.before.start else ""
+    if not ir and step is not None and not f.in_pass and folder is not None:
+        ir = _stage_final(folder, f.stage)
+    f.ir = ir
+    f.ir_lines = ir.count("\n")
+    f.op = find_op(ir, f, text)
+    f.ir_excerpt = excerpt(ir, f.op, kernel_file=f.file)
+    f.reproducer = _reproducer(folder, f) if folder else None
+    return f
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _read_stage(f: Failure, frames: list[dict], folder: Path | None) -> None:
+    """The stage function Triton was in (make_ttgir) and the line of Triton's code that raised."""
+    for frame in reversed(frames):
+        m = _STAGE_FN.match(frame.get("function", ""))
+        if m:
+            f.stage_function = frame["function"]
+            key = m.group(1)
+            f.stage = {"ttgir_early": "ttgir"}.get(key, key)
+            break
+    if frames:
+        inner = frames[-1]
+        f.where, f.where_text = f"{inner['file']}:{inner['line']}", inner.get("text", "")
+    if not f.stage and folder is not None:
+        # a run stopped by its time limit has no traceback: the child's stage records say which stage ran
+        starts = re.findall(r'"start": "(\w+)"', _read(folder / "stages.jsonl"))
+        ends = re.findall(r'"end": "(\w+)"', _read(folder / "stages.jsonl"))
+        if starts:
+            f.stage = starts[-1]
+            if len(ends) >= len(starts):
+                f.stage_function = f"the stages after make_{starts[-1]}"
+
+
+def _stage_final(folder: Path, stage: str) -> str:
+    """The module a stage ended with (the failure came after its last pass): the IR Triton's code then had."""
+    for path in sorted(folder.glob(f"*-{stage}*.final.mlir")):
+        return _read(path)
+    return ""
+
+
+def _timeout_words(f: Failure) -> str:
+    where = f"in pass {f.pass_name} ({f.stage})" if f.pass_name and not f.stage_function else \
+        (f"in {f.stage_function}" if f.stage_function else "")
+    limit = f" in {f.seconds:g} s" if f.seconds else ""
+    return (f"The compile did not finish{limit}. Compiled again with every pass dumped (which is slower) and "
+            f"stopped at the same limit, it was {where or 'in no pass yet'}: the last pass whose dump was written "
+            f"(MLIR writes it 4 KiB at a time).")
+
+
+def _pass_words(name: str) -> list[str]:
+    if "WarpSpecializ" in name:
+        return ["Warp specialization (tl.range(..., warp_specialize=True)) splits the loop into producer and "
+                "consumer warp groups; this pass failed on that loop."]
+    if "BufferOps" in name:
+        return ["The AMD buffer-ops pass turns global loads and stores into buffer instructions; "
+                "AMDGCN_USE_BUFFER_OPS=0 turns it off."]
+    if "Pipeline" in name or "ScheduleLoops" in name or "AssignLatencies" in name:
+        return ["This pass software-pipelines the kernel's loops (num_stages); fewer stages avoid it."]
+    return []
+
+
+def _diagnostics(trace, stderr: str, kernel_file: str) -> list[Diagnostic]:
+    """Triton's errors, notes and warnings of the failure (remarks of passes that worked are left out), and a
+    C++ assertion or LLVM error it printed."""
+    out: list[Diagnostic] = []
+    for line in stderr.splitlines():
+        m = _ASSERTION.match(line)
+        if m:
+            said = line[line.find("Assertion"):]
+            function = line[m.end("line") + 2:line.find(": Assertion")].strip()
+            out.append(Diagnostic("assertion", said + (f" (in {_short_function(function)})" if function else ""),
+                                  file=m.group("file"), line=int(m.group("line"))))
+        elif _FATAL.match(line):
+            out.append(Diagnostic("fatal", line))
+    for r in trace.remarks:
+        if r.severity in ("error", "note") or (r.severity == "warning" and not r.step):
+            message = r.message
+            out.append(Diagnostic(r.severity, _without_temp_paths(message), file=r.file, line=r.line, col=r.col))
+    return out
+
+
+def _short_function(signature: str) -> str:
+    """'mlir::detail::DominanceInfoBase<false>::properlyDominatesImpl' of a C++ signature with its return type,
+    arguments and template list ('bool mlir::...::properlyDominatesImpl(Block *, ...) const [IsPostDom = false]')."""
+    head = signature.replace("(anonymous namespace)::", "").split("(")[0].split()
+    return head[-1] if head else signature
+
+
+def _without_temp_paths(message: str) -> str:
+    # "reproducer generated at `/tmp/tritonscope-failure-x/reproducer.make_ttgir.repro.mlir`": that folder is gone
+    return re.sub(r"`[^`]*tritonscope-failure-[^`]*`", "`reproducer.mlir` (--emit DIR writes it)", message)
+
+
+# --------------------------------------------------------------------------
+# The op, and the IR around it
+# --------------------------------------------------------------------------
+
+def _parsed(ir: str, kernel_file: str):
+    from tritonscope.language.dialects.mlir import parse
+
+    return parse(ir, file=kernel_file, key="ttgir").lines
+
+
+@dataclass(frozen=True)
+class _Op:
+    """One op of a module: its name, its first line's text, its location and its attributes' text (an op with
+    a region prints both after the region: `} {tt.warp_specialize} loc(#loc190)`)."""
+
+    name: str
+    text: str
+    loc: Any
+    raw: str
+
+
+def module_ops(ir: str, kernel_file: str) -> list[_Op]:
+    """The ops of a module's text, each with its location resolved (SourceLoc, or None)."""
+    from tritonscope.language.mlir_syntax import op_name
+
+    lines = [ln for ln in _parsed(ir, kernel_file) if ln.text.strip()]
+    texts = [ln.text for ln in lines]
+    out = []
+    for i, ln in enumerate(lines):
+        name = op_name(ln.text)
+        if not name:
+            continue
+        loc, raw = ln.loc, ln.raw
+        if texts[i].rstrip().endswith("{"):
+            _, hi = _region(texts, i)
+            if hi != i:
+                loc, raw = lines[hi].loc or loc, ln.raw + "\n" + lines[hi].raw
+        out.append(_Op(name, ln.text.strip(), loc, raw))
+    return out
+
+
+def find_op(ir: str, f: Failure, error_text: str, stderr: str = "") -> FailingOp | None:
+    """The op the compile failed on: where Triton's error points, the op it names, else the op the pass works
+    on.  None when the IR holds none of them."""
+    if not ir:
+        return None
+    kernel = os.path.realpath(f.file) if f.file else ""
+    ops = [op for op in module_ops(ir, f.file)
+           if op.loc is not None and (not kernel or os.path.realpath(op.loc.file) == kernel)]
+
+    def make(cands: list[_Op], how: str) -> FailingOp | None:
+        if not cands:
+            return None
+        first = cands[0]
+        loc = first.loc
+        src = linecache.getline(loc.file, loc.line).strip()
+        return FailingOp(first.name, first.text, loc.file, loc.line, loc.col, src, how, len(cands),
+                         sorted({c.loc.line for c in cands[1:]} - {loc.line}))
+
+    # 1. an error at an op's location (not the kernel's def line, where module-level errors point)
+    def_line = next((op.loc.line for op in ops if op.name == "tt.func"), 0)
+    for d in f.diagnostics:
+        if d.severity == "error" and d.line and d.line != def_line and \
+                (not kernel or os.path.realpath(d.file) == kernel):
+            named = _OP_IN_MESSAGE.search(d.message)
+            found = make([op for op in ops if op.loc.line == d.line and (not named or op.name == named.group(1))],
+                         "where Triton's error points")
+            if found:
+                return found
+    # 2. an op an error names ('tt.dot' op ...), or the one MLIR printed with it (see current operation: ...)
+    from tritonscope.language.mlir_syntax import op_name
+
+    for d in f.diagnostics:
+        named = _OP_IN_MESSAGE.search(d.message)
+        current = _CURRENT_OP.search(d.message)
+        kind = named.group(1) if named else (op_name(current.group(1)) if current else None)
+        if kind:
+            found = make([op for op in ops if op.name == kind], "the op Triton's error names")
+            if found:
+                return found
+    # 3. a symbol Triton's error names (__nv_rsqrtf): the op that uses it
+    for sym in dict.fromkeys(_SYMBOL.findall(error_text)):
+        users = [op for op in ops if f"@{sym}" in op.text or f'"{sym}"' in op.text]
+        # the calls, not the declaration they call (llvm.func @__nv_rsqrtf(f32) -> f32)
+        found = make([op for op in users if not op.name.endswith(".func")] or users,
+                     f"the op that calls {sym}, which Triton's error names")
+        if found:
+            return found
+    # 4. a C++ assertion in a lowering named after its op (DotOpToLLVM/MFMA.cpp): that op
+    for d in f.diagnostics:
+        if d.severity == "assertion":
+            for word, kinds in CPP_OPS:
+                if word in d.file:
+                    found = make([op for op in ops if op.name in kinds],
+                                 f"the op {os.path.basename(d.file)} lowers, where Triton's assertion failed; "
+                                 "Triton names no op")
+                    if found:
+                        return found
+    # 5. the op the pass works on
+    if f.in_pass or f.timed_out:
+        for word, kinds, mark, what in PASS_OPS:
+            if word in f.pass_name:
+                found = make([op for op in ops if op.name in kinds and (not mark or mark in op.raw)],
+                             f"{what}: Triton names no op, and this is the op the pass works on")
+                if found:
+                    return found
+    return None
+
+
+def excerpt(ir: str, op: FailingOp | None, *, kernel_file: str = "", limit: int = EXCERPT_LINES) -> str:
+    """The IR around the failing op: its region (the op's own when it has one, else the one that holds it),
+    at most `limit` lines around the op; the op's line is marked '> '.  Without an op, the kernel's function
+    up to `limit` lines.  Locations are left out (the Python line is said above it)."""
+    if not ir:
+        return ""
+    lines = [ln.text for ln in _parsed(ir, kernel_file)]
+    lines = [t for t in lines if t.strip() and not t.startswith("#")]   # no #loc, #di_... or layout aliases
+    at = None
+    if op is not None:
+        at = next((i for i, t in enumerate(lines) if t.strip() == op.text), None)
+    if at is None:
+        start = next((i for i, t in enumerate(lines) if t.lstrip().startswith(("tt.func", "llvm.func"))), 0)
+        picked: list[int | str] = list(range(start, min(len(lines), start + limit)))
+        if len(lines) > start + limit:
+            picked.append(f"... ({len(lines) - start - limit} more lines)")
+    else:
+        lo, hi = _region(lines, at)
+        if hi - lo + 1 <= limit:
+            picked = list(range(lo, hi + 1))
+        else:  # the region's first and last lines, and a window around the op between them
+            a = max(lo + 1, at - limit // 2)
+            b = min(hi - 1, a + limit - 1)
+            a = max(lo + 1, b - limit + 1)
+            picked = [lo] + ([f"... ({a - lo - 1} lines)"] if a > lo + 1 else []) + list(range(a, b + 1)) \
+                + ([f"... ({hi - 1 - b} lines)"] if b < hi - 1 else []) + [hi]
+    cut = min((_indent(lines[i]) for i in picked if isinstance(i, int)), default=0)
+    return "\n".join(("> " if i == at else "  ") + lines[i][cut:] if isinstance(i, int) else "  " + i
+                     for i in picked)
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def _region(lines: list[str], at: int) -> tuple[int, int]:
+    """(first, last) line of the op's region: the op and its body when it opens one, else its parent's."""
+    def close_of(i: int) -> int:
+        ind = _indent(lines[i])
+        for j in range(i + 1, len(lines)):
+            if _indent(lines[j]) <= ind and lines[j].strip().startswith("}"):
+                return j
+        return len(lines) - 1
+
+    if lines[at].rstrip().endswith("{"):
+        return at, close_of(at)
+    ind = _indent(lines[at])
+    for i in range(at - 1, -1, -1):
+        if _indent(lines[i]) < ind and lines[i].rstrip().endswith("{"):
+            return i, close_of(i)
+    return 0, len(lines) - 1
+
+
+# --------------------------------------------------------------------------
+# The reproducer
+# --------------------------------------------------------------------------
+
+def triton_opt() -> str | None:
+    """triton-opt, when this machine has it (Triton's wheels do not ship it): $TRITON_OPT, else on PATH."""
+    found = os.environ.get("TRITON_OPT") or shutil.which("triton-opt")
+    return found if found and os.path.isfile(found) else None
+
+
+def _reproducer(folder: Path, f: Failure) -> Reproducer | None:
+    """MLIR's reproducer of the failing pass (the failing stage's file, rewritten with that pass alone)."""
+    if not f.in_pass:
+        return None
+    stem = "reproducer"
+    names = [f"{stem}.{f.stage_function}.repro.mlir"] if f.stage_function else []
+    names += [p.name for p in sorted(folder.glob(f"{stem}.*{f.stage}*.repro.mlir"))]
+    for name in names:
+        # the failure run dumps every pass, so passes that print their own steps were told to: not the replay
+        text = _read(folder / name).replace("dump-intermediate-steps=true", "dump-intermediate-steps=false")
+        if not text:
+            continue
+        m = _REPRO_PIPELINE.search(text)
+        pipeline = m.group(1) if m else ""
+        inner = pipeline[pipeline.find("(") + 1:pipeline.rfind(")")] if "(" in pipeline else pipeline
+        local = bool(inner) and len(_top_level(inner)) == 1
+        exe = triton_opt()
+        command = f"{exe or 'triton-opt'} --run-reproducer reproducer.mlir"
+        needs = "" if exe else (
+            f"triton-opt, which Triton's wheels do not ship: build Triton {f.triton_version} from source "
+            f"(`pip install -e .` in a checkout of its tag builds build/cmake.*/bin/triton-opt) and set "
+            f"TRITON_OPT to it, or run the command there. `--emit DIR` writes reproducer.mlir.")
+        return Reproducer("reproducer.mlir", pipeline, local, command, exe is not None, needs, text)
+    return None
+
+
+def _top_level(text: str) -> list[str]:
+    from tritonscope.language.mlir_syntax import split_top
+
+    return [p for p in split_top(text) if p.strip()]
+
+
+# --------------------------------------------------------------------------
+# What to try, checked
+# --------------------------------------------------------------------------
+
+# warp_specialize=warp_specialize   warp_specialize=WS   (the name a tl.range call takes it from)
+_WS_ARG = re.compile(r"warp_specialize\s*=\s*([A-Za-z_]\w*)")
+
+
+def candidate_fixes(failure: Failure, config, scratch: Path | None = None) -> list[tuple[FixCheck, Any, dict | None]]:
+    """What to try for this failure: (the check, the changed Config or None when it cannot be checked, the
+    environment changes).  A source change KNOWN can make is checked on a copy of the kernel's file written
+    into `scratch`."""
+    out: list[tuple[FixCheck, Any, dict | None]] = []
+    name = failure.pass_name if failure.in_pass or failure.timed_out else ""
+    words = "\n".join([failure.error] + [d.message for d in failure.diagnostics])
+    for known in KNOWN:
+        if known.source_fix and known.pattern.search(words):
+            changed = _rewritten(config, failure.file, known.rewrite, scratch) if known.rewrite else None
+            out.append((FixCheck(f"change the source: {known.source_fix}" +
+                                 (" (checked on a copy of the file so changed)" if changed is not None else ""), "",
+                                 said="" if changed is not None else "not tried: a change to the kernel's source"),
+                        changed, None))
+    if "BufferOps" in name or "buffer" in words.lower() and failure.arch.startswith("gfx"):
+        out.append((FixCheck("turn off AMD buffer ops", "AMDGCN_USE_BUFFER_OPS=0"), config,
+                    {"AMDGCN_USE_BUFFER_OPS": "0"}))
+    if "WarpSpecializ" in name:
+        source = _read(Path(failure.file)) if failure.file else ""
+        names = [n for n in dict.fromkeys(_WS_ARG.findall(source)) if n not in ("True", "False")]
+        given = [n for n in names if n in (config.constexprs or {})]
+        if given:
+            n = given[0]
+            out.append((FixCheck(f"no warp specialization ({n}=False)", f"-c {n}=False"),
+                        config.with_values(constexprs={n: "False"}), None))
+        else:  # a literal in the source: checked on a copy of the file with it False
+            changed = _rewritten(config, failure.file, ((r"\bwarp_specialize\s*=\s*True\b", "warp_specialize=False"),),
+                                 scratch)
+            out.append((FixCheck("no warp specialization: tl.range(..., warp_specialize=False) in the source" +
+                                 (" (checked on a copy of the file so changed)" if changed is not None else ""), "",
+                                 said="" if changed is not None else "not tried: a change to the kernel's source"),
+                        changed, None))
+    if failure.in_pass or failure.timed_out:
+        stages = config.num_stages
+        if stages is None or stages > 1:
+            out.append((FixCheck("fewer stages (num_stages=1)", "-s 1"), config.with_launch(num_stages=1), None))
+        warps = config.num_warps or 4
+        other = 8 if warps <= 4 else 4
+        out.append((FixCheck(f"another num_warps ({other})", f"-w {other}"), config.with_launch(num_warps=other),
+                    None))
+    return out
+
+
+def check_fixes(failure: Failure, config, *, timeout: float = 300, limit: int = 4) -> None:
+    """Compile each candidate fix (at most `limit`) in a child process, a few at once, and say which compile; a
+    fix that needs a source change is listed as not tried."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tritonscope-fix-") as scratch:
+        candidates = candidate_fixes(failure, config, Path(scratch))
+        runnable = [(c, changed, env) for c, changed, env in candidates if changed is not None][:limit]
+        workers = max(1, min(len(runnable), os.cpu_count() or 1, 3))
+        if runnable:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tritonscope-check") as pool:
+                list(pool.map(lambda job: _check_one(*job, timeout=timeout), runnable))
+    for check, changed, _ in candidates:
+        if changed is not None and not check.tried:
+            check.said = "not tried (enough checks ran)"
+        failure.fixes.append(check)
+
+
+def _rewritten(config, file: str, rewrite, scratch: Path | None):
+    """`config` compiling a copy of the kernel's file with `rewrite` applied, written into `scratch`; None when
+    the target is no file of its own (a module of a package: its copy would lose its package), or nothing
+    changes."""
+    from dataclasses import replace
+
+    path, sep, kernel = (config.target or "").rpartition(":")
+    if scratch is None or not sep or not path.endswith(".py") or not file or \
+            os.path.realpath(path) != os.path.realpath(file):
+        return None
+    source = _read(Path(file))
+    text = source
+    for pattern, replacement in rewrite:
+        text = re.sub(pattern, replacement, text)
+    if not source or text == source:
+        return None
+    copy = scratch / os.path.basename(file)
+    copy.write_text(text)
+    return replace(config, target=f"{copy}:{kernel}")
+
+
+def _check_one(check: FixCheck, changed, env: dict | None, *, timeout: float) -> None:
+    """One check: the changed config compiled in a child (its own Triton cache entry, its output held)."""
+    import time
+
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.pipeline.compile import compile_elsewhere
+
+    started = time.perf_counter()
+    try:
+        compile_elsewhere(changed, timeout=timeout, what=f"The check '{check.flags}'",
+                          env={**os.environ, **env} if env else None)
+        check.compiles, check.said = True, "compiles"
+    except CompileTimeoutError:
+        check.compiles, check.said = False, f"did not finish in {timeout:g} s"
+    except TritonscopeError as e:
+        check.compiles = False
+        check.said = "fails too: " + _short(e.message)
+    check.tried = True
+    check.seconds = time.perf_counter() - started
+
+
+def _short(message: str) -> str:
+    first = (message or "").strip().splitlines()[0] if message else ""
+    m = re.search(r"(RuntimeError|CompilationError|AssertionError|ValueError): (.*)", first)
+    return (m.group(0) if m else first)[:160]
+
+
+# --------------------------------------------------------------------------
+# On the error path
+# --------------------------------------------------------------------------
+
+def attach(err: BaseException, config, *, checks: bool = True, timeout: float | None = None,
+           status: Callable[[str], Any] | None = None) -> Failure | None:
+    """Diagnose the failed (or timed-out) compile of `config` and put the report on `err`: err.data["failure"],
+    and its message in one line that names the pass, the op and the Python line.  Whatever goes wrong while
+    diagnosing leaves the error as it was (said in err.data["failure_error"]): the report never hides it."""
+    if config is None or not isinstance(err, (CompileError, CompileTimeoutError)) or "failure" in err.data:
+        return None
+    if isinstance(err, CompileTimeoutError) and not timeout:
+        return None
+    if isinstance(err, CompileError) and not explainable(err):
+        return None
+    try:
+        if isinstance(err, CompileTimeoutError):
+            failure = diagnose_timeout(config, timeout, status=status)
+        else:
+            failure = diagnose(config, err, checks=checks, timeout=max(60.0, timeout or 300.0), status=status)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # the report is extra: the compile's own error is what the user must see
+        err.data["failure_error"] = f"{type(e).__name__}: {getattr(e, 'message', e)}"
+        return None
+    if failure is None:
+        return None
+    err.data["failure"] = failure
+    where = failure.one_line()
+    if where:
+        if isinstance(err, CompileTimeoutError):
+            err.message = f"{err.message} Compiled again with every pass dumped, it was in {where} at the limit."
+        else:
+            err.message = f"Triton failed while compiling {failure.kernel} in {where}: {failure.error}"
+            ok = [x.flags or x.label for x in failure.fixes if x.compiles]
+            err.hint = (f"These compile: {', '.join(ok)} (see 'What to try')." if ok else
+                        "See the failure report above: what Triton said, in plain words, and what was tried.")
+    return failure
+
+
+def reporter(*, checks: bool) -> Callable[[BaseException, Any, Any], None]:
+    """A Pipeline's on_failure: `attach` with the pipeline's time limit and status line; `checks` compiles
+    what to try (the compile command), or not (a sweep's rows, the API)."""
+    def on_failure(err: BaseException, config, pipeline) -> None:
+        attach(err, config, checks=checks, timeout=getattr(pipeline, "timeout", None),
+               status=getattr(pipeline, "status", None))
+
+    return on_failure
+
+
+def row_error(err: BaseException) -> str | None:
+    """The one line a sweep or versions row shows for a failure with a report: 'pass X (...) on op at f.py:N:
+    error'; None without a report."""
+    failure = getattr(err, "data", {}).get("failure")
+    if failure is None:
+        return None
+    error = re.sub(r"^RuntimeError: ", "", failure.error)
+    return f"{failure.one_line()}: {error}" if failure.one_line() else None
+
+
+def load_failure(path: str | os.PathLike) -> Failure | None:
+    """The Failure a saved report holds (--save FILE.json of a failed compile), or None when it holds none."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(200)
+            if SCHEMA not in head:
+                return None
+            fh.seek(0)
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return failure_from_report(data)
+
