@@ -107,7 +107,8 @@ def test_lookup_renews_the_entry_it_answers_from(cache, monkeypatch):
     request = Request(f"{kernel}:k", constexprs={}, args={}, arch="sm_80")
     parts = result_cache.key_parts(request, "sm_80")
     path = result_cache.entry_path(parts)
-    write_cache(path, json.dumps({"key": result_cache.key_of(parts), "deps": [], "artifact": {}}))
+    write_cache(path, json.dumps({"key": result_cache.key_of(parts), "deps": [], "reads": {"env": {}, "files": []},
+                                   "artifact": {}}))
     old = time.time() - 3600
     os.utime(path, (old, old))
     assert result_cache.lookup(request, "sm_80") is not None

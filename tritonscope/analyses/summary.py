@@ -172,7 +172,7 @@ def summarize(artifact: Artifact, mix: dict[str, dict[str, int]] | None = None) 
     fusion = artifact.metadata.get("enable_fp_fusion")
     fit = occ = None
     unknown: dict[str, str] = {}
-    if "shared" not in artifact.metadata:  # a found kernel without Triton's metadata .json: never 0 bytes
+    if artifact.metadata.get("shared_recorded") is False:  # a found kernel without Triton's metadata .json
         memory = "LDS" if arch is not None and arch.backend == "hip" else "shared memory"
         unknown["shared"] = f"the {memory} Triton allocates at launch is recorded only in its metadata .json"
         unknown["occupancy"] = f"it depends on the {memory}, which is not recorded"

@@ -82,6 +82,7 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     warnings += _environment_notes(entry)
     spec, specialization = _spec_of(entry, target or str(entry.folder or entry.files[next(iter(entry.files))]))
     if "shared" not in entry.metadata:
+        metadata = {**metadata, "shared_recorded": False}  # summary.py: shown as unknown, never as 0 bytes
         memory = "LDS" if backend == "hip" else "shared memory"
         warnings.append(f"The {memory} Triton allocates at launch is recorded only in its metadata .json, which "
                         f"this {_kind_words(entry)} lacks: it is unknown, and so is the occupancy.")
