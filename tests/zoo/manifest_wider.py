@@ -513,8 +513,9 @@ PENDING = [
         "patterns": ["torch-version-gate", "autotune", "string-constexpr", "unsigned-tensor"],
         "launch": "torchao/prototype/mx_formats/kernels.py:962",
         "grid": "cdiv(n_rows, ROW_TILE_SIZE), cdiv(n_cols, COL_TILE_SIZE)",
-        # in-process, a second sm_100a import of kernels.py (after torchao_mxfp8_dim0's) re-runs its
-        # torch.library define("mxfp8_quantize ...") and fails: "Tried to register an operator ... multiple times"
+        # tritonscope: in one process, importing kernels.py for sm_100a, then another arch, then sm_100a again
+        # (torchao_mxfp8_dim0's cases, then this one's) re-runs its torch.library define("mxfp8_quantize ...")
+        # and fails with exit 4: "Tried to register an operator ... multiple times"
         "expect": {"sm_90a": {"exit": 3, "why": "torchao defines its MX kernels only on sm_100+ with CUDA >= 12.8 "
                                                 "(or gfx950)"},
                    "gfx942": {"exit": 3, "why": "torchao defines its MX kernels only on sm_100+ with CUDA >= 12.8 "
