@@ -225,7 +225,9 @@ def _run_launch(b: _Binding, obj, args: dict[str, Any], keywords: dict[str, Any]
             try:
                 bound = run(prefix)
             except launch_stack.LaunchError as again:
-                if again.step == "prune":  # it fails either way: the keyword launch's error stands
+                if again.step == "prune":  # it fails either way: both errors are said
+                    cause = again.cause if again.cause is not None else again
+                    e.data["positional"] = f"{type(cause).__name__}: {_one_line(cause)}"
                     raise e from None
                 raise
             bound.autotune = {**(bound.autotune or {}), "launch": "by position: " + ", ".join(prefix)}
@@ -262,8 +264,10 @@ def _launch_error(b: _Binding, e) -> Exception:
             hint="Check the arguments it reads (--arg); a tensor is DTYPE[dims] with its shape.",
             data={"step": e.step, "name": e.name})
     if e.step == "prune":
+        both = f"; bound by position instead: {e.data['positional']}" if e.data.get("positional") else ""
         return KernelSpecError(
-            f"{b.kernel}'s prune_configs_by failed on these arguments: {cause}",
+            f"{b.kernel}'s prune_configs_by failed on these arguments: {cause}"
+            + (f" (bound by keyword){both}" if both else ""),
             hint="A launch with these arguments fails the same way; check the arguments it reads (--arg, -c).",
             data={"step": e.step})
     if e.step == "config" and "count" in e.data:
