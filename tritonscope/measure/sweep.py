@@ -74,9 +74,7 @@ class SweepRow:
     predicted_ms: float | None = None          # filled by attach_predictions, never cached
     bound_ms: float | None = None              # tune's pruned configs: the model's lower bound, not a prediction
     prediction: dict[str, Any] | None = None   # its breakdown (cost.Prediction.to_dict)
-    # a config that failed inside Triton: its failure report (analyses/failure.Failure.to_dict): the pass, the
-    # op, the Python line; `error` says them in one line
-    failure: dict[str, Any] | None = None
+    failure: dict[str, Any] | None = None      # failed inside Triton: its report (analyses/failure), in one line in `error`
 
 
 @dataclass
@@ -206,10 +204,9 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
 
     pruning = _PRUNING
     row = _row_shell(index, req)
-    # a sweep keeps its own rows (not the result cache); a config that fails inside Triton gets its failure
-    # report (the pass, the op, the Python line: one more compile, dumped, for that config only)
-    from tritonscope.analyses.failure import reporter
+    from tritonscope.analyses.failure import reporter, row_error
 
+    # its own rows (not the result cache); a config failing inside Triton gets its report (one more compile)
     pipe = Pipeline(sass=pruning is None, on_failure=reporter(checks=False))
     try:
         config = resolve(req, default_arch)
@@ -221,8 +218,6 @@ def compile_row(index: int, req, default_arch: str) -> SweepRow:
     except KeyboardInterrupt:
         raise
     except TritonscopeError as e:
-        from tritonscope.analyses.failure import row_error
-
         row.error, row.error_kind = row_error(e) or e.message, type(e).__name__
         if e.data.get("failure") is not None:
             row.failure = e.data["failure"].to_dict()
