@@ -61,6 +61,14 @@ CASES = [
     ("pattern_torch_version_gate", ""),
     ("pattern_raw_stream_import", ""),
     ("pattern_amd_options_config", ""),
+    # the wider zoo: kernels of projects beyond liger and fla, with their own launch arguments
+    ("conch_rms_norm", ""),
+    ("conch_silu_and_mul", ""),
+    ("conch_static_fp8_quant", ""),
+    ("sage_quant_per_block_int8", ""),
+    ("sage_attn_qk_int8", ""),
+    ("megatron_indices_to_multihot", ""),
+    ("megatron_append_kv_cache", ""),
 ]
 
 

@@ -643,11 +643,19 @@ ZOO = [
     },
 ]
 
+from manifest_wider import WIDER  # noqa: E402  (the wider zoo: seven more projects, same format)
+
+ZOO += WIDER
+
+
 def args_for(entry, arch):
     """The argument words a user types for ENTRY on ARCH (arch_args where the launch differs)."""
     return entry.get("arch_args", {}).get(arch) or entry["args"]
 
 
-def expect_for(entry, arch):
-    """"ok", or {"exit": N, "why": ...} where the kernel truly does not fit ARCH."""
+def expect_for(entry, arch, series=None):
+    """"ok", or {"exit": N, "why": ...} where the kernel truly does not fit ARCH; `series` ("3.6") applies
+    an entry's expect_triton for that Triton minor version."""
+    if series is not None and arch in entry.get("expect_triton", {}).get(series, {}):
+        return entry["expect_triton"][series][arch]
     return entry.get("expect", {}).get(arch, "ok")

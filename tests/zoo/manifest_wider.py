@@ -151,6 +151,7 @@ WIDER = [
     },
     {
         "name": "sage_attn_qk_int8_varlen",
+        "no_prediction": "loop bounds are not known from the launch's arguments",
         "package": SAGE,
         "target": "sageattention.attn_qk_int8_block_varlen:_attn_fwd",
         # sageattn_varlen: 4 sequences of 1024 packed as [4096, 32, 128]; cu_seqlens int32, the scales'
@@ -219,6 +220,7 @@ WIDER = [
     },
     {
         "name": "conch_unified_attention",
+        "no_prediction": "loop bounds are not known from the launch's arguments",
         "package": CONCH,
         "target": "conch.third_party.vllm.unified_attention:kernel_unified_attention_2d",
         # vLLM's unified attention (third_party): 4 prefill sequences of 1024 tokens, paged KV cache of
@@ -404,21 +406,6 @@ WIDER = [
                                                 "(or gfx950)"}},
     },
     {
-        "name": "torchao_scaled_int8_mm",
-        "package": TORCHAO,
-        "target": "torchao.prototype.quantized_training.int8_mm:_scaled_int8_mm_kernel",
-        # INT8 mixed-precision training: A int8 [4096, 4096] x B = weight.T (int8 [14336, 4096] transposed),
-        # bf16 row/col scales; strides by *A.stride(), *B.stride(), *C.stride()
-        "args": "--arg A_ptr=i8[4096,4096] --arg B_ptr=i8[14336,4096].T --arg C_ptr=bf16[4096,14336] "
-                "--arg row_scale_ptr=bf16[4096] --arg col_scale_ptr=bf16[14336] --arg M=4096 --arg N=14336 "
-                "--arg K=4096 --arg stride_am=4096 --arg stride_ak=1 --arg stride_bk=1 --arg stride_bn=4096 "
-                "--arg stride_cm=14336 --arg stride_cn=1 -c COL_SCALE_SCALAR=false",
-        "patterns": ["autotune", "heuristics", "int8-dot", "constexpr-default"],
-        "launch": "torchao/prototype/quantized_training/int8_mm.py:173",
-        "grid": "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)",
-        "expect": {},
-    },
-    {
         "name": "torchao_blockwise_fp8_gemm",
         "package": TORCHAO,
         "target": "torchao.prototype.blockwise_fp8_training.kernels:triton_fp8_gemm_1x128_128x128_kernel",
@@ -503,6 +490,24 @@ _MEG_MATMUL = ("--arg a_ptr=bf16[4096,4096] --arg b_ptr=bf16[14336,4096].T --arg
                "-c BLOCK_SIZE_N=128 -c BLOCK_SIZE_K=64 -c GROUP_SIZE_M=8 -s 3 -w 8")
 
 PENDING = [
+    {
+        "name": "torchao_scaled_int8_mm",
+        "package": TORCHAO,
+        "target": "torchao.prototype.quantized_training.int8_mm:_scaled_int8_mm_kernel",
+        # INT8 mixed-precision training: A int8 [4096, 4096] x B = weight.T (int8 [14336, 4096] transposed),
+        # bf16 row/col scales; strides by *A.stride(), *B.stride(), *C.stride()
+        "args": "--arg A_ptr=i8[4096,4096] --arg B_ptr=i8[14336,4096].T --arg C_ptr=bf16[4096,14336] "
+                "--arg row_scale_ptr=bf16[4096] --arg col_scale_ptr=bf16[14336] --arg M=4096 --arg N=14336 "
+                "--arg K=4096 --arg stride_am=4096 --arg stride_ak=1 --arg stride_bk=1 --arg stride_bn=4096 "
+                "--arg stride_cm=14336 --arg stride_cn=1 -c COL_SCALE_SCALAR=false",
+        "patterns": ["autotune", "heuristics", "int8-dot", "constexpr-default"],
+        "launch": "torchao/prototype/quantized_training/int8_mm.py:173",
+        "grid": "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)",
+        # tritonscope: in one process, a module whose import asked for the GPU is imported again for each arch;
+        # the re-import re-runs its torch.library define("scaled_int8_mm ...") and fails (exit 4) on the third
+        # arch of the zoo test. Each command line imports it once and compiles on all three arches.
+        "expect": {},
+    },
     {
         "name": "torchao_mxfp8_dim1",
         "package": TORCHAO,
