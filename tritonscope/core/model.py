@@ -46,6 +46,12 @@ class Arch:
         """What Triton's GPUTarget calls the arch: the compute capability."""
         return self.capability
 
+    def target_words(self) -> dict:
+        """How triton_api names this target: a CUDA capability, or (backend, gfx name, wave size)."""
+        if self.backend == "cuda":
+            return {"capability": self.capability}
+        return {"target": (self.backend, self.target_arch, self.warp_size)}
+
 
 @dataclass(frozen=True)
 class HipArch:
@@ -91,6 +97,8 @@ class HipArch:
     def target_arch(self) -> str:
         """What Triton's GPUTarget calls the arch: the gfx name."""
         return self.name
+
+    target_words = Arch.target_words  # (backend, gfx name, wave size), as triton_api names it
 
     @property
     def max_threads_per_sm(self) -> int:

@@ -206,7 +206,7 @@ def _run_launch(b: _Binding, obj, args: dict[str, Any], keywords: dict[str, Any]
     """The kernel's own launch path on stand-ins (triton_api.launch): by keyword, as libraries launch; when
     the kernel's prune_configs_by reads its arguments only by position, as a positional launch passes them."""
     runtime = stand_in_args(args)
-    target = triton_api.gpu_target(**_target_words(b.arch))
+    target = triton_api.gpu_target(**ARCHES[b.arch].target_words())
     choice = launch_stack.Choice(b.req.config)
 
     def run(positional: list[str]):
@@ -246,13 +246,6 @@ def _positional_prefix(b: _Binding, runtime: dict[str, Any], keywords: dict[str,
             break
         out.append(name)
     return out
-
-
-def _target_words(arch: str) -> dict[str, Any]:
-    a = ARCHES[arch]
-    if a.backend == "cuda":
-        return {"capability": a.capability}
-    return {"target": (a.backend, a.target_arch, a.warp_size)}
 
 
 def _launch_error(b: _Binding, e) -> Exception:

@@ -151,9 +151,7 @@ def _cached_from_other_file(ttir: str, file: str) -> str | None:
 
 def arch_target(arch) -> dict[str, Any]:
     """How triton_api names the arch's target: a CUDA capability, or (backend, gfx name, wave size)."""
-    if arch.backend == "cuda":
-        return {"capability": arch.capability}
-    return {"target": (arch.backend, arch.target_arch, arch.warp_size)}
+    return arch.target_words()
 
 
 def _compile(loaded: Loaded, args, arch, fresh: bool = False, remarks: bool = True):
