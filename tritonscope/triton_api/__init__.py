@@ -52,7 +52,7 @@ from tritonscope.triton_api.key import (  # noqa: F401
 from tritonscope.triton_api.jit import (  # noqa: F401
     InterpretedKernel, _INTERNAL_OPTIONS, _InterpretedParam, _attrs, _is_a, _json_safe, autotune_configs,
     backend_option_names, check_interpreter_numpy, compilation_error_info, compile_kernel, is_out_of_resources,
-    jit_function, kernel_params, kernel_wrappers, launch_keywords, python_function, set_allocator,
+    jit_function, kernel_params, launch_keywords, python_function, set_allocator,
     specialization_of,
 )
 from tritonscope.triton_api.tools import (  # noqa: F401

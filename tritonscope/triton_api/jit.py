@@ -194,19 +194,6 @@ def _is_a(obj, class_name: str) -> bool:
     return any(c.__name__ == class_name and c.__module__.startswith("triton.") for c in type(obj).__mro__)
 
 
-def kernel_wrappers(obj) -> tuple[Any, list[Any]]:
-    """(the Autotuner, the Heuristics wrappers outside-in) around a kernel, as a launch runs them."""
-    tuner, heuristics, seen = None, [], 0
-    while obj is not None and seen < 8 and not (type(obj).__name__ == "JITFunction" and hasattr(obj, "params")):
-        if _is_a(obj, "Autotuner") and tuner is None:  # libraries subclass it (fla's CachedAutotuner)
-            tuner = obj
-        elif _is_a(obj, "Heuristics") and isinstance(getattr(obj, "values", None), dict):
-            heuristics.append(obj)
-        obj = getattr(obj, "fn", None)
-        seen += 1
-    return tuner, heuristics
-
-
 def kernel_params(jit_fn) -> list[tuple[str, bool, Any]]:
     """[(name, is_constexpr, default)] in signature order."""
     import inspect

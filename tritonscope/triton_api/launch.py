@@ -55,7 +55,6 @@ class Bound:
     options: dict[str, Any]
     num_warps: int
     num_stages: int
-    positional: tuple[str, ...] = ()
     autotune: dict[str, Any] | None = None
     heuristics: dict[str, Any] = field(default_factory=dict)  # name -> the value the heuristic gave
 
@@ -91,8 +90,9 @@ def _innermost(obj):
 
 def tuners_and_heuristics(obj) -> tuple[Any, list[Any]]:
     """(the outermost Autotuner or None, the Heuristics layers) of the stack."""
-    tuner = next((layer for layer in layers(obj) if _is_a(layer, "Autotuner")), None)
-    heuristics = [layer for layer in layers(obj)
+    stack = layers(obj)
+    tuner = next((layer for layer in stack if _is_a(layer, "Autotuner")), None)
+    heuristics = [layer for layer in stack
                   if _is_a(layer, "Heuristics") and isinstance(getattr(layer, "values", None), dict)]
     return tuner, heuristics
 
@@ -163,8 +163,7 @@ def bind_launch(obj, *, positional: list[tuple[str, Any]], keywords: dict[str, A
                and not (k == "num_ctas" and v == 1 and k not in keywords)}
     given_heuristics = {n: values.get(n, kwargs.get(n)) for layer in heuristics for n in layer.values}
     return Bound(values=values, options=options, num_warps=int(resolved.num_warps),
-                 num_stages=int(resolved.num_stages), positional=tuple(n for n, _ in positional),
-                 autotune=autotune_info or None, heuristics=given_heuristics)
+                 num_stages=int(resolved.num_stages), autotune=autotune_info or None, heuristics=given_heuristics)
 
 
 def _wrap_heuristics(layer) -> None:
