@@ -17,8 +17,7 @@ from tritonscope.core.errors import KernelSpecError, NotFoundError, OutOfResourc
 
 def readme_python_api() -> tuple[str, str]:
     """(the ```python block of README's "Python API" section, the ```text block it says it prints)."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "api.md").read_text()
     code = re.search(r"```python\n(.*?)\n```", section, re.S)
     printed = re.search(r"```text\n(.*?)\n```", section, re.S)
     assert code and printed, "README's Python API section lost its example or its output"

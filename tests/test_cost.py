@@ -92,7 +92,7 @@ def test_held_out_figures_on_times_in_turns(bench):
     for config, spread_max in (("BLOCK=16384 w16 s1 sm_90a fp16", 0.015), ("BLOCK=16384 w8 s1 sm_90a fp16", 0.014)):
         r = rows[config]["rounds_ms"]
         assert len(r) == 5 and max(r) / min(r) - 1 <= spread_max
-    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).parent.parent / "docs" / "accuracy.md").read_text().split())
     assert "`tests/data/cost/h100_measured_rounds.json`" in readme
     assert "On these times the ten held-out groups (the fresh three included) give mean Spearman 0.87 (worst 0.72), " \
         "median error 12%, worst regret 1.05x" in readme
@@ -321,7 +321,7 @@ def test_checked_in_tune_runs_are_what_the_readme_says(name):
     share = f"**{tune_s / full_s:.0%}**" if name in PRUNED_RUNS else f"{tune_s / full_s:.0%}"
     row = (f"| {TUNE_RUNS[name]} (`{name}`{', the table' if name == 'h100_tune_pruned.json' else ''}) | "
            f"{within} of 10 (")
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parent.parent / "docs" / "accuracy.md").read_text()
     line = next(ln for ln in readme.splitlines() if ln.startswith(row))
     assert line.endswith(f"| {tune_s:.0f} s | {full_s:.0f} s | {share} | {unchecked:.0%} |"), line
     if name in PRUNED_RUNS:
@@ -331,7 +331,7 @@ def test_checked_in_tune_runs_are_what_the_readme_says(name):
 def test_readme_tune_table_is_the_pruned_run():
     """The README's per-group tune table: the pruned run's groups, disassembled counts, picks and times."""
     data = json.loads((DATA / "h100_tune_pruned.json").read_text())
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parent.parent / "docs" / "accuracy.md").read_text()
     for g in data["groups"]:
         again = f"{g['referee']['ratio']:.3f}x" if g.get("referee") else "(the same config)"
         cells = (f"| {g['configs']} | {g['fit'] - g['pruned']} of {g['fit']} | {g['ratio']:.3f}x | {again} | "
@@ -408,7 +408,7 @@ def test_checked_in_check_split_is_what_the_readme_says():
     tune_s, full_s = sum(g["tune_s"] for g in groups), sum(g["full_s"] for g in groups)
     tune_c, full_c = sum(g["tune_check_s"] for g in groups), sum(g["full_check_s"] for g in groups)
     assert full_c / full_s > 0.4   # 64 of 144 s on the CPU
-    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).parent.parent / "docs" / "accuracy.md").read_text().split())
     assert f"({full_c:.0f} of {full_s:.0f} s of the full search on three groups)" in readme
     assert f"{(tune_s - tune_c) / (full_s - full_c):.0%} without the checks on three groups" in readme
     for name in ("h100_tune_pruned.json", "h100_tune_pruned_rerun.json"):
@@ -509,7 +509,7 @@ def test_seventh_round_fresh_groups_publish_their_miss(bench):
     assert {g["name"] for g in data["groups"]} == set(bench.SPLIT["fresh7"]) and data["rounds"] == 5
     figs = bench.group_figures(data)
     published = {"grouped-fp16-longK": (0.92, 1.00), "layer_norm-32768": (0.80, 1.02), "softmax-fp16-2048": (0.92, 1.04)}
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parent.parent / "docs" / "accuracy.md").read_text()
     for name, (rho, regret) in published.items():
         f = figs[name]
         assert f["spearman"] >= rho - 0.005 and f["regret"] <= regret + 0.005, (name, f)
@@ -523,7 +523,7 @@ def test_eighth_round_fresh_groups_judge_the_in_step_change(bench):
     assert {g["name"] for g in data["groups"]} == set(bench.SPLIT["fresh8"]) == set(FRESH8) and data["rounds"] == 5
     assert data["header"]["device"].startswith("NVIDIA H100")
     figs = bench.group_figures(data)
-    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text().split())
+    readme = " ".join((Path(__file__).parent.parent / "docs" / "accuracy.md").read_text().split())
     for name, (rho, regret, err) in FRESH8.items():
         f = figs[name]
         assert f["spearman"] >= rho - 0.005 and f["regret"] <= regret + 0.005, (name, f)

@@ -380,7 +380,7 @@ def __proto__(x_ptr, n, BLOCK: tl.constexpr):
 
 def hostile_analysis(tmp_path):
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
 
@@ -563,7 +563,7 @@ def test_readme_examples_run(tmp_path, monkeypatch):
     """Every command in the README's Reports and show sections runs as written, in order."""
     import shlex
 
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "reports.md").read_text()
     commands = []
     for title in ("## Reports", "## show"):
         section = readme[readme.index(title + "\n"):]

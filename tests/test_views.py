@@ -190,7 +190,7 @@ def test_ptx_view_folds_debug_sections(compiled):
         def shape(text: str) -> str:
             return re.sub(r"\d+ debug lines", "N debug lines", text)
 
-        assert f"\n    {shape(head[0])}\n" in shape((ROOT / "README.md").read_text())
+        assert f"\n    {shape(head[0])}\n" in shape((ROOT / "docs" / "views.md").read_text())
     assert len(rows) == len(ptx) - len(kinds)
     for number, text in rows:  # real numbers: each row is that line of the PTX
         assert text == ptx[number - 1].replace("\t", "    ").rstrip(), number
