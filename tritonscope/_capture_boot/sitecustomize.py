@@ -1,7 +1,8 @@
 """Loaded by every Python process `tritonscope capture` starts (this folder leads PYTHONPATH).
 
 It installs tritonscope's recording hooks once the program imports triton
-(see tritonscope/inputs/capture.py) and then runs the sitecustomize this one
+(see tritonscope/inputs/capture.py; with `capture --arch`, the GPU-less run
+of gpuless.py) and then runs the sitecustomize this one
 shadows, if the environment has one.
 """
 
@@ -12,6 +13,11 @@ import sys
 
 def _start():
     try:
+        if os.environ.get("TRITONSCOPE_CAPTURE_ARCH"):  # capture --arch: GPU-less (gpuless.py)
+            from tritonscope._capture_boot import gpuless
+
+            gpuless.start()
+            return
         from tritonscope.inputs.capture import install_when_imported
 
         install_when_imported()

@@ -56,6 +56,8 @@ from typing import Any
 from tritonscope.core.errors import OutputError, UsageError
 
 ENV_DIR = "TRITONSCOPE_CAPTURE_DIR"
+ENV_ARCH = "TRITONSCOPE_CAPTURE_ARCH"   # GPU-less: the target every launch compiles for (_capture_boot/gpuless.py)
+ENV_GPU = "TRITONSCOPE_CAPTURE_GPU"     # GPU-less: the GPU torch.cuda and the driver answer as (--gpu)
 BOOT_DIR = Path(__file__).resolve().parents[1] / "_capture_boot"
 FORMAT = "tritonscope-capture"
 VERSION = 1
@@ -89,7 +91,7 @@ class CaptureRun:
         return f"was killed by signal {-self.returncode} ({name}a shell reports {128 - self.returncode})"
 
 
-def prepare(folder: str | Path, argv: list[str], *, force: bool = False) -> Path:
+def prepare(folder: str | Path, argv: list[str], *, force: bool = False, gpuless: dict | None = None) -> Path:
     """Create the capture folder and its capture.json (checked before the program starts)."""
     from tritonscope._version import __version__
     from tritonscope.core.output import write_atomic
@@ -111,26 +113,39 @@ def prepare(folder: str | Path, argv: list[str], *, force: bool = False) -> Path
         raise OutputError(f"Cannot create {out}: {e.strerror or e}.") from e
     info = {"format": FORMAT, "version": VERSION, "argv": list(argv), "started": time.time(),
             "cwd": os.getcwd(), "tritonscope": __version__}
+    if gpuless:
+        info["gpuless"] = dict(gpuless)
     write_atomic(out / "capture.json", json.dumps(info, indent=1) + "\n", force=True)
     return out
 
 
-def child_env(folder: Path, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment that makes every Python process of the program record into `folder`."""
+def child_env(folder: Path, base: dict[str, str] | None = None, *, arch: str | None = None,
+              gpu: str | None = None) -> dict[str, str]:
+    """The environment that makes every Python process of the program record into `folder` (with `arch`: run
+    GPU-less, compiling every launch for that target; _capture_boot/gpuless.py)."""
     env = dict(os.environ if base is None else base)
     package_root = str(Path(__file__).resolve().parents[2])
     paths = [str(BOOT_DIR), package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env[ENV_DIR] = str(folder.resolve())
+    for name in (ENV_ARCH, ENV_GPU):
+        env.pop(name, None)
+    if arch:
+        env[ENV_ARCH] = arch
+        if gpu:
+            env[ENV_GPU] = gpu
     return env
 
 
-def run(folder: str | Path, argv: list[str], *, force: bool = False) -> CaptureRun:
-    """Run `argv` with capture on; the program's own stdout/stderr/exit code pass through."""
-    out = prepare(folder, argv, force=force)
+def run(folder: str | Path, argv: list[str], *, force: bool = False, arch: str | None = None,
+        gpu: str | None = None, gpuless: dict | None = None) -> CaptureRun:
+    """Run `argv` with capture on; the program's own stdout/stderr/exit code pass through.  With `arch`, GPU-less:
+    the program runs on the CPU and each launch is compiled for `arch`, not run (`gpuless`: what capture.json
+    says of it)."""
+    out = prepare(folder, argv, force=force, gpuless=gpuless if arch else None)
     started = time.perf_counter()
     try:
-        proc = subprocess.run(argv, env=child_env(out))
+        proc = subprocess.run(argv, env=child_env(out, arch=arch, gpu=gpu))
     except FileNotFoundError as e:
         from tritonscope.core.errors import NotFoundError
 
@@ -148,10 +163,15 @@ def install_when_imported() -> None:
     folder = os.environ.get(ENV_DIR)
     if not folder:
         return
-    if "triton" in sys.modules:
-        install(folder)
+    after_import("triton", lambda: install(folder))
+
+
+def after_import(name: str, then) -> None:
+    """Run `then()` once module `name` has been imported (now, if it already is)."""
+    if name in sys.modules:
+        then()
         return
-    sys.meta_path.insert(0, _AfterImport("triton", lambda: install(folder)))
+    sys.meta_path.insert(0, _AfterImport(name, then))
 
 
 class _AfterImport:
@@ -190,12 +210,18 @@ class _AfterImport:
 _recorder: "_Recorder | None" = None
 
 
-def install(folder: str | Path) -> "_Recorder":
-    """Install the recording hooks in this process (idempotent)."""
+def install(folder: str | Path, gpuless: dict | None = None) -> "_Recorder":
+    """Install the recording hooks in this process (idempotent).  `gpuless` ({arch, gpu}): nothing is launched,
+    so each launch JITFunction.run compiles is counted by `count_launch`, not by Triton's launch hook."""
     global _recorder
     if _recorder is None:
-        _recorder = _Recorder(Path(folder))
+        _recorder = _Recorder(Path(folder), gpuless)
         _recorder.install()
+    return _recorder
+
+
+def current() -> "_Recorder | None":
+    """This process's recorder, once installed."""
     return _recorder
 
 
@@ -264,8 +290,12 @@ def describe_arg(value: Any) -> dict[str, Any]:
 
 
 class _Recorder:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, gpuless: dict | None = None):
         self.folder = folder
+        self.gpuless = gpuless
+        self.predictions: dict[int, dict[str, Any]] = {}   # GPU-less: id(config) -> its prediction, for on_autotune
+        self.last_grid: dict[str, list[int]] = {}           # kernel hash -> the grid of its last recorded launch
+        self.last_scalars: dict[str, dict[str, int]] = {}   # kernel hash -> its last launch's integer arguments
         self.pid = os.getpid()
         self.rank = _rank()
         suffix = f"{self.pid}" + (f"-r{self.rank}" if self.rank is not None else "")
@@ -299,7 +329,7 @@ class _Recorder:
             runtime.launch_enter_hook = self.on_launch
         self._wrap_jit_run()
         self._install_autotune(knobs)
-        self._write_process({"exit": None})
+        self._write_process({"exit": None, **({"gpuless": self.gpuless} if self.gpuless else {})})
         atexit.register(self.flush_at_exit)
 
     def _wrap_jit_run(self) -> None:
@@ -462,7 +492,8 @@ class _Recorder:
             return
         with self.lock:
             item = self.launches.setdefault(key, {"count": 0})
-            handle = getattr(kernel, "function", None)
+            # GPU-less, the kernel is never loaded (reading .function would load it)
+            handle = None if self.gpuless else getattr(kernel, "function", None)
             if handle is not None and handle not in self.handles:
                 # No kernel-load hook in this Triton (or loaded before install): this launch was
                 # counted under the kernel's name; from now on the handle maps to the hash.
@@ -484,12 +515,26 @@ class _Recorder:
                     grid_value = [int(g) for g in grid(bound)]
                 except Exception:
                     grid_value = None
+            if grid_value is not None:
+                self.last_grid[key] = grid_value
+            if self.gpuless:  # the integers the cost model evaluates loop bounds with (_capture_boot/gpuless.py)
+                named = {**dict(zip(jit_fn.arg_names, args)), **kwargs}
+                self.last_scalars[key] = {k: v for k, v in named.items()
+                                          if isinstance(v, int) and not isinstance(v, bool)}
             if grid_value is not None and len(item.setdefault("grids", [])) < MAX_ARG_SAMPLES \
                     and grid_value not in item["grids"]:
                 item["grids"].append(grid_value)
             self.dirty = True
         if time.monotonic() - self.last_flush > FLUSH_SECONDS:
             self.flush()
+
+    def count_launch(self, kernel) -> None:
+        """GPU-less: one launch of `kernel` that was compiled and not run (no launch hook fires)."""
+        key = str(getattr(getattr(kernel, "metadata", None), "hash", "") or "")
+        if key:
+            with self.lock:
+                self.launches.setdefault(key, {"count": 0})["count"] += 1
+                self.dirty = True
 
     def on_autotune(self, *, fn=None, key=None, best_config=None, configs_timings=None, duration=None,
                     cache_hit=False, **_):
@@ -500,16 +545,27 @@ class _Recorder:
 
         timings = []
         for c, t in (configs_timings or {}).items():
+            if self.gpuless:  # nothing was timed: each config's prediction (or why there is none) instead
+                timings.append({**config(c), "ms": None, **self.predictions.get(id(c), {"predicted_ms": None})})
+                continue
             try:
                 ms = [float(x) for x in (t if isinstance(t, (list, tuple)) else [t])]
             except (TypeError, ValueError):
                 ms = []
             timings.append({**config(c), "ms": ms})
         name = getattr(getattr(fn, "fn", None), "__name__", None) or getattr(fn, "__name__", "?")
+        tuning = {"kernel": name, "key": str(key), "best": str(best_config),
+                  "best_config": config(best_config) if best_config is not None else None,
+                  "configs": timings, "seconds": duration, "cache_hit": bool(cache_hit)}
+        if self.gpuless:
+            predicted = any(t.get("predicted_ms") is not None for t in timings)
+            tuning.update(timed=False, seconds=None,
+                          chosen_by="predicted" if predicted else "first",
+                          note="no config was timed (no GPU): " +
+                               ("the cost model's fastest prediction was chosen" if predicted else
+                                "no config could be predicted, so the first config the pruning kept was chosen"))
         with self.lock:
-            self.tunings.append({"kernel": name, "key": str(key), "best": str(best_config),
-                                 "best_config": config(best_config) if best_config is not None else None,
-                                 "configs": timings, "seconds": duration, "cache_hit": bool(cache_hit)})
+            self.tunings.append(tuning)
             data = json.dumps({"pid": self.pid, "rank": self.rank, "tunings": self.tunings}, indent=1, default=str)
         _write(self.autotune_file, data + "\n")
 
