@@ -81,32 +81,36 @@ def open_cmd(
     if diff and not recompile:
         raise UsageError("--diff compares a recompile with the original: add --recompile and a target.",
                          hint="e.g. --recompile --arch sm_80 --diff")
-    if save and diff:  # --recompile --diff --save: the diff is what is saved (.json, .txt or .html)
-        from tritonscope.outputs import save as saving
-
-        saving.check(save, force=force, names=saving.DIFF, what="diff")
-    elif save:
-        c.check_report_path(save, force)
+    _check_save(save, diff, force)
     if emit:
         sources.check_emit_dir(emit)
     changes = [arch, num_warps, num_stages, constexpr]
-    if any(x for x in changes) and not recompile:
+    source = sources.open_source(path)
+    inductor = source.kind == "inductor"   # generated kernel files: opening one compiles it (for --arch too)
+    if any(x for x in changes) and not recompile and not inductor:
         raise UsageError("--arch, --num-warps, --num-stages and -c apply to --recompile.",
                          hint="Add --recompile to compile the found kernel again with them.")
-
-    source = sources.open_source(path)
     acts_on_one = recompile or emit or save or line is not None or layouts
     if kernel is None and not source.single and not (acts_on_one and len(source.entries) == 1):
         if acts_on_one:
             raise UsageError(f"{path} holds {len(source.entries)} kernels; name one with --kernel.",
                              hint=f"Run `tritonscope open {path}` to list them.")
+        if inductor:
+            from tritonscope.commands.open_inductor import print_inductor_listing as _print_listing
         _print_listing(source, env, sort=sort, where=where, as_json=as_json)
         return
 
     entry = sources.find_entry(source, kernel)
-    artifact = sources.load_artifact(entry, target=path)
+    original = None
+    if inductor:   # compiled here, for its device or --arch (with --diff: both)
+        from tritonscope.commands.open_inductor import compile_for_open
+
+        original, artifact = compile_for_open(entry, env, arch=arch, num_warps=num_warps, num_stages=num_stages,
+                                              constexpr=constexpr, diff=diff, progress=not as_json)
+    else:
+        artifact = sources.load_artifact(entry, target=path)
     _check_views_apply(artifact, line=line, view=view, stage=stage, as_json=as_json)
-    if recompile:
+    if recompile and not inductor:
         from tritonscope.inputs.kernels import parse_assignments
 
         original = artifact
@@ -114,18 +118,11 @@ def open_cmd(
         with c.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
             artifact = sources.recompile(entry, original, arch=arch, num_warps=num_warps, num_stages=num_stages,
                                          constexprs=want)
-        if diff:
-            d = _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
-            if save:
-                from tritonscope.language.dialects import stage_keys
-                from tritonscope.outputs.save import save_diff
-
-                saved = save_diff(d, save, force=force, stages=c.parse_stage_list(stage, stage_keys()),
-                                  max_lines=max_lines)
-                env.console(stderr=True).print(f"saved the diff to {escape(str(saved))}")
-            if emit:
-                sources.emit_files(artifact, emit, binaries=sources.binaries_of_artifact(artifact), force=force)
-            return
+    if diff and original is not None:
+        _diff_and_save(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage, save=save,
+                       emit=emit, force=force)
+        return
+    recompile = recompile or inductor
     if emit:
         binaries = sources.binaries_of_artifact(artifact) if recompile else sources.binaries_of(entry)
         written = sources.emit_files(artifact, emit, binaries=binaries, force=force)
@@ -140,6 +137,33 @@ def open_cmd(
         analysis.layouts = layouts_of(analysis)
     c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
+
+
+def _check_save(save, diff, force) -> None:
+    """A bad --save path: exit 2 before any work (with --recompile --diff the diff is saved: .json .txt .html)."""
+    if save and diff:
+        from tritonscope.outputs import save as saving
+
+        saving.check(save, force=force, names=saving.DIFF, what="diff")
+    elif save:
+        c.check_report_path(save, force)
+
+
+def _diff_and_save(original, artifact, env, *, as_json, max_lines, stage, save, emit, force) -> None:
+    """--recompile --diff: the diff shown, saved with --save, the recompile written with --emit."""
+    from rich.markup import escape
+
+    from tritonscope.inputs import sources
+
+    d = _print_diff(original, artifact, env, as_json=as_json, max_lines=max_lines, stage=stage)
+    if save:
+        from tritonscope.language.dialects import stage_keys
+        from tritonscope.outputs.save import save_diff
+
+        saved = save_diff(d, save, force=force, stages=c.parse_stage_list(stage, stage_keys()), max_lines=max_lines)
+        env.console(stderr=True).print(f"saved the diff to {escape(str(saved))}")
+    if emit:
+        sources.emit_files(artifact, emit, binaries=sources.binaries_of_artifact(artifact), force=force)
 
 
 def _check_views_apply(artifact, *, line, view, stage, as_json) -> None:
@@ -170,6 +194,12 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
     from tritonscope.inputs import sources
 
     rows = sources.sort_rows(sources.filter_rows([e.row() for e in source.entries], where), sort or "name")
+    if source.kind == "capture":  # each kernel's recorded launch: grid and arguments (inputs/capture.py)
+        from tritonscope.inputs.capture import launch_words
+
+        launched = {e.short_key: e.launch_info for e in source.entries}
+        for r in rows:
+            r.update(launch_words(launched.get(r["key"]) or {}), launch=launched.get(r["key"]) or {})
     if as_json:
         typer.echo(json.dumps({"path": str(source.path), "kind": source.kind, "kernels": rows,
                                "warnings": source.warnings, **({"capture": source.info} if source.info else {})},
@@ -182,7 +212,7 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
     launches = source.kind == "capture" or any(r["launches"] is not None for r in rows)
     columns = [("hash", "left"), ("name", "left"), ("arch", "left"), ("config", "left"), ("regs", "right"),
                ("shared", "right"), ("spills", "right"), *([("launches", "right")] if launches else []),
-               ("source", "left")]
+               *([("grid", "left"), ("args", "left")] if source.kind == "capture" else []), ("source", "left")]
     for name, justify in columns:
         # numbers and arch names stay whole ("58v/28s" folded in two reads as two numbers); the rest folds
         table.add_column(name, justify=justify, overflow="fold", no_wrap=justify == "right" or name == "arch")
@@ -199,6 +229,7 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
         spills = "?" if r["spills"] is None else ("-" if r["spills"] == 0 else f"{r['spills']} B")
         cells = [r["key"], escape(r["name"]), escape(r["arch"]), escape(r["config"]), regs(r), num(r["shared"]),
                  spills, *(["" if r["launches"] is None else num(r["launches"])] if launches else []),
+                 *([escape(r["grid"]), escape(r["args"])] if source.kind == "capture" else []),
                  escape(_short_source(r["source"]))]
         table.add_row(*cells)
     with env.paged(console):
@@ -208,6 +239,10 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
                           "workgroup, spills are scratch bytes per lane.")
         for warning in source.warnings:
             console.print(f"[yellow]skipped[/] {escape(warning)}")
+        gpuless = (source.info or {}).get("gpuless")
+        if isinstance(gpuless, dict):  # capture --arch: compiled, not run
+            console.print(f"[yellow]no GPU:[/] compiled for {escape(str(gpuless.get('arch')))} and not run: the "
+                          "kernels' outputs were not computed, and no autotune config was timed.")
         autotune = (source.info or {}).get("autotune") or []
         if autotune:
             console.print(f"autotuning: {len(autotune)} tuning run(s); chosen configs:")
@@ -216,8 +251,9 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
                 tried = len(configs) if isinstance(configs, list) else "?"
                 key = t.get("key")
                 shape = f" for key {escape(str(key))}" if key not in (None, "None") else ""
-                console.print(f"  {escape(str(t.get('kernel')))}{shape}: {escape(str(t.get('best')))} "
-                              f"(of {tried} configs tried)")
+                pick = "the fastest prediction" if t.get("chosen_by") == "predicted" else "none could be predicted"
+                how = f"of {tried} configs, none timed: {pick}" if t.get("timed") is False else f"of {tried} configs tried"
+                console.print(f"  {escape(str(t.get('kernel')))}{shape}: {escape(str(t.get('best')))} ({how})")
         if rows:
             console.print(f"[dim]open one: tritonscope open {escape(str(source.path))} --kernel HASH[/]")
 

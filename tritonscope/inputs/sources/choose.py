@@ -27,6 +27,9 @@ def find_entry(source: Source, wanted: str | None) -> KernelEntry:
               str(e.metadata.get("hash", "")).startswith(wanted.lower())]
     by_name = [e for e in entries if e.name == wanted]
     found = by_key or by_name
+    if len(found) > 1:   # an Inductor name shared by autotuning's candidates: the one the output code runs
+        ran = [e for e in found if getattr(e, "runs_in", "")]
+        found = ran if len(ran) == 1 else found
     if len(found) == 1:
         return found[0]
     if len(found) > 1:

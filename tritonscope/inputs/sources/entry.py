@@ -40,9 +40,15 @@ def _open_dir(p: Path) -> Source:
             warnings += skipped
         return Source(p, "inductor-cache", entries, warnings=warnings)
     entries, warnings = _entries_in(p)
+    if not entries:
+        from tritonscope.inputs.sources.inductor import has_generated_kernels, inductor_source
+
+        if has_generated_kernels(p):   # Inductor's own kernel files (a cache without triton/, a debug folder)
+            return inductor_source(p)
     if not entries and _is_inductor_cache(p):
         raise InputFileError(
-            f"{p} is an Inductor cache without a triton/ folder: the kernels it compiled are not kept in it.",
+            f"{p} is an Inductor cache without a triton/ folder, and without generated kernel files "
+            "(??/c*.py): the kernels it compiled are not kept in it.",
             context=_inductor_context(p),
             hint="Inductor writes the compiled kernels to Triton's cache: open $TRITON_CACHE_DIR if the program set "
                  "it, else ~/.triton/cache; or run the program under `tritonscope capture` to keep every kernel "

@@ -1,0 +1,71 @@
+
+import triton
+import triton.language as tl
+
+from torch._inductor.runtime import triton_helpers, triton_heuristics
+from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
+from torch._inductor.runtime.hints import AutotuneHint, ReductionHint, TileHint, DeviceProperties
+triton_helpers.set_driver_to_gpu()
+
+@triton_heuristics.persistent_reduction(
+    size_hints={'x': 512, 'r0_': 512},
+    reduction_hint=ReductionHint.INNER,
+    filename=__file__,
+    triton_meta={'signature': {'in_out_ptr0': '*fp16', 'in_ptr0': '*fp16', 'in_ptr1': '*fp16', 'xnumel': 'i32', 'r0_numel': 'i32', 'XBLOCK': 'constexpr'}, 'device': DeviceProperties(type='cuda', index=0, multi_processor_count=132, cc=90, major=9, regs_per_multiprocessor=65536, max_threads_per_multi_processor=2048, max_threads_per_block=1024, warp_size=32), 'constants': {}, 'native_matmul': False, 'enable_fp_fusion': True, 'launch_pdl': False, 'disable_ftz': False, 'configs': [{(0,): [['tt.divisibility', 16]], (1,): [['tt.divisibility', 16]], (2,): [['tt.divisibility', 16]], (3,): [['tt.divisibility', 16]], (4,): [['tt.divisibility', 16]]}]},
+    inductor_meta={'grid_type': 'Grid1D', 'autotune_hints': set(), 'kernel_name': 'triton_per_fused_gelu_native_layer_norm_1', 'mutated_arg_names': ['in_out_ptr0'], 'optimize_mem': True, 'no_x_dim': None, 'atomic_add_found': False, 'num_load': 3, 'num_store': 1, 'num_reduction': 4, 'backend_hash': '91D1D1166449D9E2EB66EB9770C9E2C3B0FEB787341F27FEB4D3F0338DA50336', 'assert_indirect_indexing': True, 'autotune_local_cache': True, 'autotune_pointwise': True, 'autotune_remote_cache': None, 'force_disable_caches': False, 'dynamic_scale_rblock': True, 'max_autotune': True, 'max_autotune_pointwise': False, 'min_split_scan_rblock': 256, 'spill_threshold': 16, 'store_cubin': False, 'deterministic': False, 'force_filter_reduction_configs': False, 'mix_order_reduction_allow_multi_stages': False, 'are_deterministic_algorithms_enabled': False, 'coordinate_descent_tuning': True, 'coordinate_descent_search_radius': 1, 'coordinate_descent_check_all_directions': False, 'tiling_scores': {'x': 0, 'r0_': 1574912}}
+)
+@triton.jit
+def triton_per_fused_gelu_native_layer_norm_1(in_out_ptr0, in_ptr0, in_ptr1, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    xnumel = 512
+    r0_numel = 512
+    R0_BLOCK: tl.constexpr = 512
+    rnumel = r0_numel
+    RBLOCK: tl.constexpr = R0_BLOCK
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_offset = 0
+    r0_mask = tl.full([R0_BLOCK], True, tl.int1)[None, :]
+    roffset = r0_offset
+    rindex = r0_index
+    r0_1 = r0_index
+    x0 = xindex
+    tmp0 = tl.load(in_out_ptr0 + (r0_1 + 512*x0), xmask, other=0.0).to(tl.float32)
+    tmp33 = tl.load(in_ptr0 + (r0_1), None, eviction_policy='evict_last').to(tl.float32)
+    tmp36 = tl.load(in_ptr1 + (r0_1), None, eviction_policy='evict_last').to(tl.float32)
+    tmp1 = tmp0.to(tl.float32)
+    tmp2 = tl.full([1, 1], 0.5, tl.float32)
+    tmp3 = tmp1 * tmp2
+    tmp4 = tl.full([1, 1], 0.7071067811865476, tl.float32)
+    tmp5 = tmp1 * tmp4
+    tmp6 = libdevice.erf(tmp5)
+    tmp7 = tl.full([1, 1], 1.0, tl.float32)
+    tmp8 = tmp6 + tmp7
+    tmp9 = tmp3 * tmp8
+    tmp10 = tl.broadcast_to(tmp9, [XBLOCK, R0_BLOCK])
+    tmp12 = tl.where(xmask, tmp10, 0)
+    tmp13 = tl.broadcast_to(tmp10, [XBLOCK, R0_BLOCK])
+    tmp15 = tl.where(xmask, tmp13, 0)
+    tmp16 = tl.sum(tmp15, 1)[:, None].to(tl.float32)
+    tmp17 = tl.full([1, 1], 512, tl.int32)
+    tmp18 = tmp17.to(tl.float32)
+    tmp19 = (tmp16 / tmp18)
+    tmp20 = tmp10 - tmp19
+    tmp21 = tmp20 * tmp20
+    tmp22 = tl.broadcast_to(tmp21, [XBLOCK, R0_BLOCK])
+    tmp24 = tl.where(xmask, tmp22, 0)
+    tmp25 = tl.sum(tmp24, 1)[:, None].to(tl.float32)
+    tmp26 = tmp9 - tmp19
+    tmp27 = tl.full([1, 1], 512.0, tl.float32)
+    tmp28 = (tmp25 / tmp27)
+    tmp29 = tl.full([1, 1], 1e-05, tl.float32)
+    tmp30 = tmp28 + tmp29
+    tmp31 = libdevice.rsqrt(tmp30)
+    tmp32 = tmp26 * tmp31
+    tmp34 = tmp33.to(tl.float32)
+    tmp35 = tmp32 * tmp34
+    tmp37 = tmp36.to(tl.float32)
+    tmp38 = tmp35 + tmp37
+    tmp39 = tmp38.to(tl.float32)
+    tl.store(in_out_ptr0 + (r0_1 + 512*x0), tmp39, xmask)
