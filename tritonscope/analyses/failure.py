@@ -621,6 +621,7 @@ def candidate_fixes(failure: Failure, config, scratch: Path | None = None) -> li
                                  (" (checked on a copy of the file so changed)" if changed is not None else ""), "",
                                  said="" if changed is not None else "not tried: a change to the kernel's source"),
                         changed, None))
+    out += _other_tritons(failure, config)
     if failure.in_pass or failure.timed_out:
         stages = config.num_stages
         if stages is None or stages > 1:
@@ -630,6 +631,54 @@ def candidate_fixes(failure: Failure, config, scratch: Path | None = None) -> li
         out.append((FixCheck(f"another num_warps ({other})", f"-w {other}"), config.with_launch(num_warps=other),
                     None))
     return out
+
+
+# Variables of this process that must not reach another environment's Python (as versions/run.py's sides).
+_OTHER_ENV_DROP = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "TRITONSCOPE_DEBUG")
+
+
+def other_tritons(version: str) -> list[tuple[str, str]]:
+    """[(Triton version, its Python)] of the environments `tritonscope versions` made (its cache's triton-envs
+    folder; files only, nothing is started), other than `version`, newest first.  An environment whose record
+    or Python is missing is left out (versions --envs says why)."""
+    import json
+
+    from tritonscope.core.env import cache_dir
+
+    root = cache_dir() / "triton-envs"
+    found = []
+    try:
+        folders = sorted(p for p in root.iterdir() if p.name.startswith("triton-"))
+    except OSError:
+        return []
+    for folder in folders:
+        try:
+            meta = json.loads((folder / "tritonscope-env.json").read_text())
+        except (OSError, ValueError):
+            continue
+        python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+        have = meta.get("triton") if isinstance(meta, dict) else None
+        if isinstance(have, str) and have and have != version and python.exists():
+            found.append((have, str(python)))
+
+    def key(item):
+        return [int(x) if x.isdigit() else -1 for x in re.split(r"[.+]", item[0])[:3]]
+
+    return sorted(found, key=key, reverse=True)
+
+
+def _other_tritons(failure: Failure, config) -> list[tuple[FixCheck, Any, dict | None]]:
+    """Another Triton as a thing to try: each environment `versions` made (checked by compiling the config with
+    its Python, as `compile --triton` does), or, with none, the command that makes one (not tried)."""
+    others = other_tritons(failure.triton_version)
+    if not others:
+        return [(FixCheck("another Triton version", "--triton VERSION",
+                          said="not tried: no other Triton environment here (`tritonscope versions --add VERSION` "
+                               "makes one; `tritonscope versions TARGET --a VERSION` compares the two)"), None, None)]
+    env = {k: v for k, v in os.environ.items() if k not in _OTHER_ENV_DROP}
+    env["PYTHONNOUSERSITE"] = "1"
+    return [(FixCheck(f"Triton {version} (an environment `versions` made)", f"--triton {version}"), config,
+             {"__python__": python, **env}) for version, python in others[:2]]
 
 
 def check_fixes(failure: Failure, config, *, timeout: float = 300, limit: int = 4) -> None:
@@ -681,9 +730,12 @@ def _check_one(check: FixCheck, changed, env: dict | None, *, timeout: float) ->
     from tritonscope.pipeline.compile import compile_elsewhere
 
     started = time.perf_counter()
+    python = (env or {}).get("__python__")
+    if python is not None:   # another Triton's Python: `env` is that child's whole environment
+        env = {k: v for k, v in env.items() if k != "__python__"}
     try:
-        compile_elsewhere(changed, timeout=timeout, what=f"The check '{check.flags}'",
-                          env={**os.environ, **env} if env else None)
+        compile_elsewhere(changed, timeout=timeout, what=f"The check '{check.flags}'", python=python,
+                          env=env if python is not None else ({**os.environ, **env} if env else None))
         check.compiles, check.said = True, "compiles"
     except CompileTimeoutError:
         check.compiles, check.said = False, f"did not finish in {timeout:g} s"

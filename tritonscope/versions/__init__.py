@@ -194,6 +194,11 @@ def _check_manifest(manifest) -> tuple[list[dict], list[dict]]:
                 for key in ("type", "message", "context", "line"):
                     if error.get(key) is not None:
                         expect(error[key], str, f"{at}.error.{key}")
+                if error.get("failure") is not None:  # a failure report (analyses/failure): kept as data
+                    expect(error["failure"], dict, f"{at}.error.failure")
+                    for key in ("one_line", "error"):
+                        if error["failure"].get(key) is not None:
+                            expect(error["failure"][key], str, f"{at}.error.failure.{key}")
     return jobs, sides
 
 

@@ -124,6 +124,11 @@ def error_line(err: dict | None, side: Side | None = None) -> str:
     """One line for a row: the error's message, with what to install where a known quirk explains it."""
     if not err:
         return ""
+    failure = err.get("failure")
+    if isinstance(failure, dict) and isinstance(failure.get("one_line"), str) and failure["one_line"] \
+            and isinstance(failure.get("error"), str):
+        # failed inside Triton (its report came back): the pass, the op and the Python line, then Triton's error
+        return f"{failure['one_line']}: {re.sub(r'^RuntimeError: ', '', failure['error'])}"
     msg = (err.get("message") or "").strip().splitlines()[0] if err.get("message") else err.get("type", "error")
     text = " ".join(filter(None, [msg, (err.get("context") or "")]))
     if "ld.lld" in text and ("not found" in text or "TRITON_HIP_LLD_PATH" in text):

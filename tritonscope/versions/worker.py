@@ -37,7 +37,17 @@ def error_dict(e: BaseException) -> dict[str, Any]:
     from tritonscope.core.errors import TritonscopeError
 
     if isinstance(e, TritonscopeError):
-        return {"type": type(e).__name__, "message": e.message, "hint": e.hint, "context": e.context}
+        out = {"type": type(e).__name__, "message": e.message, "hint": e.hint, "context": e.context}
+        failure = e.data.get("failure")
+        if failure is not None:  # failed inside Triton: its report (analyses/failure), and its one line
+            from tritonscope.analyses.failure import row_error
+
+            out["failure"] = failure.to_dict()
+            out["line"] = row_error(e) or ""
+            out["hint"] = ("The failure report (the pass, the op, its Python line, what Triton said) is in "
+                           "`versions --json` and `--save report.json`; `tritonscope compile` of this kernel "
+                           "with that Triton shows it and checks what to try.")
+        return out
     return {"type": "TritonscopeError", "message": f"unexpected {type(e).__name__}: {e}",
             "context": traceback.format_exc()[-2000:], "hint": "This is a tritonscope bug. Report the context above."}
 
@@ -46,13 +56,15 @@ def compile_job(job: dict[str, Any]) -> dict[str, Any]:
     from tritonscope.pipeline.result_cache import encode_artifact
 
     if job["kind"] == "request":
+        from tritonscope.analyses.failure import reporter
         from tritonscope.inputs.kernels import Request
         from tritonscope.pipeline.compiler import Pipeline
         from tritonscope.pipeline.config import resolve
 
-        # the one compile path, without the result cache (this environment's Triton keeps its own cache)
+        # the one compile path, without the result cache (this environment's Triton keeps its own cache); a
+        # config failing inside Triton gets its failure report (one more compile, with every pass dumped)
         config = resolve(Request(**job["request"]), job["default_arch"])
-        return encode_artifact(Pipeline(cache="off").compile(config).artifact)
+        return encode_artifact(Pipeline(cache="off", on_failure=reporter(checks=False)).compile(config).artifact)
     if job["kind"] == "found":
         return encode_artifact(recompile_found(job["path"], job["key"], job["arch"]))
     raise ValueError(f"unknown job kind {job['kind']!r}")
