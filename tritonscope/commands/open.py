@@ -95,9 +95,10 @@ def open_cmd(
         if acts_on_one:
             raise UsageError(f"{path} holds {len(source.entries)} kernels; name one with --kernel.",
                              hint=f"Run `tritonscope open {path}` to list them.")
+        listing = _print_listing
         if inductor:
-            from tritonscope.commands.open_inductor import print_inductor_listing as _print_listing
-        _print_listing(source, env, sort=sort, where=where, as_json=as_json)
+            from tritonscope.commands.open_inductor import print_inductor_listing as listing
+        listing(source, env, sort=sort, where=where, as_json=as_json)
         return
 
     entry = sources.find_entry(source, kernel)
