@@ -596,3 +596,47 @@ class _Recorder:
         if torch is not None:
             info["torch_version"] = getattr(torch, "__version__", None)
         _write(self.process_file, json.dumps(info, indent=1, default=str) + "\n")
+
+
+# --------------------------------------------------------------------------
+# How a recorded launch reads in a listing
+# --------------------------------------------------------------------------
+
+_SHORT_DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64", "int32": "i32",
+                 "int64": "i64", "int8": "i8", "uint8": "u8", "int16": "i16", "bool": "i1"}
+
+
+def launch_words(launch_info: dict[str, Any]) -> dict[str, str]:
+    """{'grid': '4', 'args': 'f32[4096]+2 (unaligned), f32[4096], 4096'}: a captured kernel's first recorded launch
+    in words ('' for what was not recorded); `open`'s listing shows them."""
+    grids = launch_info.get("grids") or []
+    samples = launch_info.get("args") or []
+    grid = "x".join(str(g) for g in grids[0]) if grids and isinstance(grids[0], list) else ""
+    if len(grids) > 1:
+        grid += f" (+{len(grids) - 1} more)"
+    words = []
+    for a in samples[0] if samples and isinstance(samples[0], list) else []:
+        if not isinstance(a, dict):
+            continue
+        if "dtype" in a:
+            text = f"{_SHORT_DTYPES.get(a['dtype'], a['dtype'])}[{','.join(str(d) for d in a.get('shape', []))}]"
+            if a.get("storage_offset"):
+                text += f"+{a['storage_offset']}"
+            if a.get("align16") is False:
+                text += " (unaligned)"
+            words.append(text)
+        else:
+            words.append(str(a.get("value", a.get("type", "?"))))
+    return {"grid": grid, "args": ", ".join(words)}
+
+
+def recorded_scalars(record: dict[str, Any], launch_info: dict[str, Any]) -> dict[str, Any]:
+    """{'n_cols': 1000}: the scalar arguments of a captured kernel's first recorded launch, by parameter name (the
+    record's signature is in parameter order; the launch's positional arguments come first).  The cost model
+    evaluates loop bounds with them (a found kernel's spec.args could carry them, see the issue 35 report)."""
+    names = list((record or {}).get("signature") or {})
+    samples = (launch_info or {}).get("args") or []
+    first = samples[0] if samples and isinstance(samples[0], list) else []
+    return {name: a["value"] for name, a in zip(names, first)
+            if isinstance(a, dict) and "value" in a and isinstance(a["value"], (int, float))
+            and not isinstance(a["value"], bool)}
