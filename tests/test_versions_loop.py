@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, check_golden
 
-from tritonscope.versions.loopview import Fold, LoopRow, loop_pair, shown_rows
+from tritonscope.versions.loop_pair import Fold, LoopRow, loop_pair, shown_rows
 
 DATA = Path(__file__).parent / "data" / "versions"
 GOLDEN = ROOT / "tests" / "golden" / "versions"
@@ -31,7 +31,7 @@ def _stages(rel: str) -> dict[str, str]:
 
 
 def _render(pair, a="A", b="B") -> str:
-    from tritonscope.versions.loop_view import loop_panel
+    from tritonscope.versions.loop_render import loop_panel
     from tritonscope.core.sanitize import SafeConsole
 
     console = SafeConsole(width=120, file=io.StringIO(), color_system=None, force_terminal=False)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tritonscope import versions as V
-from tritonscope.versions.loopview import loop_pair
+from tritonscope.versions.loop_pair import loop_pair
 
 DATA = Path(__file__).parent / "data" / "versions"
 

@@ -226,10 +226,10 @@ def diff_cmd(
 
 
 def _loop_view(d, analyses, context: int):
-    """--loop: the two innermost loops side by side (versions/loopview.py), attached to the diff's views."""
+    """--loop: the two innermost loops side by side (versions/loop_pair.py), attached to the diff's views."""
     from tritonscope.outputs.render.diff_view import Attached
-    from tritonscope.versions.loop_view import loop_html, loop_panel
-    from tritonscope.versions.loopview import loop_pair_of
+    from tritonscope.versions.loop_render import loop_html, loop_panel
+    from tritonscope.versions.loop_pair import loop_pair_of
 
     pair = loop_pair_of(analyses[0].artifact, analyses[1].artifact)
     return Attached("loop", pair.to_dict(), loop_panel(pair, d.a_label, d.b_label, context=context),

@@ -5,22 +5,92 @@ stores and loops (with trip counts evaluated from the launch's arguments,
 as explain's roofline does), the SASS instruction classes inside the
 innermost loop and outside it, registers, shared memory, occupancy, spills,
 pipeline depth, and the bank-conflict ways of the shared accesses (from the
-layouts).  The result is a flat dict of numbers and words, JSON-safe, so a
+layouts).  The result is a Features record (typed, frozen); its stored form
+(Features.to_dict) is a flat dict of numbers and words, JSON-safe, so a
 benchmark can store it beside a measured time and the model can be re-run
-on it later without recompiling (model.predict_features).
+on it later without recompiling (model.predict_features takes either).
 
 No Triton import: features come from an Analysis (or an Artifact).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping, NamedTuple
 
 from tritonscope.cost.sass import read_sass
 
 FEATURES_VERSION = 3   # 3: load-use waits per SASS loop (sass.load_waits)
 TMA_OPS = ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load", "ttng.async_tma_copy_local_to_global",
            "tt.descriptor_store")
+
+
+@dataclass(frozen=True)
+class Features:
+    """The compiled facts of one config at one problem: what model.predict_features reads.
+
+    Every field may be None where the facts do not say (an older FEATURES_VERSION, a bound's facts without the
+    SASS): the model reads None as "not known" (no term from it).  The nested facts stay JSON-shaped: a SASS
+    loop body is {class: instructions} (classes: the SASS vocabulary's cost field), a sibling loop and the main
+    loop's waits are small dicts (see _sibling_loops, _sass_facts)."""
+
+    version: int | None = None
+    # the config, its launch and its resources (_config_facts)
+    kernel: str | None = None
+    arch: str | None = None
+    num_warps: int | None = None
+    num_stages: int | None = None
+    constexprs: dict[str, Any] | None = None
+    grid: list[int] | None = None
+    programs: int | None = None
+    pid_dependent: bool | None = None
+    registers: int | None = None
+    shared: int | None = None
+    fits: bool | None = None
+    blocks_per_sm: int | None = None
+    limited_by: str | None = None
+    spill_bytes: int | None = None
+    spill_instructions: int | None = None
+    # the TTGIR's work per program (the busiest), its dots and its main loop
+    dot_unit: str | None = None                       # "wgmma", "mma", "tcgen05", "fma", "mfma"; None: no dots
+    peak_kind: str | None = None                      # "fp16", "bf16", "tf32", "fp8", "fp32"
+    pipelined: bool | None = None                     # the main loop copies asynchronously (cp.async, TMA)
+    tma: bool | None = None
+    flops_per_program: int | None = None
+    bytes_loaded_per_program: int | None = None
+    bytes_stored_per_program: int | None = None
+    main_iters: int | None = None                     # main-loop iterations, the loops around it included
+    outer_iters: int | None = None                    # iterations of the loops around the main loop
+    loop_bytes_per_iter: int | None = None
+    has_loop: bool | None = None
+    total_flops: int | None = None
+    total_bytes: int | None = None
+    compulsory_bytes: int | None = None
+    # the SASS's side (_sass_facts; bound_facts: at its least)
+    sass_loop: dict[str, int] | None = None           # the main loop's body: class -> instructions
+    sass_outside: dict[str, int] | None = None        # the rest of the kernel
+    sass_loops: list[dict[str, Any]] | None = None    # sibling innermost loops, each with its own trip count
+    local_bytes_loop: int | None = None
+    local_bytes_outside: int | None = None
+    bank_ways_loop: int | None = None
+    bank_ways: int | None = None
+    loop_waits: dict[str, int] | None = None          # the main loop's LDGs and load-use waits (sass.load_waits)
+    outside_ldgs: int | None = None
+    outside_waits: int | None = None
+    mma_shape: str | None = None
+    bound: bool = False                               # the facts of the lower bound (no SASS read): never shown
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Features":
+        """The record of a stored form (to_dict's; an older version's lacks some keys: None)."""
+        return cls(**d)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: every field in order, JSON-safe; `bound` only where it is set (as before the record)."""
+        d = asdict(self)
+        if not self.bound:
+            del d["bound"]
+        return d
 
 
 class NoFeatures(Exception):
@@ -88,7 +158,7 @@ def _bank_ways(ops, aliases, loop_ops: set[int]) -> tuple[int, int]:
     return in_loop, anywhere
 
 
-def features_of(analysis, grid: tuple[int, ...] | None = None, args: dict[str, Any] | None = None) -> dict[str, Any]:
+def features_of(analysis, grid: tuple[int, ...] | None = None, args: dict[str, Any] | None = None) -> Features:
     """The facts for one config at one problem; `grid`/`args` default to the compiled spec's own launch.
 
     Raises NoFeatures with the reason when a needed input is missing (no TTGIR, no SASS, no grid,
@@ -97,7 +167,8 @@ def features_of(analysis, grid: tuple[int, ...] | None = None, args: dict[str, A
 
 
 def features_of_artifact(artifact, summary=None, grid=None, args=None, bound: bool = False) -> dict[str, Any]:
-    """features_of for a bare Artifact (a sweep worker): parses the TTGIR alone, not every stage.
+    """features_of for a bare Artifact (a sweep worker): parses the TTGIR alone, not every stage; in the stored
+    form (Features.to_dict), which a sweep row keeps and a measured file holds.
 
     `bound=True` reads no SASS: the facts of the model's lower bound (see bound_facts), for `tune`'s first
     pass; such facts carry "bound": True and are never shown as a prediction."""
@@ -107,7 +178,7 @@ def features_of_artifact(artifact, summary=None, grid=None, args=None, bound: bo
     text = artifact.stages.get("ttgir")
     stage = dialect("ttgir").parse(text, file=artifact.spec.file, first_line=artifact.python_first_line) \
         if text else None
-    return _features(artifact, summary or summarize(artifact), stage, grid, args, bound=bound)
+    return _features(artifact, summary or summarize(artifact), stage, grid, args, bound=bound).to_dict()
 
 
 def bound_facts(lo: "_Loops", pipelined: bool) -> dict[str, Any]:
@@ -169,8 +240,8 @@ class _Loops(NamedTuple):
     leaves: list           # innermost loops (no loop inside), in program order
 
 
-def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> dict[str, Any]:
-    """The facts of one config: the inputs checked, the TTGIR's work per program, the SASS's loops, in one dict
+def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> Features:
+    """The facts of one config: the inputs checked, the TTGIR's work per program, the SASS's loops, in one record
     (`bound`: without the SASS, its side at the least it can be: bound_facts)."""
     from tritonscope.analyses.explain import Scalars, _compulsory_bytes, ttgir_ops
     from tritonscope.language.mlir_syntax import alias_table
@@ -199,7 +270,7 @@ def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> dic
         config = dict(_config_facts(spec, summary, grid, programs, pid_dependent), spill_instructions=None)
     else:
         sass = read_sass(sass_text)
-        sass_facts = _sass_facts(sass, lo, aliases, unit, busiest, spec.num_warps)
+        sass_facts = _sass_facts(sass, lo, aliases, busiest, spec.num_warps)
         sass_facts["mma_shape"] = sass.mma_shapes[0] if sass.mma_shapes else None
         config = _config_facts(spec, summary, grid, programs, pid_dependent)
     facts = {
@@ -215,7 +286,7 @@ def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> dic
         "total_flops": total_flops, "total_bytes": total_bytes, "compulsory_bytes": compulsory,
     }
     facts.update(sass_facts)
-    return facts
+    return Features(**facts)
 
 
 def _checked_inputs(art, summary, ttgir_stage, grid, args, need_sass: bool = True) -> tuple[tuple, dict, str]:
@@ -338,14 +409,6 @@ def _busiest_program(lo: _Loops, scalars, grid, programs: int, pid_dependent: bo
     return busiest, total_flops, total_bytes
 
 
-def _main_sass_loop(inner, unit: str | None):
-    """The SASS loop of the main loop: the innermost one with the most tensor-core (or load) instructions."""
-    key = "mma" if unit in ("wgmma", "mma", "tcgen05") else None
-    return max(inner, key=lambda lp: (lp.counts.get(key, 0) if key else 0,
-                                      lp.counts.get("ldgsts", 0) + lp.counts.get("ldg", 0)
-                                      + lp.counts.get("tma", 0), lp.instructions))
-
-
 def _sibling_loops(inner, lo: _Loops, busiest: dict, num_warps) -> list[dict[str, Any]]:
     """Each innermost SASS loop with its own trip count and bytes, when they pair one to one with the TTGIR's."""
     # several sibling loops (a layer norm's three passes): each SASS loop body with its own trip count and the
@@ -360,13 +423,13 @@ def _sibling_loops(inner, lo: _Loops, busiest: dict, num_warps) -> list[dict[str
             for lp, leaf, n, b in zip(inner, lo.leaves, busiest["leaf_iters"], busiest["leaf_loaded"])]
 
 
-def _sass_facts(sass, lo: _Loops, aliases, unit: str | None, busiest: dict, num_warps) -> dict[str, Any]:
+def _sass_facts(sass, lo: _Loops, aliases, busiest: dict, num_warps) -> dict[str, Any]:
     """The SASS's side of the facts: instructions in the main loop and outside it, sibling loops, spills, waits."""
     inner = sass.innermost()
     body: dict[str, int] = {}
     best = None
     if inner and lo.main_loop is not None:
-        best = _main_sass_loop(inner, unit)
+        best = sass.main()   # the loop reader's main loop (language/loops.main_loop): diff --loop's, versions'
         body = dict(best.counts)
     outside = {k: v - body.get(k, 0) for k, v in sass.counts.items()}
     sass_loops = _sibling_loops(inner, lo, busiest, num_warps)

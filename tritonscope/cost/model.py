@@ -34,8 +34,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
+from tritonscope.cost.features import Features
 from tritonscope.core.gpus import Gpu, find_gpu, gpu_names, gpu_table, reference_gpu  # noqa: F401
 
 HERE = Path(__file__).parent
@@ -136,8 +137,12 @@ class _Launch(NamedTuple):
     blocks: int    # co-resident blocks per SM
 
 
-def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | None = None) -> Prediction:
-    """The model proper: compiled facts + GPU -> Prediction.  Pure arithmetic (the benchmark refits it)."""
+def predict_features(f: Features | Mapping[str, Any], gpu: Gpu,
+                     constants: dict[str, float] | None = None) -> Prediction:
+    """The model proper: compiled facts + GPU -> Prediction.  Pure arithmetic (the benchmark refits it).
+
+    `f` is a Features, or its stored form (Features.to_dict: a sweep row's, a measured file's)."""
+    f = as_features(f)
     if constants is None:
         constants, source, measured = constants_for(gpu)
     else:
@@ -146,17 +151,17 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     notes: list[str] = []
     why = _refusal(f, gpu)
     if why:
-        return Prediction(None, gpu.name, why=why)
+        return Prediction(predicted_ms=None, gpu=gpu.name, why=why)
     L = _launch(f, gpu, c, notes)
     S, W, G, per_sm, clock = L.sms, L.warps, L.programs, L.per_sm, L.clock
-    unit = f.get("dot_unit")
+    unit = f.dot_unit
     tensor_s, why = _tensor_seconds(f, gpu, c, L)
     if why:
-        return Prediction(None, gpu.name, why=why)
-    loop, out = f.get("sass_loop") or {}, f.get("sass_outside") or {}
-    iters = max(0, int(f.get("main_iters") or 0))
-    outer = max(1, int(f.get("outer_iters") or 1))
-    many = f.get("sass_loops") or []
+        return Prediction(predicted_ms=None, gpu=gpu.name, why=why)
+    loop, out = f.sass_loop or {}, f.sass_outside or {}
+    iters = max(0, int(f.main_iters or 0))
+    outer = max(1, int(f.outer_iters or 1))
+    many = f.sass_loops or []
     per_thread, wavefronts, iters = _instructions(f, c, loop, out, iters, outer, many)
     # Each of the 4 schedulers of an SM issues one instruction a clock only while it has enough ready warps to
     # cover dependent-instruction latency: below `issue_warps` resident warps, issue slows in proportion.
@@ -164,7 +169,7 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"] * min(1.0, warps_sm / c["issue_warps"]))
     shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
     spill_traffic, spill_dram = _spill_traffic(f, gpu, c, L, loop, iters, outer, notes)
-    bytes_p = (f.get("bytes_loaded_per_program") or 0) + (f.get("bytes_stored_per_program") or 0) + spill_traffic
+    bytes_p = (f.bytes_loaded_per_program or 0) + (f.bytes_stored_per_program or 0) + spill_traffic
     l2_s = per_sm * bytes_p / _l2_rate(c, clock)
     dram, miss = _dram_bytes(f, gpu, c, L, many, spill_dram, notes)
     dram_s = dram / _dram_rate(gpu, c)
@@ -188,54 +193,55 @@ def predict_features(f: dict[str, Any], gpu: Gpu, constants: dict[str, float] | 
     bound = _bound_seconds(f, gpu, unit)
     facts = {"programs": G, "sms": S, "programs_per_sm": per_sm, "blocks_per_sm": L.blocks, "rounds": L.rounds,
              "main_iters": iters, "instructions_per_thread": round(per_thread), "bytes_per_program": bytes_p,
-             "dram_bytes": dram, "launch_ms": launch * 1e3, "dot_unit": unit, "pipelined": f.get("pipelined"),
-             "bank_ways_loop": f.get("bank_ways_loop"), "in_step": in_step}
-    return Prediction(total * 1e3, gpu.name, regime, {k: v * 1e3 for k, v in terms.items()}, err,
-                      bound * 1e3 if bound else None, source, notes, None, facts)
+             "dram_bytes": dram, "launch_ms": launch * 1e3, "dot_unit": unit, "pipelined": f.pipelined,
+             "bank_ways_loop": f.bank_ways_loop, "in_step": in_step}
+    return Prediction(predicted_ms=total * 1e3, gpu=gpu.name, regime=regime,
+                      terms_ms={k: v * 1e3 for k, v in terms.items()}, expected_error=err,
+                      bound_ms=bound * 1e3 if bound else None, calibration=source, notes=notes, facts=facts)
 
 
-def _refusal(f: dict[str, Any], gpu: Gpu) -> str | None:
+def _refusal(f: Features, gpu: Gpu) -> str | None:
     """Why no prediction is made before any arithmetic (wrong arch, does not fit, occupancy unknown); None: go on."""
-    if f.get("arch") not in gpu.arches:
-        return (f"compiled for {f.get('arch')}, but the {gpu.name} runs "
+    if f.arch not in gpu.arches:
+        return (f"compiled for {f.arch}, but the {gpu.name} runs "
                 f"{'/'.join(gpu.arches)}: compile for its arch (--arch)")
-    if f.get("fits") is False:
+    if f.fits is False:
         return ("this config does not fit the GPU (shared memory or registers): "
                 "it cannot launch, so it is not ranked")
-    if not f.get("blocks_per_sm"):
+    if not f.blocks_per_sm:
         return "occupancy unknown (registers or shared memory not known)"
     return None
 
 
-def _launch(f: dict[str, Any], gpu: Gpu, c: dict[str, float], notes: list[str]) -> _Launch:
+def _launch(f: Features, gpu: Gpu, c: dict[str, float], notes: list[str]) -> _Launch:
     """Programs per SM and rounds of co-resident blocks: wave quantization enters every term through them."""
-    blocks = f.get("blocks_per_sm")
+    blocks = f.blocks_per_sm
     clock = gpu.clock_ghz
     if clock is None:
         clock = c["default_clock_ghz"]
         notes.append(f"clock not on the {gpu.name} datasheet: {clock:g} GHz assumed")
     S = gpu.sms
-    W = int(f["num_warps"])
-    G = int(f["programs"])
+    W = int(f.num_warps)
+    G = int(f.programs)
     per_sm = math.ceil(G / S)
     rounds = math.ceil(per_sm / blocks)
     active = min(G, S)
     return _Launch(clock, S, W, G, per_sm, rounds, active, blocks)
 
 
-def _tensor_seconds(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch) -> tuple[float, str | None]:
+def _tensor_seconds(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch) -> tuple[float, str | None]:
     """(seconds of the busiest SM's FLOPs at its unit's rate, why none): a GPU without the datasheet peak refuses."""
-    unit = f.get("dot_unit")
+    unit = f.dot_unit
     tensor_s = 0.0
-    if f.get("flops_per_program"):
-        kind = f.get("peak_kind") or "fp32"
+    if f.flops_per_program:
+        kind = f.peak_kind or "fp32"
         peak = gpu.tflops.get("fp32" if unit == "fma" else kind)
         if peak is None:
             return tensor_s, f"no datasheet {kind} peak for the {gpu.name}"
         eff = c.get(f"eff_{unit}", c["eff_mma"])
-        if unit == "mma" and f["arch"].startswith(("sm_90", "sm_100")):
+        if unit == "mma" and f.arch.startswith(("sm_90", "sm_100")):
             eff = c["eff_mma_legacy"]  # mma.sync on a GPU whose full rate needs wgmma / tcgen05
-        tensor_s = L.per_sm * f["flops_per_program"] / (peak * 1e12 * eff / L.sms)
+        tensor_s = L.per_sm * f.flops_per_program / (peak * 1e12 * eff / L.sms)
     return tensor_s, None
 
 
@@ -257,7 +263,7 @@ def _shared_wavefronts(counts: dict[str, int], ways: int) -> float:
     return sum(counts.get(k, 0) for k in ("lds", "sts", "ldgsts")) * max(1, ways)
 
 
-def _instructions(f: dict[str, Any], c: dict[str, float], loop: dict[str, int], out: dict[str, int], iters: int,
+def _instructions(f: Features, c: dict[str, float], loop: dict[str, int], out: dict[str, int], iters: int,
                   outer: int, many: list[dict[str, Any]]) -> tuple[float, float, int]:
     """(issue slots per thread, shared wavefronts, main-loop passes): each loop body x its trip count, the rest once."""
     if many:  # sibling loops, each with its own trip count; the rest of the code outside them once
@@ -273,31 +279,31 @@ def _instructions(f: dict[str, Any], c: dict[str, float], loop: dict[str, int], 
         wavefronts = sum(_shared_wavefronts(lp["counts"], 1) * n for lp, n in zip(many, passes_of))
         return per_thread, wavefronts, sum(passes_of)
     per_thread = _weighted(loop, c) * iters + _weighted(out, c) * outer
-    wavefronts = _shared_wavefronts(loop, f.get("bank_ways_loop") or 1) * iters + \
-        _shared_wavefronts(out, f.get("bank_ways") or 1) * outer
+    wavefronts = _shared_wavefronts(loop, f.bank_ways_loop or 1) * iters + \
+        _shared_wavefronts(out, f.bank_ways or 1) * outer
     return per_thread, wavefronts, iters
 
 
-def _spill_traffic(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch, loop: dict[str, int], iters: int,
+def _spill_traffic(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch, loop: dict[str, int], iters: int,
                    outer: int, notes: list[str]) -> tuple[float, float]:
     """(L2-equivalent spill bytes per program, spill bytes that overflow L1 to DRAM): spills cost where they live."""
     W, G, blocks = L.warps, L.programs, L.blocks
     threads = W * 32
     spill_traffic = 0
     spill_dram = 0.0
-    if not f.get("spill_instructions"):
+    if not f.spill_instructions:
         return spill_traffic, spill_dram
     # spills inside the main loop (a GEMM's accumulators) stall every iteration: their L2-equivalent cost is
     # fitted (spill_factor); spills outside it are priced by where their bytes live (L1, else L2/DRAM)
     spill_traffic = (loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 * c["spill_factor"]
-    notes.append(f"spills: {f['spill_bytes']} B per thread, counted as local-memory traffic")
+    notes.append(f"spills: {f.spill_bytes} B per thread, counted as local-memory traffic")
     # Local memory is cached in L1: the spilled bytes of every co-resident thread stay there while they fit
     # in what shared memory leaves of it; the share that does not fit goes out to L2 and DRAM, each time a
     # LDL/STL moves it (the bytes the SASS's LDL/STL widths give).
-    local = (f.get("local_bytes_loop") or 0) * max(iters, 1) + (f.get("local_bytes_outside") or 0) * outer
-    footprint = (f.get("spill_bytes") or 0) * threads * blocks
+    local = (f.local_bytes_loop or 0) * max(iters, 1) + (f.local_bytes_outside or 0) * outer
+    footprint = (f.spill_bytes or 0) * threads * blocks
     l1 = gpu.l1_bytes or c["default_l1_bytes"]
-    room = max(0, l1 - (f.get("shared") or 0) * blocks)
+    room = max(0, l1 - (f.shared or 0) * blocks)
     if local and footprint > room:
         spill_dram = (1 - room / footprint) * local * threads * G
         spill_traffic += spill_dram / G
@@ -306,13 +312,13 @@ def _spill_traffic(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch,
     return spill_traffic, spill_dram
 
 
-def _dram_bytes(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch, many: list[dict[str, Any]],
+def _dram_bytes(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch, many: list[dict[str, Any]],
                 spill_dram: float, notes: list[str]) -> tuple[float, float]:
     """(DRAM bytes, share of a later pass's re-reads that misses L2): compulsory bytes, re-reads, spills."""
     G, S, blocks = L.programs, L.sms, L.blocks
-    dram = max(f.get("compulsory_bytes") or 0, 0)
+    dram = max(f.compulsory_bytes or 0, 0)
     if not dram:
-        dram = f.get("total_bytes") or 0
+        dram = f.total_bytes or 0
     # Sibling loops that walk the same data again (a layer norm's passes): the later passes re-read from L2
     # only while the first pass's bytes of every co-resident program fit in it; what does not fit is read
     # again from DRAM.
@@ -330,22 +336,22 @@ def _dram_bytes(f: dict[str, Any], gpu: Gpu, c: dict[str, float], L: _Launch, ma
     return dram + reread_dram + spill_dram, miss
 
 
-def _latency_seconds(f: dict[str, Any], c: dict[str, float], rounds: int, many: list[dict[str, Any]], iters: int,
+def _latency_seconds(f: Features, c: dict[str, float], rounds: int, many: list[dict[str, Any]], iters: int,
                      outer: int, miss: float) -> float:
     """Memory latency per round of co-resident blocks: per main-loop iteration (or load-use wait), plus per tile."""
     lat = c["latency_ns"] * 1e-9
-    if not (f.get("has_loop") and iters):
+    if not (f.has_loop and iters):
         return rounds * lat * c["tile_fixed"]
-    depth = max(1, int(f.get("num_stages") or 1) - 1) if f.get("pipelined") else 1
-    per_iter = lat / depth if f.get("pipelined") else lat * c["unpipelined_factor"]
+    depth = max(1, int(f.num_stages or 1) - 1) if f.pipelined else 1
+    per_iter = lat / depth if f.pipelined else lat * c["unpipelined_factor"]
     waits = None
-    if not f.get("pipelined"):
+    if not f.pipelined:
         waits = _unpipelined_waits(f, c, many, iters, outer, miss)
     spent = waits * lat * c["unpipelined_factor"] if waits is not None else iters * per_iter
     return rounds * (spent + outer * lat * c["tile_fixed"])
 
 
-def _unpipelined_waits(f: dict[str, Any], c: dict[str, float], many: list[dict[str, Any]], iters: int, outer: int,
+def _unpipelined_waits(f: Features, c: dict[str, float], many: list[dict[str, Any]], iters: int, outer: int,
                        miss: float) -> float | None:
     """Memory latencies a thread waits without async copies, in DRAM latencies (None: not known, count iterations)."""
     # Without async copies a thread waits a latency at each load-use wait of its loop (features v3:
@@ -361,8 +367,8 @@ def _unpipelined_waits(f: dict[str, Any], c: dict[str, float], many: list[dict[s
             later = lat_l2 + miss * (lat - lat_l2)
             return (got[0] + sum(got[1:]) * later / lat)
         return None
-    if f.get("loop_waits"):
-        w = _loop_waits(f["loop_waits"], iters // outer)
+    if f.loop_waits:
+        w = _loop_waits(f.loop_waits, iters // outer)
         return w * outer if w is not None else None
     return None
 
@@ -377,34 +383,40 @@ def _dram_rate(gpu: Gpu, c: dict[str, float]) -> float:
     return gpu.gbs * 1e9 * c["dram_eff"]
 
 
-def moves_in_step(f: dict[str, Any]) -> bool:
+def as_features(f: Features | Mapping[str, Any]) -> Features:
+    """The record of facts given as one or in their stored form (a dict: Features.to_dict's)."""
+    return f if isinstance(f, Features) else Features.from_dict(f)
+
+
+def moves_in_step(f: Features | Mapping[str, Any]) -> bool:
     """Whether the warps of one block move in step: more than one warp, no async copies (an unpipelined loop),
     and barriers in the SASS (a cross-warp reduction's BAR: the "sync" class).  The bound's facts carry no SASS,
     so a bound never counts it (less latency, more overlap: still at most the prediction)."""
-    if f.get("pipelined") or int(f.get("num_warps") or 1) < 2:
+    f = as_features(f)
+    if f.pipelined or int(f.num_warps or 1) < 2:
         return False
-    parts = [f.get("sass_loop") or {}, f.get("sass_outside") or {}] + \
-        [lp.get("counts") or {} for lp in f.get("sass_loops") or []]
+    parts = [f.sass_loop or {}, f.sass_outside or {}] + \
+        [lp.get("counts") or {} for lp in f.sass_loops or []]
     return any(part.get("sync", 0) > 0 for part in parts)
 
 
-def _block_load_seconds(f: dict[str, Any], gpu: Gpu, c: dict[str, float], clock: float, programs: int) -> float:
+def _block_load_seconds(f: Features, gpu: Gpu, c: dict[str, float], clock: float, programs: int) -> float:
     """Seconds one block's loads take on an SM no other block shares: every loaded byte at the SM's L2 rate, and
     the bytes it is first to read (its share of the compulsory bytes, less what it stores) at the SM's share of
     the DRAM bandwidth instead."""
     l2_rate, dram_rate = _l2_rate(c, clock), _dram_rate(gpu, c) / gpu.sms
-    loaded = f.get("bytes_loaded_per_program") or 0
-    first = max(0.0, (f.get("compulsory_bytes") or 0) / max(1, programs) - (f.get("bytes_stored_per_program") or 0))
+    loaded = f.bytes_loaded_per_program or 0
+    first = max(0.0, (f.compulsory_bytes or 0) / max(1, programs) - (f.bytes_stored_per_program or 0))
     first = min(first, loaded)
     return loaded / l2_rate + first * max(0.0, 1 / dram_rate - 1 / l2_rate)
 
 
-def _overlapped(f: dict[str, Any], c: dict[str, float], terms: dict[str, float], warps_sm: int) -> float:
+def _overlapped(f: Features, c: dict[str, float], terms: dict[str, float], warps_sm: int) -> float:
     """The terms combined by a soft maximum: they overlap as far as other warps (or async copies) run meanwhile."""
     # Terms overlap because other warps run while one waits.  Async copies (a pipelined loop) overlap memory
     # with compute in one warp; without them only co-resident warps do, so with few warps the terms add up.
     p = c["softmax_p"]
-    if not f.get("pipelined"):
+    if not f.pipelined:
         p = 1 + (p - 1) * min(1.0, warps_sm / c["overlap_warps"])
     return _soft_max(list(terms.values()), p)
 
@@ -425,11 +437,11 @@ def widest_error(gpu: Gpu) -> float:
     return max(errs) * (1 if constants_for(gpu)[2] else 2)
 
 
-def _bound_seconds(f: dict[str, Any], gpu: Gpu, unit: str | None) -> float:
+def _bound_seconds(f: Features, gpu: Gpu, unit: str | None) -> float:
     """The roofline lower bound (as explain's): FLOPs at the full datasheet peak, compulsory bytes at full bandwidth."""
     bound = 0.0
-    if f.get("total_flops"):
-        kind = "fp32" if unit == "fma" else (f.get("peak_kind") or "fp32")
+    if f.total_flops:
+        kind = "fp32" if unit == "fma" else (f.peak_kind or "fp32")
         if gpu.tflops.get(kind):
-            bound = f["total_flops"] / (gpu.tflops[kind] * 1e12)
-    return max(bound, (f.get("compulsory_bytes") or 0) / (gpu.gbs * 1e9))
+            bound = f.total_flops / (gpu.tflops[kind] * 1e12)
+    return max(bound, (f.compulsory_bytes or 0) / (gpu.gbs * 1e9))

@@ -1,35 +1,36 @@
-"""SASS read for the cost model: instructions by class, and the loops they sit in.
+"""SASS read for the cost model: instructions by its classes, and the loops they sit in.
 
-A loop in SASS is a backward branch: `BRA` to a label at a lower address.
-Each loop's body is the instructions between its label and its branch; the
-innermost loop of a kernel's main `scf.for` is where its time goes, so the
-cost model counts instructions per loop body and multiplies them by the
-trip counts the TTGIR and the launch give (features.py).  Pure text work:
-no Triton, no tools.
+The loops are the language's loop reader's (tritonscope/language/loops.py:
+a label and a later branch back to it, one loop per label, padding left
+out); the main loop is its `main_loop`, the one the `diff --loop` view and
+the versions report show.  Each loop's body is counted here by the cost
+model's class of each opcode (the `cost` field of the SASS vocabulary,
+dialects/sass.OPCODES): the innermost loop of a kernel's main `scf.for` is
+where its time goes, so the cost model counts instructions per loop body and
+multiplies them by the trip counts the TTGIR and the launch give
+(features.py).  Pure text work: no Triton, no tools.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# The SASS words (instruction, label and branch patterns, the opcode -> class table) live in the dialect.
+from tritonscope.language import loops as loop_reader
+# The SASS words (instruction and register patterns, the opcode vocabulary) live in the dialect.
 from tritonscope.language.dialects.sass import (
     ACCESS_WIDTH,
-    BRANCH_TARGET,
-    COST_CLASSES,
     COST_INSTR,
     LDG_REGISTERS,
-    LOOP_LABEL,
-    NOT_WORK,
     REGISTER,
     WIDTH_BYTES,
+    cost_class,
 )
 
 
 @dataclass
 class SassLoop:
-    start: int                 # address of its first instruction (the label)
-    end: int                   # address of its backward branch
+    start: int                 # 0-based line index of its label (its body: the lines after it, up to `end`)
+    end: int                   # line index of its backward branch
     counts: dict[str, int] = field(default_factory=dict)   # class -> instructions in the body
     depth: int = 0             # 0: outermost
     local_bytes: int = 0       # bytes one thread's LDL/STL in the body move (spill traffic per iteration)
@@ -38,6 +39,8 @@ class SassLoop:
     waits: int = 0             # load-use waits in one pass of the body (see load_waits)
     tail_ldgs: int = 0         # LDGs of the straight code after the loop, up to the next loop (ptxas's remainder)
     tail_waits: int = 0        # load-use waits of that code
+    tally: loop_reader.LoopTally | None = None   # what the loop reader's main_loop weighs (its counts)
+    innermost: bool = False    # no loop inside it (the loop reader's innermost)
 
     @property
     def instructions(self) -> int:
@@ -54,13 +57,12 @@ class SassProgram:
     waits: int = 0                         # load-use waits of the code outside every loop
 
     def innermost(self) -> list[SassLoop]:
-        """Loops that contain no other loop."""
-        return [lp for lp in self.loops if not any(o is not lp and lp.start <= o.start and o.end <= lp.end
-                                                   for o in self.loops)]
+        """Loops that contain no other loop (the loop reader's innermost)."""
+        return [lp for lp in self.loops if lp.innermost]
 
-
-def _classify(op: str) -> str:
-    return COST_CLASSES.get(op, "other")
+    def main(self) -> SassLoop | None:
+        """The main loop: the loop reader's pick among the innermost loops (loops.main_loop, on their tallies)."""
+        return loop_reader.main_loop(self.innermost())
 
 
 def _access_bytes(cls: str, modifiers: str) -> int:
@@ -110,39 +112,24 @@ def load_waits(instrs: list[tuple[str, str, str]]) -> tuple[int, int]:
 
 
 def read_sass(text: str) -> SassProgram:
-    instrs: list[tuple[int, str, str]] = []    # (address, class, opcode with modifiers)
-    operands: dict[int, str] = {}              # address -> operand text
-    widths: dict[int, int] = {}                # address -> bytes of a local load/store
-    ldg: dict[int, int] = {}                   # address -> bytes of a global load
-    labels: dict[str, int] = {}
-    pending: list[str] = []
-    branches: list[tuple[int, str]] = []
-    for line in text.splitlines():
-        lab = LOOP_LABEL.match(line)
-        if lab:
-            pending.append(lab.group(1))
-            continue
+    lines = text.splitlines()
+    instrs: list[tuple[int, str, str]] = []    # (line index, class, opcode with modifiers): the work, in order
+    operands: dict[int, str] = {}              # line index -> operand text
+    widths: dict[int, int] = {}                # line index -> bytes of a local load/store
+    ldg: dict[int, int] = {}                   # line index -> bytes of a global load
+    for i, line in enumerate(lines):
         m = COST_INSTR.search(line)
         if not m:
             continue
-        addr = int(m.group(1), 16)
-        op = m.group(2)
-        for name in pending:
-            labels[name] = addr
-        pending = []
-        if op == "BRA":
-            t = BRANCH_TARGET.search(line)
-            if t:
-                branches.append((addr, t.group(1)))
-        if op in NOT_WORK:
-            continue
-        cls = _classify(op)
-        instrs.append((addr, cls, op + m.group(3)))
-        operands[addr] = m.group(4)
+        cls = cost_class(m.group(2))
+        if cls is None:
+            continue   # no work (NOP, EXIT, BRA ...)
+        instrs.append((i, cls, m.group(2) + m.group(3)))
+        operands[i] = m.group(4)
         if cls in ("ldl", "stl"):
-            widths[addr] = _access_bytes(cls, m.group(3))
+            widths[i] = _access_bytes(cls, m.group(3))
         elif cls == "ldg":
-            ldg[addr] = _access_bytes(cls, m.group(3))
+            ldg[i] = _access_bytes(cls, m.group(3))
     counts: dict[str, int] = {}
     shapes: list[str] = []
     for _, cls, full in instrs:
@@ -150,38 +137,29 @@ def read_sass(text: str) -> SassProgram:
         if cls == "mma":
             shapes.append(full.split(".", 2)[1] if "." in full else full)
     loops = []
-    for addr, target in branches:
-        start = labels.get(target)
-        if start is None or start > addr:
-            continue
+    found = loop_reader.find_loops("sass", lines)
+    inner = {lp.first for lp in loop_reader.innermost(found)}
+    for lp in found:
         body: dict[str, int] = {}
-        for a, cls, _ in instrs:
-            if start <= a <= addr:
+        for i, cls, _ in instrs:
+            if lp.first < i <= lp.last:
                 body[cls] = body.get(cls, 0) + 1
-        if body:  # `.L_x_3: BRA .L_x_3` after EXIT is padding, not a loop
-            loops.append(SassLoop(start, addr, body,
-                                  local_bytes=sum(b for a, b in widths.items() if start <= a <= addr),
-                                  ldg_bytes=sum(b for a, b in ldg.items() if start <= a <= addr)))
-    # one loop per label (several branches back to one label: the widest)
-    by_start: dict[int, SassLoop] = {}
-    for lp in loops:
-        if lp.start not in by_start or lp.end > by_start[lp.start].end:
-            by_start[lp.start] = lp
-    loops = sorted(by_start.values(), key=lambda lp: (lp.start, -lp.end))
-    for lp in loops:
-        lp.depth = sum(1 for o in loops if o is not lp and o.start <= lp.start and lp.end <= o.end)
+        loops.append(SassLoop(lp.first, lp.last, body, depth=lp.depth,
+                              local_bytes=sum(b for i, b in widths.items() if lp.first < i <= lp.last),
+                              ldg_bytes=sum(b for i, b in ldg.items() if lp.first < i <= lp.last),
+                              tally=lp.tally, innermost=lp.first in inner))
 
     def code(lo: int, hi: int) -> list[tuple[str, str, str]]:
-        return [(full, cls, operands[a]) for a, cls, full in instrs if lo <= a <= hi]
+        return [(full, cls, operands[i]) for i, cls, full in instrs if lo < i <= hi]
 
     for lp in loops:
         lp.ldgs, lp.waits = load_waits(code(lp.start, lp.end))
     starts = sorted(lp.start for lp in loops)
     for lp in loops:
         nxt = next((s for s in starts if s > lp.end), None)
-        lp.tail_ldgs, lp.tail_waits = load_waits(code(lp.end + 1, (nxt - 1) if nxt is not None else 1 << 62))
-    straight = [(full, cls, operands[a]) for a, cls, full in instrs
-                if not any(lp.start <= a <= lp.end for lp in loops)]
+        lp.tail_ldgs, lp.tail_waits = load_waits(code(lp.end, nxt if nxt is not None else len(lines)))
+    straight = [(full, cls, operands[i]) for i, cls, full in instrs
+                if not any(lp.start < i <= lp.end for lp in loops)]
     ldgs, waits = load_waits(straight)
     return SassProgram(counts, loops, shapes, sum(widths.values()), sum(1 for _, c, _ in instrs if c == "ldg"),
                        waits)

@@ -4,10 +4,10 @@ Everything is read from the Analysis (the compile's real stages): nothing is
 estimated here but the predicted time, which is tritonscope/cost's (and says
 "no prediction" with its reason where the model does not cover the kernel).
 
-The main loop is found in the machine stage the summary counts (PTX on
-NVIDIA, AMDGCN on AMD): a loop is a label and a later branch back to it; the
-innermost loops are those with no loop inside; the main one is the innermost
-loop with the most tensor-core instructions (else the most loads).  In it:
+The main loop is the loop reader's (tritonscope/language/loops.py: the
+innermost loop with the most tensor-core instructions, else the most loads
+from global memory, else the most instructions), in the machine stage the
+summary counts (PTX on NVIDIA, AMDGCN on AMD).  In it:
 
 - memory waits: AMD `s_waitcnt` on the vector-memory counter (vmcnt; loadcnt
   on RDNA4/gfx12), NVIDIA `cp.async.wait_group`, `wgmma.wait_group` and
@@ -29,8 +29,7 @@ from tritonscope.language.mlir_syntax import (  # the TTGIR patterns these figur
     ASYNC_COPY_OPS as _TTGIR_ASYNC_RE, BUFFER_LOAD_OP as _TTGIR_BUFFER_LOAD_RE, CONVERT_LAYOUT_OP as _CONVERT_RE,
     ENCODING_KIND as _ENCODING_RE, LOAD_OP as _TTGIR_LOAD_RE,
 )
-
-TENSOR_CORE = ("mma", "wgmma", "tcgen05 mma")
+from tritonscope.language.loops import TENSOR_CORE  # the loop reader's tensor-core classes
 
 
 @dataclass
@@ -88,36 +87,20 @@ class SpeedFacts:
         return asdict(self)
 
 
-def innermost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The loops (dialects.loops' spans) with no other loop inside: where a kernel spends its iterations."""
-    return [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
-
-
-def main_loop(text: str, stage: str) -> LoopFacts | None:
-    """The innermost loop with the most tensor-core instructions (else loads); None when there is no loop."""
-    from tritonscope.language.dialects import dialect, loops
+def main_loop_facts(text: str, stage: str) -> LoopFacts | None:
+    """What the loop reader's main loop (tritonscope/language/loops.py) holds; None when there is no loop."""
+    from tritonscope.language.dialects import dialect
+    from tritonscope.language.loops import innermost_loops, main_loop
 
     lines = text.splitlines()
-    classify = dialect(stage).classify
-    best: tuple[tuple[int, int], LoopFacts] | None = None
-    for first, last in innermost(loops(stage, lines)):
-        facts = _loop_facts(lines[first:last + 1], stage, classify)
-        score = (facts.mma, facts.buffer_loads + facts.global_loads + facts.async_copies, facts.lines)
-        if best is None or score > best[0]:
-            best = (score, facts)  # type: ignore[assignment]
-    return best[1] if best else None
-
-
-def _loop_facts(body: list[str], stage: str, classify) -> LoopFacts:
-    from tritonscope.language.dialects import dialect
-
+    lp = main_loop(innermost_loops(stage, lines))
+    if lp is None:
+        return None
     quoted = dialect(stage).quoted
     f = LoopFacts(stage=stage, lines=0, memory_waits=0, drains=0, mma=0, buffer_loads=0, global_loads=0,
                   async_copies=0, shared_loads=0, shared_stores=0, barriers=0)
-    for line in body:
-        ins = classify(line)
-        if ins is None or not ins.op:
-            continue
+    for i, ins in lp.body:
+        line = lines[i]
         f.lines += 1
         cls = ins.cls
         if cls in TENSOR_CORE:
@@ -195,7 +178,7 @@ def speed_facts(analysis, *, predict: bool = True) -> SpeedFacts:
         async_copies=async_, ttgir_async_copies=len(_TTGIR_ASYNC_RE.findall(ttgir)),
         ttgir_buffer_loads=len(_TTGIR_BUFFER_LOAD_RE.findall(ttgir)), ttgir_loads=len(_TTGIR_LOAD_RE.findall(ttgir)),
         converts=len(_CONVERT_RE.findall(ttgir)), encodings=sorted(set(_ENCODING_RE.findall(ttgir))),
-        remarks=_remark_messages(art.remarks), loop=main_loop(text, stage) if text else None,
+        remarks=_remark_messages(art.remarks), loop=main_loop_facts(text, stage) if text else None,
         predicted_ms=pred_ms, prediction_gpu=gpu, no_prediction=why, instructions=counted)
 
 

@@ -9,7 +9,7 @@ new dialect is one new module plus its tests; no consumer changes.
 
 Consumers never compare stage keys: they ask `dialect(key)` and call what
 it holds, or a question of the registry (is_source, is_mlir, is_machine_code,
-compiled, mlir_stages, pass_stages, loop_stages, loops(key, lines),
+compiled, mlir_stages, pass_stages,
 naming(cls), machine_stage, recognize(suffix, head)).  An unknown key gets a
 plain-text dialect (lines as written, no notes, no classes), never an error.
 
@@ -19,8 +19,9 @@ Adding a dialect (AMDGCN, a per-pass dump...):
      name instructions with the words of CLASSES where they mean the same;
      say what kind of text it is (kind, machine_code) and how `open` knows its
      files (suffixes, signs, marks, kernel_name, def_location); an assembly
-     or IR says how its loops read (loop_label, loop_branch, loop_targets)
-     and which instructions wait for memory (memory_wait, wait_detail);
+     or IR says how its loops read (loop_label, loop_branch, loop_targets,
+     not_work: tritonscope/language/loops.py reads them) and which
+     instructions wait for memory (memory_wait, wait_detail);
   2. add its tests (tests/test_dialects.py shows one written to a temp folder
      and picked up by analysis, diff, views, Markdown and HTML unchanged).
 Nothing else changes for analysis, diff, views and reports: the registry
@@ -114,6 +115,9 @@ class Dialect:
     loop_label: re.Pattern | None = None
     loop_branch: re.Pattern | None = None
     loop_targets: re.Pattern | None = None
+    # Opcodes (the op's first word) that do no work: padding, the program's end (SASS NOP, EXIT, BRA); a loop
+    # of only these is no loop, and the main loop's pick counts the others (tritonscope/language/loops.py)
+    not_work: frozenset = frozenset()
     memory_wait: Callable | None = None
     wait_detail: Callable | None = None
     instruction_text: Callable = str.strip
@@ -303,34 +307,6 @@ def pass_stages() -> tuple[str, ...]:
     """The stages an MLIR pass manager makes (TTIR, TTGIR, and LLVM IR, lowered in MLIR's llvm dialect
     before translation), in pipeline order: the stages whose passes `passes` traces."""
     return tuple(k for k, d in _REGISTRY.items() if d.pass_title)
-
-
-def loop_stages() -> tuple[str, ...]:
-    """The stages whose dialect knows its loops, the lowest first (SASS, AMDGCN, PTX, LLVM IR: reversed pipeline
-    order): where a loop view looks for a loop, the machine's own instructions before any it is compiled from."""
-    return tuple(k for k, d in reversed(_REGISTRY.items()) if d.loop_label is not None and d.loop_branch is not None)
-
-
-def loops(key: str, lines) -> list[tuple[int, int]]:
-    """(label, branch) indexes into `lines` of each loop of a stage: a branch back to a label above it (of
-    several such labels one branch names, the first); [] for a stage whose dialect knows no loop syntax."""
-    d = dialect(key)
-    if d.loop_label is None or d.loop_branch is None:
-        return []
-    labels: dict[str, int] = {}
-    out = []
-    for i, line in enumerate(lines):
-        m = d.loop_label.match(line)
-        if m:
-            labels[m.group(1)] = i
-            continue
-        m = d.loop_branch.match(line)
-        if m:
-            targets = d.loop_targets.findall(line) if d.loop_targets is not None else [m.group(1)]
-            back = [labels[t] for t in targets if t in labels]
-            if back:
-                out.append((min(back), i))
-    return out
 
 
 def naming(cls: str) -> tuple[str, ...]:

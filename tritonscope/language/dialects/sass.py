@@ -8,6 +8,7 @@ reference; width suffixes are bits.  The classes are the PTX ones
 from __future__ import annotations
 
 import re
+from typing import Callable, NamedTuple
 
 from tritonscope.language import refs
 from tritonscope.language.dialects import Dialect, Instr, Renamer
@@ -140,7 +141,8 @@ def classify(text: str) -> Instr | None:
     if not m:
         return None
     opcode = m.group(1)
-    handler = _HANDLERS.get(opcode) or (_tma if opcode.startswith("UTMA") else None)
+    known = OPCODES.get(opcode)
+    handler = known.read if known is not None else (_tma if opcode.startswith("UTMA") else None)
     op = opcode + m.group(2)
     if handler is None:
         return Instr(op)  # most lines (IMAD, MOV, ...): nothing to count, nothing to say
@@ -182,8 +184,13 @@ def _hmma(op, opcode, mods, text):
         opcode, mods, variant=variant, shape=f"m{shape.group(1)}n{shape.group(2)}k{shape.group(3)}" if shape else None))
 
 
+def _mma(op, opcode, mods, text):
+    variant = ".".join([opcode, *mods[:1]])
+    return Instr(op, "mma", f"mma {variant}", _facts(opcode, mods, variant=variant))
+
+
 def _hgmma(op, opcode, mods, text):
-    variant = "HGMMA." + ".".join(mods[:1])
+    variant = ".".join([opcode, *mods[:1]])
     return Instr(op, "wgmma", f"wgmma {variant}", _facts(opcode, mods, variant=variant))
 
 
@@ -205,18 +212,61 @@ def _utcmma(op, opcode, mods, text):
     return Instr(op, "tcgen05 mma", f"tcgen05 mma {opcode}", _facts(opcode, mods))
 
 
-# Blackwell (sm_100): tcgen05.mma is UTC{H,Q,O,I}MMA by input kind (f16/bf16, f8f6f4, mxf4, i8);
-# tcgen05.ld / .st are LDTM / STTM, tcgen05.cp UTCCP, tcgen05.commit UTCBAR, and the TMEM
-# allocator's bookkeeping UTCATOMSWS.
-_TCGEN05 = {"UTCHMMA": _utcmma, "UTCQMMA": _utcmma, "UTCOMMA": _utcmma, "UTCIMMA": _utcmma, "UTCMMA": _utcmma,
-            "LDTM": _fixed("tmem load", "tmem load LDTM"), "STTM": _fixed("tmem store", "tmem store STTM"),
-            "UTCCP": _fixed("tmem store", "tmem copy UTCCP"), "UTCBAR": _fixed("tcgen05 sync", "tcgen05 commit UTCBAR"),
-            "UTCATOMSWS": _fixed("tmem alloc", "tmem alloc UTCATOMSWS")}
+class Opcode(NamedTuple):
+    """What one SASS opcode is, in the one vocabulary: how `classify` reads it (its class, the words tables show a
+    reader: dialects.CLASSES), and the cost model's class of it (cost/sass.py: the terms of its time)."""
 
-_HANDLERS = {"LDGSTS": _ldgsts, "LDGDEPBAR": _fixed("async commit", "async commit LDGDEPBAR"), "DEPBAR": _depbar,
-             "LDSM": _matrix, "STSM": _matrix, "HMMA": _hmma, "HGMMA": _hgmma,
-             "SYNCS": _fixed("mbarrier", "mbarrier SYNCS"), "BAR": _fixed("barrier", "barrier BAR"),
-             **{opcode: _memory for opcode in _MEMORY}, **_TCGEN05}
+    read: Callable | None    # (op, opcode, mods, text) -> Instr with its class; None: no class (tables count it not)
+    cost: str | None         # the cost model's class: every tensor-core op "mma", each memory path its own
+                             # ("ldg", "ldgsts", "tma", "lds", ...), arithmetic "fp", special functions "sfu",
+                             # shuffles, atomics, barriers "sync"; None: no work (padding, the program's end)
+
+
+def _only_cost(cost: str | None) -> Opcode:
+    return Opcode(None, cost)
+
+
+# Opcode -> Opcode(read, cost); an opcode not here is read as itself (no class) and costs "other", one starting
+# UTMA is a TMA copy (UTMAPF, UTMACCTL: "other" to the cost model).  Blackwell (sm_100): tcgen05.mma is
+# UTC{H,Q,O,I}MMA by input kind (f16/bf16, f8f6f4, mxf4, i8); tcgen05.ld / .st are LDTM / STTM, tcgen05.cp UTCCP,
+# tcgen05.commit UTCBAR, and the TMEM allocator's bookkeeping UTCATOMSWS.
+OPCODES: dict[str, Opcode] = {
+    # tensor cores
+    "HMMA": Opcode(_hmma, "mma"), "IMMA": Opcode(_mma, "mma"), "DMMA": Opcode(_mma, "mma"),
+    "HGMMA": Opcode(_hgmma, "mma"), "QGMMA": Opcode(_hgmma, "mma"), "IGMMA": Opcode(_hgmma, "mma"),
+    "UTCHMMA": Opcode(_utcmma, "mma"), "UTCQMMA": Opcode(_utcmma, "mma"), "UTCMMA": Opcode(_utcmma, "mma"),
+    # (the cost model has not counted these two as tensor-core work: kept as it was, not measured)
+    "UTCOMMA": Opcode(_utcmma, "other"), "UTCIMMA": Opcode(_utcmma, "other"),
+    "LDTM": Opcode(_fixed("tmem load", "tmem load LDTM"), "other"),
+    "STTM": Opcode(_fixed("tmem store", "tmem store STTM"), "other"),
+    "UTCCP": Opcode(_fixed("tmem store", "tmem copy UTCCP"), "other"),
+    "UTCBAR": Opcode(_fixed("tcgen05 sync", "tcgen05 commit UTCBAR"), "other"),
+    "UTCATOMSWS": Opcode(_fixed("tmem alloc", "tmem alloc UTCATOMSWS"), "other"),
+    # memory
+    "LDG": Opcode(_memory, "ldg"), "STG": Opcode(_memory, "stg"), "LDS": Opcode(_memory, "lds"),
+    "STS": Opcode(_memory, "sts"), "LDSM": Opcode(_matrix, "lds"), "STSM": Opcode(_matrix, "sts"),
+    "LDGSTS": Opcode(_ldgsts, "ldgsts"), "UTMALDG": Opcode(_tma, "tma"), "UTMASTG": Opcode(_tma, "tma"),
+    "UBLKCP": Opcode(_tma, "tma"), "LDL": _only_cost("ldl"), "STL": _only_cost("stl"),
+    # waits and barriers
+    "LDGDEPBAR": Opcode(_fixed("async commit", "async commit LDGDEPBAR"), "sync"), "DEPBAR": Opcode(_depbar, "sync"),
+    "SYNCS": Opcode(_fixed("mbarrier", "mbarrier SYNCS"), "sync"),
+    "BAR": Opcode(_fixed("barrier", "barrier BAR"), "sync"),
+    "WARPSYNC": _only_cost("sync"), "WARPGROUP": _only_cost("sync"),
+    # arithmetic, special functions, shuffles, atomics
+    **{op: _only_cost("fp") for op in ("FFMA", "FADD", "FMUL", "FMNMX", "HFMA2", "HADD2", "HMUL2", "FSETP", "FSEL")},
+    "MUFU": _only_cost("sfu"), "SHFL": _only_cost("shfl"),
+    **{op: _only_cost("atom") for op in ("RED", "ATOM", "ATOMG", "REDG")},
+    # no work: padding and the end of the program
+    **{op: _only_cost(None) for op in ("NOP", "EXIT", "BRA", "RET", "BPT")},
+}
+# Opcodes that are no work (the loop reader's `not_work`: a loop of only these is padding)
+NOT_WORK = frozenset(op for op, o in OPCODES.items() if o.cost is None)
+
+
+def cost_class(opcode: str) -> str | None:
+    """The cost model's class of an opcode ("other" for one the vocabulary has no class for; None: no work)."""
+    o = OPCODES.get(opcode)
+    return o.cost if o is not None else "other"
 
 
 # --------------------------------------------------------------------------
@@ -319,23 +369,6 @@ REGISTER = re.compile(r"\bR(\d+)(\.64\b)?")
 # An LDG's last modifier -> the registers it writes (anything else: 1)
 LDG_REGISTERS = {"128": 4, "64": 2}
 
-# Opcode -> the cost model's class ("other" for the rest).  Not the annotation classes of `classify`
-# (dialects.CLASSES): those name what a table shows a reader (HGMMA is "wgmma", LDG "global load", FFMA
-# nothing), these the terms of the model's time: every tensor-core op is "mma", each memory path its own
-# class, and plain arithmetic ("fp"), special functions ("sfu"), shuffles and atomics are counted too.
-COST_CLASSES = {
-    "HGMMA": "mma", "HMMA": "mma", "IMMA": "mma", "UTCHMMA": "mma", "UTCQMMA": "mma", "UTCMMA": "mma",
-    "QGMMA": "mma", "IGMMA": "mma", "DMMA": "mma",
-    "LDG": "ldg", "STG": "stg", "LDGSTS": "ldgsts", "UTMALDG": "tma", "UBLKCP": "tma", "UTMASTG": "tma",
-    "LDS": "lds", "LDSM": "lds", "STS": "sts", "STSM": "sts", "LDL": "ldl", "STL": "stl",
-    "MUFU": "sfu", "BAR": "sync", "WARPSYNC": "sync", "SYNCS": "sync", "DEPBAR": "sync", "LDGDEPBAR": "sync",
-    "WARPGROUP": "sync", "FFMA": "fp", "FADD": "fp", "FMUL": "fp", "FMNMX": "fp", "HFMA2": "fp", "HADD2": "fp",
-    "HMUL2": "fp", "FSETP": "fp", "FSEL": "fp", "SHFL": "shfl", "RED": "atom", "ATOM": "atom", "ATOMG": "atom",
-    "REDG": "atom",
-}
-# Opcodes that are not work: padding and the end of the program.
-NOT_WORK = {"NOP", "EXIT", "BRA", "RET", "BPT"}
-
 #         Function : matmul_kernel      .text.matmul_kernel:      /*0000*/  LDC R1, c[0x0][0x28] ;
 _SIGNS = re.compile(r"Function\s*:|\.text\.|/\*[0-9a-f]{4}\*/", re.M)
 #         Function : matmul_kernel
@@ -348,8 +381,8 @@ _KERNEL_NAME = re.compile(r"Function\s*:\s*([\w$]+)")
 
 # .L_x_1:   (also the cost model's loop reader's label)
 LOOP_LABEL = re.compile(r"^\s*(\.L_x_\d+|\.L_\w+):")
-#         /*07b0*/              @!P0 BRA `(.L_x_1) ;
-_LOOP_BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?BRA(?:\.\w+)*\s+`\((\.L_\w+)\)")
+#         /*07b0*/              @!P0 BRA `(.L_x_1) ;       /*0c40*/   BRA.U !UP0, `(.L_x_2) ;
+_LOOP_BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?BRA(?:\.\w+)*\s+(?:[^`;]*,\s*)?`\((\.L_\w+)\)")
 #         /*0410*/              @!P0 BRA `(.L_x_0) ;   -> "@!P0 BRA `(.L_x_0)"
 _TEXT = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;?\s*$")
 #         /*0a10*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;   (wgmma.wait_group 0)
@@ -396,7 +429,8 @@ DIALECTS = (
     Dialect(key="sass", title="SASS", ext="sass", lexer="sass", fence="", order=50, backends=("cuda",),
             parse=parse, normalize=normalize, classify=classify, annotate=annotate, noise=noise,
             kind="assembly", machine_code=True, columns=True, signs=_SIGNS, kernel_name=_KERNEL_NAME,
-            loop_label=LOOP_LABEL, loop_branch=_LOOP_BRANCH, memory_wait=memory_wait, wait_detail=wait_detail,
+            loop_label=LOOP_LABEL, loop_branch=_LOOP_BRANCH, not_work=NOT_WORK, memory_wait=memory_wait,
+            wait_detail=wait_detail,
             instruction_text=instruction_text,
             classes=("async copy", "async commit", "async wait", "tma copy", "ldmatrix", "stmatrix", "mma", "wgmma",
                      "barrier", "mbarrier", "global load", "global store", "shared load", "shared store",

@@ -1,4 +1,4 @@
-"""Two compiles' innermost loops side by side: the loop view of `diff --loop`.
+"""Two compiles' main loops found and aligned row by row: the data of `diff --loop` (loop_render.py draws it).
 
 Made for two Triton versions (what an upgrade did to the loop a kernel
 spends its time in), it takes any two compiles.  Per side:
@@ -6,10 +6,11 @@ spends its time in), it takes any two compiles.  Per side:
 - the stage: the first of SASS, AMDGCN, PTX, LLVM IR that *both* sides have
   (the machine code where there is one; an LLVM IR loop has no instruction
   classes, so nothing in it is marked, and the view says so);
-- the loop: a label and a later branch back to it; the innermost loops are
-  those with no loop inside, and the one shown is the innermost loop with
-  the most tensor-core instructions, else the most memory loads, else the
-  longest (versions/metrics.py picks the report's "main loop" the same way);
+- the loop: the main loop of the loop reader (tritonscope/language/loops.py:
+  a label and a later branch back to it; of the innermost loops, the one
+  with the most tensor-core instructions, else the most loads from global
+  memory, else the most instructions; the versions report and the cost
+  model pick theirs with the same function);
 - every instruction, classified by the stage's dialect (tritonscope/language/dialects)
   and marked where it matters for speed: `MMA` (mma, wgmma, v_mfma, tcgen05
   mma), `WAIT` (a wait for outstanding global memory operations:
@@ -102,52 +103,44 @@ class LoopPair:
 
 def _mark(ins, line: str, d) -> tuple[str | None, str | None]:
     """The mark of one classified instruction of dialect `d`, and what it says (see the module doc)."""
-    from tritonscope.versions.metrics import TENSOR_CORE
+    from tritonscope.language.loops import GLOBAL_LOADS, TENSOR_CORE
 
     cls = ins.cls
-    if cls in TENSOR_CORE or cls == "wgmma":
+    if cls in TENSOR_CORE:
         return "MMA", ins.name
     wait = d.memory_wait(ins, line) if d.memory_wait is not None else None
     if wait is not None:
         return ("DRAIN" if wait else "WAIT"), (d.wait_detail(ins, line) if d.wait_detail is not None else None)
     if cls == "barrier":
         return "BAR", None
-    if cls in ("global load", "async copy", "tma copy"):
+    if cls in GLOBAL_LOADS:
         return "LOAD", ins.name
     return None, None
 
 
-def side_loop(stages: dict[str, str], stage: str) -> tuple[SideLoop | None, int]:
-    """The chosen innermost loop of one stage (None when it has none), and how many innermost loops it has."""
-    from tritonscope.language.dialects import dialect, loops
-    from tritonscope.versions.metrics import innermost
+def side_of(stages: dict[str, str], stage: str) -> tuple[SideLoop | None, int]:
+    """One stage's main loop as the view shows it (None when it has none), and how many innermost loops it has:
+    the loop reader's (tritonscope/language/loops.py) innermost loops and main_loop, each instruction marked."""
+    from tritonscope.language.dialects import dialect
+    from tritonscope.language.loops import innermost_loops, main_loop
 
-    text = stages.get(stage) or ""
-    lines = text.splitlines()
+    lines = (stages.get(stage) or "").splitlines()
     d = dialect(stage)
-    classify = d.classify
-    # SASS ends with `.L_x_3: BRA \`(.L_x_3)`: a branch to itself after EXIT (padding), not a loop
-    inner = [sp for sp in innermost(loops(stage, lines))
-             if any((ins := classify(raw)) is not None and ins.op for raw in lines[sp[0] + 1:sp[1]])]
-    best = None
-    for first, last in inner:
-        body: list[LoopLine] = []
-        for raw in lines[first + 1:last + 1]:
-            ins = classify(raw)
-            if ins is None or not ins.op:
-                continue
-            mark, detail = _mark(ins, raw, d)
-            body.append(LoopLine(d.instruction_text(raw), ins.op, mark, detail))
-        score = (sum(ln.mark == "MMA" for ln in body), sum(ln.mark == "LOAD" for ln in body), len(body))
-        if best is None or score > best[0]:
-            label = lines[first].split(":")[0].strip()
-            best = (score, SideLoop(stage, label, first + 1, body, len(inner)))
-    return (best[1] if best else None), len(inner)
+    inner = innermost_loops(stage, lines)
+    lp = main_loop(inner)
+    if lp is None:
+        return None, len(inner)
+    body = []
+    for i, ins in lp.body:
+        mark, detail = _mark(ins, lines[i], d)
+        body.append(LoopLine(d.instruction_text(lines[i]), ins.op, mark, detail))
+    return SideLoop(stage, lp.label, lp.first + 1, body, len(inner)), len(inner)
 
 
 def loop_pair(stages_a: dict[str, str], stages_b: dict[str, str]) -> LoopPair:
     """The two sides' main innermost loops in the best stage both have, aligned row by row."""
-    from tritonscope.language.dialects import dialect, loop_stages
+    from tritonscope.language.dialects import dialect
+    from tritonscope.language.loops import loop_stages
 
     best_first = loop_stages()
     common = [s for s in best_first if stages_a.get(s) and stages_b.get(s)]
@@ -158,8 +151,8 @@ def loop_pair(stages_a: dict[str, str], stages_b: dict[str, str]) -> LoopPair:
     # the best common stage where at least one side has a loop (SASS without a loop but PTX with one: the PTX's)
     stage = common[0]
     for s in common:
-        la, _ = side_loop(stages_a, s)
-        lb, _ = side_loop(stages_b, s)
+        la, _ = side_of(stages_a, s)
+        lb, _ = side_of(stages_b, s)
         if la is not None or lb is not None:
             stage = s
             break

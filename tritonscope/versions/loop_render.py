@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tritonscope.core.sanitize import visible
-from tritonscope.versions.loopview import Fold, LoopPair, LoopRow, SideLoop, shown_rows
+from tritonscope.versions.loop_pair import Fold, LoopPair, LoopRow, SideLoop, shown_rows
 
 MARK_STYLE = {"MMA": "bold magenta", "DRAIN": "bold red", "WAIT": "yellow", "BAR": "cyan", "LOAD": "green"}
 STAGE_TITLE = {"sass": "SASS", "amdgcn": "AMDGCN", "ptx": "PTX", "llir": "LLVM IR"}
