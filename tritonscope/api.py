@@ -37,7 +37,6 @@ on first use, so `import tritonscope` stays cheap.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -77,7 +76,8 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     from tritonscope.analyses.summary import out_of_resources
     from tritonscope.core.errors import UsageError
     from tritonscope.inputs.kernels import Request
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
+    from tritonscope.core.words import api_terms
     from tritonscope.pipeline.config import resolve
 
     _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
@@ -101,7 +101,7 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     from tritonscope.analyses.failure import reporter
 
     pipe = Pipeline(on_failure=reporter(checks=False))
-    try:
+    with api_terms():  # every check words its refusal with this API's keywords (num_warps=3), not the CLI's flags
         config = resolve(request)  # the arch: arch=, else the local GPU's, else the default
         if config.config == "predicted":  # every kept config compiled and predicted (cost/pick.py)
             from tritonscope.cost.pick import compile_predicted
@@ -109,12 +109,7 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
             loaded = compile_predicted(pipe, config, kernel_object=kernel_object).loaded
         else:
             loaded = pipe.bind(config, kernel_object=kernel_object)
-    except UsageError as e:  # the request checks speak the command line's language: say it in this API's
-        raise _in_api_terms(e) from None
-    try:
-        artifact = pipe.compile(config, loaded=loaded).artifact
-    except UsageError as e:  # the runaway guard
-        raise _in_api_terms(e) from None
+        artifact = pipe.compile(config, loaded=loaded).artifact  # the runaway guard speaks keywords too
     result = Result(analyze(artifact))
     err = out_of_resources(result.analysis, more_hint=" The compiled result is on this error's .result.")
     if err is not None:
@@ -377,35 +372,6 @@ def _check_types(**values: Any) -> None:
                        "arch": f'arch="{DEFAULT_ARCH}"', "dtype": 'dtype="fp16"'}[name]
             raise UsageError(f"{name} must be {'an int' if want is int else 'a str'}, not "
                              f"{type(value).__name__} {value!r}.", hint=f"e.g. {example}")
-
-
-# --num-warps 3   --block 0   --arch   --shape 0x4   --dtype fp7   --arg x_ptr=banana   -c BLOCK=16
-_CLI_WORDS = re.compile(r"(?<![\w-])(--num-warps|--num-stages|--block|--arch|--shape|--dtype|--arg|-c)\b"
-                        r"(?: ((?=\S*[\d='\"*])\S*?))?([:.,;]?(?:\s|$))")
-_API_NAMES = {"--num-warps": "num_warps", "--num-stages": "num_stages", "--block": "block", "--arch": "arch",
-              "--shape": "shape", "--dtype": "dtype", "--arg": "args", "-c": "constexprs"}
-
-
-def _in_api_terms(err):
-    """The same error with the command line's option spellings as this API's keywords
-    ('--num-warps 3 is not ...' -> 'num_warps=3 is not ...'); the class and so the exit code stay."""
-    def words(text):
-        if not text:
-            return text
-
-        def one(m):
-            name, value, after = _API_NAMES[m[1]], m[2], m[3]
-            if value is None:
-                return name + after
-            if name in ("args", "constexprs"):
-                key, _, given = value.partition("=")
-                return (f"{name}[{key!r}]={given!r}" if given else f"{name} {value}") + after
-            return f"{name}={value}{after}"
-
-        text = text.replace("`compile --timeout SECONDS`", "the command line's `compile --timeout SECONDS`")
-        return _CLI_WORDS.sub(one, text)
-
-    return type(err)(words(err.message), hint=words(err.hint), context=err.context, data=err.data)
 
 
 def _target_of(obj: Any) -> str:

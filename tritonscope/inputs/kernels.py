@@ -44,6 +44,7 @@ from tritonscope import triton_api
 from tritonscope.core.dtypes import DTYPE_TABLE, lookup as dtype_lookup
 from tritonscope.core.errors import KernelSpecError, NotFoundError, UsageError, close_matches
 from tritonscope.core.model import ARCH_ALIASES, ARCHES, KernelSpec
+from tritonscope.core.words import field_data, said, terms
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "samples"
 if not SAMPLES_DIR.is_dir():  # installed (non-editable): samples ship as a subpackage
@@ -78,7 +79,7 @@ def canonical_arch(name: str) -> str:
         if gpu is not None:  # --arch h100: a GPU's name, whose spelling is closest to sm_100 (Blackwell)
             gpu_name, arch = gpu
             raise NotFoundError(f"Unsupported arch {name!r}: that is a GPU, the {gpu_name}, whose arch is {arch}.",
-                                hint=f"Use --arch {arch}. Arches: {every}.")
+                                hint=f"Use {said('arch', arch)}. Arches: {every}.")
         raise NotFoundError(
             f"Unsupported arch {name!r}.{close_matches(key, list(ARCHES) + list(ARCH_ALIASES))}",
             hint=f"Use one of: {every}.",
@@ -88,17 +89,17 @@ def canonical_arch(name: str) -> str:
 
 def _gpu_named(name: str) -> tuple[str, str] | None:
     """(the GPU, its arch) when `name` names a GPU rather than an arch ('h100', 'MI300X', 'A10', 'l4')."""
-    from tritonscope.core.gpus import find_gpu
-    from tritonscope.core.model import REFERENCE_DEVICES
+    from tritonscope.core.gpus import find_gpu, gpu_table
 
     g = find_gpu(name)
     if g is not None and g.arches:
         return g.name, g.arches[0]
     want = name.strip().lower()
-    for arch, device in REFERENCE_DEVICES.items():  # the parts the stand-in answers as: 'NVIDIA L4', 'AMD ...'
-        words = re.split(r"[\s-]+", device["name"].lower())
+    for g in gpu_table().values():  # a word of the name the stand-in answers as: '5090', 'mi250x'
+        device = g.device.get("name", "")
+        words = re.split(r"[\s-]+", device.lower())
         if want and want in words and want not in ("nvidia", "amd", "instinct", "radeon", "geforce"):
-            return device["name"], arch
+            return device, g.arches[0]
     return None
 
 
@@ -293,21 +294,22 @@ def parse_assignments(items: list[str] | None, what: str) -> dict[str, str]:
     A name given twice is refused (both values named), not silently the last.
     """
     out: dict[str, str] = {}
-    option = "-c" if what == "constexpr" else "--arg"
+    field = "constexprs" if what == "constexpr" else "args"
     for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name.strip().isidentifier() or not value.strip():
             raise UsageError(
                 f"Bad {what} {item!r}: expected NAME=VALUE.",
-                hint="For example: -c BLOCK=16" if what == "constexpr" else "For example: --arg a_ptr=fp16[32,32]",
-            )
+                hint="For example: " + (said(field, 16, key="BLOCK") if what == "constexpr"
+                                        else said(field, "fp16[32,32]", key="a_ptr")),
+                data=field_data(field, item))
         name = name.strip()
         if name in out:
             raise UsageError(
-                f"{option} {name} is given twice: {name}={out[name]} and {name}={value.strip()}.",
+                f"{said(field, key=name)} is given twice: {name}={out[name]} and {name}={value.strip()}.",
                 hint=f"Give each {what} once; to compare values, use `tritonscope diff --a {name}={out[name]} "
                      f"--b {name}={value.strip()}` or `tritonscope sweep -c {name}={out[name]},{value.strip()}`.",
-            )
+                data=field_data(field, key=name))
         out[name] = value.strip()
     return out
 
@@ -320,30 +322,34 @@ def check_arg_text(name: str, text: Any) -> Any:
     try:
         value = parse_arg_value(text)
     except UsageError as e:  # a dim or offset too large: said as the --arg it came from
-        raise UsageError(f"--arg {name}={e.message}", hint=e.hint) from None
+        raise UsageError(f"{said('args', key=name)}={e.message}", hint=e.hint,
+                         data=field_data("args", text, key=name)) from None
     if isinstance(value, DescArg):
         if value.shape is not None and len(value.shape) != len(value.block):
-            raise UsageError(f"--arg {name}={text}: the tensor has {len(value.shape)} dims and the block "
-                             f"{len(value.block)}.", hint="Give one block size per dim: desc(fp16[4096,4096],[128,64]).")
+            raise UsageError(f"{said('args', text, key=name)}: the tensor has {len(value.shape)} dims and the block "
+                             f"{len(value.block)}.", hint="Give one block size per dim: desc(fp16[4096,4096],[128,64]).",
+                             data=field_data("args", text, key=name))
         if not value.block or any(d <= 0 for d in value.block + (value.shape or ())):
-            raise UsageError(f"--arg {name}={text}: every dim must be a positive whole number.",
-                             hint="e.g. tensordesc<fp16[128,64]> or desc(fp16[4096,4096],[128,64]).")
+            raise UsageError(f"{said('args', text, key=name)}: every dim must be a positive whole number.",
+                             hint="e.g. tensordesc<fp16[128,64]> or desc(fp16[4096,4096],[128,64]).",
+                             data=field_data("args", text, key=name))
         return value
     too_long = isinstance(value, str) and re.fullmatch(r"[+-]?\d[\d_]*", value) is not None  # over 4300 digits
     if too_long or (isinstance(value, int) and not isinstance(value, bool)
                     and not _INT_ARG_RANGE[0] <= value < _INT_ARG_RANGE[1]):
-        raise UsageError(f"--arg {name}={shown_text(text)}: the integer does not fit 64 bits: Triton passes an "
-                         "integer argument as i32, i64 or u64, from -2**63 to 2**64-1.",
-                         hint="Give the value the launch passes; a size or an index is below 2**63.")
+        raise UsageError(f"{said('args', shown_text(text), key=name)}: the integer does not fit 64 bits: Triton "
+                         "passes an integer argument as i32, i64 or u64, from -2**63 to 2**64-1.",
+                         hint="Give the value the launch passes; a size or an index is below 2**63.",
+                         data=field_data("args", shown_text(text), key=name))
     if isinstance(value, TensorArg) or value is None or isinstance(value, (bool, int, float)):
         return value
     looks_tensor = isinstance(text, str) and ("[" in text or text.strip().startswith(("*", "tensordesc", "desc")))
     raise UsageError(
-        f"--arg {name}={shown_text(text)}: " + ("not a tensor: every dim must be a whole number."
+        f"{said('args', shown_text(text), key=name)}: " + ("not a tensor: every dim must be a whole number."
                                     if looks_tensor else "not a tensor or a number."),
         hint="A tensor is DTYPE[dims] (fp16[32,32], fp16[32,32].T, fp16[32,32]+2) or *DTYPE (*fp32); "
              "a tensor descriptor is tensordesc<fp16[128,64]> or desc(fp16[4096,4096],[128,64]); "
-             "a scalar is a number, true/false or none.",
+             "a scalar is a number, true/false or none.", data=field_data("args", shown_text(text), key=name),
     )
 
 
@@ -353,7 +359,8 @@ def parse_shape(text: str) -> tuple[int, ...]:
     except ValueError:
         dims = ()
     if not dims or any(d <= 0 for d in dims):
-        raise UsageError(f"Bad shape {text!r}.", hint="Write it like 32x32x32 (M x N x K for matmuls).")
+        raise UsageError(f"Bad shape {text!r}.", hint="Write it like 32x32x32 (M x N x K for matmuls).",
+                         data=field_data("shape", text))
     return dims
 
 
@@ -657,19 +664,14 @@ def _answers(arch: str | None, gpu: str | None = None):
     no arch is known, or the installed Triton lacks its backend)."""
     if arch is None or arch not in ARCHES:
         return None
+    from tritonscope.core.gpus import gpu_or_refuse
     from tritonscope.core.model import reference_device
 
-    device = reference_device(arch)
-    if gpu:
-        from tritonscope.core.gpus import find_gpu, gpu_names
-
-        part = find_gpu(gpu)
-        if part is None:
-            raise UsageError(f"Unknown GPU {gpu!r}.", hint=f"GPUs: {', '.join(gpu_names())}.")
-        if arch not in part.arches:
-            raise UsageError(f"--gpu {gpu}: the {part.name} is no {arch} GPU (it is {', '.join(part.arches)}).",
-                             hint="Name a GPU of the target arch, or leave --gpu out for the arch's reference GPU.")
-        device.update(name=part.name, sms=part.sms)
+    part = gpu_or_refuse(gpu) if gpu else None
+    if part is not None and arch not in part.arches:
+        raise UsageError(f"--gpu {gpu}: the {part.name} is no {arch} GPU (it is {', '.join(part.arches)}).",
+                         hint="Name a GPU of the target arch, or leave --gpu out for the arch's reference GPU.")
+    device = reference_device(arch, part)
     a = ARCHES[arch]
     if a.backend == "hip" and not triton_api.has_backend("amd"):
         return None
@@ -754,20 +756,25 @@ def check_launch_options(options: dict[str, Any] | None) -> dict[str, Any]:
     out = {k: v for k, v in (options or {}).items() if v is not None}
     for name, value in out.items():
         if name in BOOL_OPTIONS and not isinstance(value, bool):
-            raise UsageError(f"-c {name}={shown_text(value)}: {name} is on or off: give true or false.",
-                             hint=f"For example: -c {name}=true"
-                                  + (" (or --fp-fusion / --no-fp-fusion)." if name == "enable_fp_fusion" else "."))
+            raise UsageError(f"{said('options', shown_text(value), key=name)}: {name} is on or off: give true or "
+                             "false.", hint=f"For example: {said('options', True, key=name)}"
+                             + (" (or --fp-fusion / --no-fp-fusion)."
+                                if name == "enable_fp_fusion" and terms() == "cli" else "."),
+                             data=field_data("options", shown_text(value), key=name))
         if name in INT_OPTIONS and (isinstance(value, bool) or not isinstance(value, int)
                                     or not 0 <= value < 2**31):
-            raise UsageError(f"-c {name}={shown_text(value)}: {name} takes a whole number from 0 up.",
-                             hint=f"For example: -c {name}=2.")
+            raise UsageError(f"{said('options', shown_text(value), key=name)}: {name} takes a whole number from "
+                             "0 up.", hint=f"For example: {said('options', 2, key=name)}.",
+                             data=field_data("options", shown_text(value), key=name))
     maxnreg = out.get("maxnreg")
     if maxnreg is not None and not (isinstance(maxnreg, int) and 16 <= maxnreg <= 255):
-        raise UsageError(f"--maxnreg {maxnreg}: a register limit per thread from 16 to 255.",
-                         hint="e.g. --maxnreg 128 (ptxas rounds it to what the target allows).")
+        raise UsageError(f"{said('options', maxnreg, key='maxnreg')}: a register limit per thread from 16 to 255.",
+                         hint=f"e.g. {said('options', 128, key='maxnreg')} (ptxas rounds it to what the target "
+                              "allows).", data=field_data("options", maxnreg, key="maxnreg"))
     ctas = out.get("num_ctas")
     if ctas is not None and ctas not in (1, 2, 4, 8, 16):
-        raise UsageError(f"--num-ctas {ctas} is not a power of two from 1 to 16.",
+        raise UsageError(f"{said('options', ctas, key='num_ctas')} is not a power of two from 1 to 16.",
+                         data=field_data("options", ctas, key="num_ctas"),
                          hint="num_ctas > 1 makes a thread-block cluster (sm_90 and newer).")
     return out
 
@@ -795,18 +802,21 @@ def checked_arch(req: Request) -> str | None:
     """check_request's checks, in its order; the arch the request names, canonical (None when it names none).
     pipeline/config.resolve keeps the answer, so that the arch is canonicalised once."""
     if req.num_warps is not None and req.num_warps not in WARPS:
-        raise UsageError(f"--num-warps {req.num_warps} is not a power of two from 1 to 32.",
-                         hint="Use 1, 2, 4, 8, 16 or 32.")
+        raise UsageError(f"{said('num_warps', req.num_warps)} is not a power of two from 1 to 32.",
+                         hint="Use 1, 2, 4, 8, 16 or 32.", data=field_data("num_warps", req.num_warps))
     if req.num_stages is not None and req.num_stages < 1:
-        raise UsageError(f"--num-stages {req.num_stages} must be at least 1.", hint="Use 1 (no pipelining) or more.")
+        raise UsageError(f"{said('num_stages', req.num_stages)} must be at least 1.",
+                         hint="Use 1 (no pipelining) or more.", data=field_data("num_stages", req.num_stages))
     if req.block is not None and req.block < 1:
-        raise UsageError(f"--block {req.block}: a tile size is a positive whole number.",
-                         hint="e.g. --block 16 (a power of two: tl.arange needs one).")
+        raise UsageError(f"{said('block', req.block)}: a tile size is a positive whole number.",
+                         hint=f"e.g. {said('block', 16)} (a power of two: tl.arange needs one).",
+                         data=field_data("block", req.block))
     arch = None
     if req.arch is not None:
         if not req.arch.strip():
-            raise UsageError("--arch is empty.", hint=f"Name a target: {', '.join(ARCHES)}; "
-                                                      "or leave --arch out for the local GPU's (else sm_90a).")
+            raise UsageError(f"{said('arch')} is empty.", data=field_data("arch", req.arch),
+                             hint=f"Name a target: {', '.join(ARCHES)}; or leave {said('arch')} out for the local "
+                                  "GPU's (else sm_90a).")
         arch = canonical_arch(req.arch)
     if req.shape is not None:
         parse_shape(req.shape)

@@ -31,6 +31,7 @@ from tritonscope.inputs.kernels import (LAUNCH_SHAPE, WARPS, DescArg, Loaded, Re
                                  kernel_value, load_module, names_set_by_block, parse_arg_value, parse_constexpr,
                                  parse_scalar, parse_shape, resolve_target, stand_in_args)
 from tritonscope.core.model import ARCHES, KernelSpec, constexpr_words
+from tritonscope.core.words import field_data, said, terms
 from tritonscope.pipeline.config import Config, resolve
 
 
@@ -95,18 +96,21 @@ def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel
     tuned_constexprs = tuned & set(b.constexpr_names)
     skip_tuner = tuner is None or (req.config is None and bool(tuned_constexprs) and tuned_constexprs <= declared)
     if isinstance(req.config, str):  # only compile and the API pick by prediction (cost/pick.py)
-        raise UsageError(f"--config {req.config}: this command compiles one config; give --config N.",
-                         hint="`tritonscope compile ... --config predicted` picks one by prediction.")
+        raise UsageError(f"{said('config', req.config)}: this command compiles one config; give "
+                         f"{said('config', 'N')}.", data=field_data("config", req.config),
+                         hint=f"A compile with {said('config', 'predicted')} picks one by prediction.")
     if tuner is None and req.config is not None:
-        raise UsageError(f"--config {req.config}: {kernel} has no @triton.autotune, so it has no configs.",
-                         hint="Leave --config out; set constexprs with -c NAME=VALUE.")
+        raise UsageError(f"{said('config', req.config)}: {kernel} has no @triton.autotune, so it has no configs.",
+                         hint=f"Leave {said('config')} out; set constexprs with {said('constexprs', 'VALUE', key='NAME')}.",
+                         data=field_data("config", req.config))
     set_by_stack = {n for h in heuristics for n in h.values} | (set() if skip_tuner else tuned)
     missing = [n for n in b.constexpr_names if n not in b.values and n not in set_by_stack]
     if missing:
         raise KernelSpecError(
             f"Missing constexpr{'s' if len(missing) > 1 else ''} for {kernel}: {', '.join(missing)}.",
-            hint="Set each with -c NAME=VALUE, e.g. " + " ".join(f"-c {n}={_example_value(b, n)}" for n in missing)
-            + ".", data={"missing": missing})
+            hint=f"Set each with {said('constexprs', 'VALUE', key='NAME')}, e.g. "
+            + " ".join(said("constexprs", _example_value(b, n), key=n) for n in missing)
+            + ".", data={"field": "constexprs", "missing": missing})
     launch = _example_launch(b)
     args = _runtime_args(b, launch)
     keywords = _launch_keywords(b, num_warps, num_stages, tuned if not skip_tuner else set())
@@ -118,14 +122,16 @@ def build_spec(req: Config | Request, default_arch: str | None = None, *, kernel
     missing = [n for n in b.constexpr_names if n not in b.values]
     if missing:  # a name no layer of the launch set: Triton's binder would refuse it too
         raise KernelSpecError(f"Missing constexpr{'s' if len(missing) > 1 else ''} for {kernel}: "
-                              f"{', '.join(missing)}.", hint="Set each with -c NAME=VALUE.", data={"missing": missing})
+                              f"{', '.join(missing)}.", hint=f"Set each with {said('constexprs', 'VALUE', key='NAME')}.",
+                              data={"field": "constexprs", "missing": missing})
     if launch is not None and not skip_tuner:  # the example's grid follows the config the tuner took
         launch = _example_launch(b)
     if bound.num_warps not in WARPS:
-        raise UsageError(f"--num-warps {bound.num_warps} is not a power of two from 1 to 32.",
-                         hint="Use 1, 2, 4, 8, 16 or 32.")
+        raise UsageError(f"{said('num_warps', bound.num_warps)} is not a power of two from 1 to 32.",
+                         hint="Use 1, 2, 4, 8, 16 or 32.", data=field_data("num_warps", bound.num_warps))
     if bound.num_stages < 1:
-        raise UsageError(f"--num-stages {bound.num_stages} must be at least 1.", hint="Use 1 (no pipelining) or more.")
+        raise UsageError(f"{said('num_stages', bound.num_stages)} must be at least 1.",
+                         hint="Use 1 (no pipelining) or more.", data=field_data("num_stages", bound.num_stages))
     for name in b.constexpr_names:
         _check_constexpr(kernel, name, b.values[name])
     options = {k: v for k, v in bound.options.items() if k not in LAUNCH_SHAPE}
@@ -254,30 +260,31 @@ def _launch_error(b: _Binding, e) -> Exception:
     if e.step == "heuristic":
         return KernelSpecError(
             f"{b.kernel}'s @triton.heuristics for {e.name} failed on these arguments: {cause}",
-            hint="Check the arguments it reads (--arg); a tensor is DTYPE[dims] with its shape.",
+            hint=f"Check the arguments it reads ({said('args')}); a tensor is DTYPE[dims] with its shape.",
             data={"step": e.step, "name": e.name})
     if e.step == "prune":
         both = f"; bound by position instead: {e.data['positional']}" if e.data.get("positional") else ""
         return KernelSpecError(
             f"{b.kernel}'s prune_configs_by failed on these arguments: {cause}"
             + (f" (bound by keyword){both}" if both else ""),
-            hint="A launch with these arguments fails the same way; check the arguments it reads (--arg, -c).",
+            hint="A launch with these arguments fails the same way; check the arguments it reads "
+                 f"({said('args')}, {said('constexprs')}).",
             data={"step": e.step})
     if e.step == "config" and "count" in e.data:
         count = e.data["count"]
         pruned = f" ({count} of {e.data['of']} after its prune_configs_by)" if count != e.data["of"] else ""
-        return UsageError(f"--config {e.data['index']}: {b.kernel} has {count} autotune config"
+        return UsageError(f"{said('config', e.data['index'])}: {b.kernel} has {count} autotune config"
                           f"{'s' if count != 1 else ''}{pruned}.",
-                          hint=f"Use --config 1 to {count}, or `tritonscope sweep` to compile them all.",
-                          data={"step": e.step, **e.data})
+                          hint=f"Use {said('config', 1)} to {count}, or `tritonscope sweep` to compile them all.",
+                          data={"step": e.step, **e.data, **field_data("config", e.data["index"])})
     if e.step == "config":
         names = e.data.get("names", [])
         tuned = sorted(n for n in launch_stack.config_words(b.obj) if n in b.constexpr_names)
         return UsageError(
             f"{', '.join(names)}: set by the launch and by {b.kernel}'s autotune config {e.data.get('index')}; "
             "a launch refuses conflicting meta-parameters.",
-            hint="Leave them out to compile a config of the tuner's (--config N), or set every tuned constexpr "
-                 f"({', '.join(tuned)}) with -c to compile your own config.",
+            hint=f"Leave them out to compile a config of the tuner's ({said('config', 'N')}), or set every tuned "
+                 f"constexpr ({', '.join(tuned)}) with {said('constexprs')} to compile your own config.",
             data={"step": e.step, **e.data})
     return KernelSpecError(f"Binding {b.kernel}'s launch failed: {cause}", data={"step": e.step})
 
@@ -323,14 +330,16 @@ def _constexprs(b: _Binding) -> None:
     block_names = names_set_by_block(b.example, b.constexpr_names)
     if not block_names:
         raise UsageError(
-            f"--block needs a BLOCK constexpr, and {b.kernel} has none.",
-            hint=f"Set constexprs with -c NAME=VALUE; this kernel's are: {', '.join(b.constexpr_names) or '(none)'}.",
-        )
+            f"{said('block')} needs a BLOCK constexpr, and {b.kernel} has none.",
+            hint=f"Set constexprs with {said('constexprs', 'VALUE', key='NAME')}; this kernel's are: "
+                 f"{', '.join(b.constexpr_names) or '(none)'}.", data=field_data("block", req.block))
     clash = [n for n in block_names if n in (req.constexprs or {})]
     if clash:
         raise UsageError(
-            f"--block {req.block} and -c {clash[0]}={req.constexprs[clash[0]]} both set {clash[0]}.",
-            hint=f"Give {clash[0]} once: --block sets {', '.join(block_names)}; -c sets one constexpr.")
+            f"{said('block', req.block)} and {said('constexprs', req.constexprs[clash[0]], key=clash[0])} both set "
+            f"{clash[0]}.", data=field_data("block", req.block),
+            hint=f"Give {clash[0]} once: {said('block')} sets {', '.join(block_names)}; {said('constexprs')} sets one "
+                 "constexpr.")
     for n in block_names:
         b.values[n] = req.block
     b.given.update(block_names)
@@ -347,13 +356,15 @@ def _keywords(b: _Binding) -> None:
             b.values[name] = parse_scalar(text)
         elif name in b.names:
             raise KernelSpecError(f"{name!r} is a runtime argument of {b.kernel}, not a constexpr.",
-                                  hint=f"Set it with --arg {name}=VALUE.")
+                                  hint=f"Set it with {said('args', 'VALUE', key=name)}.",
+                                  data=field_data("constexprs", key=name))
         elif name in LAUNCH_SHAPE:
             b.shape_words[name] = _launch_int(name, text)
         elif name in b.backend_options:
             if name in b.launch_words and b.launch_words[name] != parse_scalar(text):
-                raise UsageError(f"-c {name}={text} and --{name.replace('_', '-')} {b.launch_words[name]} disagree.",
-                                 hint=f"Give {name} once.")
+                raise UsageError(f"{said('constexprs', text, key=name)} and "
+                                 f"{said('options', b.launch_words[name], key=name)} disagree.",
+                                 hint=f"Give {name} once.", data=field_data("constexprs", text, key=name))
             b.launch_words[name] = parse_scalar(text)
         else:
             _unknown_keyword(b, name)
@@ -366,29 +377,31 @@ def _unknown_keyword(b: _Binding, name: str) -> None:
     other = "hip" if b.backend == "cuda" else "cuda"
     if name in triton_api.backend_option_names(other):
         raise UsageError(
-            f"-c {name}: {b.arch} compiles with Triton's {_backend_words(b.backend)} backend, which has no option "
-            f"{name!r} (the {_backend_words(other)} backend has).",
-            hint=f"Options of this backend: {', '.join(sorted(b.backend_options))}.")
+            f"{said('constexprs', key=name)}: {b.arch} compiles with Triton's {_backend_words(b.backend)} backend, "
+            f"which has no option {name!r} (the {_backend_words(other)} backend has).",
+            hint=f"Options of this backend: {', '.join(sorted(b.backend_options))}.",
+            data=field_data("constexprs", key=name))
     hint_names = b.constexpr_names + list(b.launch_params)
     raise KernelSpecError(
         f"{b.kernel} has no constexpr named {name!r}.{close_matches(name, hint_names + sorted(b.backend_options))}",
-        hint=f"Its constexprs are: {', '.join(hint_names) or '(none)'}. -c also takes the options of "
-             f"Triton's {_backend_words(b.backend)} backend, as a launch does: "
+        hint=f"Its constexprs are: {', '.join(hint_names) or '(none)'}. {said('constexprs')} also takes the "
+             f"options of Triton's {_backend_words(b.backend)} backend, as a launch does: "
              f"{', '.join(sorted(b.backend_options - set(LAUNCH_SHAPE)))}.",
-    )
+        data=field_data("constexprs", key=name))
 
 
 def _launch_shape(b: _Binding) -> tuple[int | None, int | None]:
     """num_warps and num_stages as the user gave them (None: not given); a constexpr named like one of them
     gets the value a keyword launch gives both."""
-    num_warps = _one_value("num_warps", b.req.num_warps, b.shape_words.get("num_warps"), "--num-warps")
-    num_stages = _one_value("num_stages", b.req.num_stages, b.shape_words.get("num_stages"), "--num-stages")
+    num_warps = _one_value("num_warps", b.req.num_warps, b.shape_words.get("num_warps"))
+    num_stages = _one_value("num_stages", b.req.num_stages, b.shape_words.get("num_stages"))
     for name, flag_value in (("num_warps", num_warps), ("num_stages", num_stages)):
         if name in b.constexpr_names:
             if name in b.given and flag_value is not None and b.values[name] != flag_value:
-                raise UsageError(f"-c {name}={b.values[name]} and the launch option {name}={flag_value} disagree: "
-                                 f"a launch passes {name} once, to the constexpr and to the compile.",
-                                 hint=f"Give {name} once.")
+                raise UsageError(f"{said('constexprs', b.values[name], key=name)} and the launch option "
+                                 f"{name}={flag_value} disagree: a launch passes {name} once, to the constexpr and "
+                                 "to the compile.", hint=f"Give {name} once.",
+                                 data=field_data("constexprs", b.values[name], key=name))
             if flag_value is not None:
                 b.values[name] = flag_value
                 b.given.add(name)
@@ -401,12 +414,12 @@ def _check_arg_names(b: _Binding) -> None:
     for name in (b.req.args or {}):
         if name in b.constexpr_names:
             raise KernelSpecError(f"{name!r} is a constexpr of {b.kernel}, not a runtime argument.",
-                                  hint=f"Set it with -c {name}=VALUE.")
+                                  hint=f"Set it with {said('constexprs', 'VALUE', key=name)}.",
+                                  data=field_data("args", key=name))
         if name not in b.names:
             raise KernelSpecError(
                 f"{b.kernel} has no runtime argument named {name!r}.{close_matches(name, b.names)}",
-                hint=f"Its runtime arguments are: {', '.join(runtime)}.",
-            )
+                hint=f"Its runtime arguments are: {', '.join(runtime)}.", data=field_data("args", key=name))
 
 
 def _example_launch(b: _Binding) -> dict | None:
@@ -438,11 +451,10 @@ def _runtime_args(b: _Binding, launch: dict | None) -> dict[str, Any]:
     if missing:
         raise KernelSpecError(
             f"{b.kernel} needs a description of argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}.",
-            hint="Describe each with --arg, e.g. "
-            + " ".join(f"--arg {n}={'*fp16' if 'ptr' in n else '32'}" for n in missing[:3])
+            hint=f"Describe each with {said('args')}, e.g. "
+            + " ".join(said("args", "*fp16" if "ptr" in n else "32", key=n) for n in missing[:3])
             + " (a tensor is *DTYPE or DTYPE[dims]; ints and floats as numbers), "
-            "or declare EXAMPLES in the file (see README).",
-        )
+            "or declare EXAMPLES in the file (see README).", data={"field": "args", "missing": missing})
     return {n: args[n] for n, _ in runtime}
 
 
@@ -465,12 +477,15 @@ def _same_kind(kernel: str, name: str, text: Any, value: Any, known: Any, exampl
     want, got = _kind(known), _kind(value)
     where = "its EXAMPLES value" if example and name in (example.get("constexprs") or {}) else "its default"
     if want in ("number", "bool") and got in ("string", "dtype"):
-        raise KernelSpecError(f"-c {name}={text}: not a number, bool or dtype, and {kernel}'s {name} is a "
-                              f"{want} ({where} is {known!r}).", hint=f"Give it a value like -c {name}={known!r}.")
+        raise KernelSpecError(f"{said('constexprs', text, key=name)}: not a number, bool or dtype, and {kernel}'s "
+                              f"{name} is a {want} ({where} is {known!r}).",
+                              hint=f"Give it a value like {said('constexprs', known, key=name)}.",
+                              data=field_data("constexprs", text, key=name))
     if want == "dtype" and got != "dtype":
-        raise KernelSpecError(f"-c {name}={text}: {kernel}'s {name} is a dtype ({where} is {known}), and "
-                              f"{text!r} names none.", hint=f"Give a dtype: -c {name}=bf16, tl.bfloat16 or "
-                                                            "torch.bfloat16.")
+        raise KernelSpecError(f"{said('constexprs', text, key=name)}: {kernel}'s {name} is a dtype ({where} is "
+                              f"{known}), and {text!r} names none.", data=field_data("constexprs", text, key=name),
+                              hint=f"Give a dtype: {said('constexprs', 'bf16', key=name)}, tl.bfloat16 or "
+                                   "torch.bfloat16.")
     return value
 
 
@@ -481,14 +496,16 @@ def _backend_words(backend: str) -> str:
 def _launch_int(name: str, text: Any) -> int:
     value = parse_scalar(text)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"-c {name}={text}: {name} is a whole number.", hint=f"e.g. -c {name}=4")
+        raise UsageError(f"{said('constexprs', text, key=name)}: {name} is a whole number.",
+                         hint=f"e.g. {said('constexprs', 4, key=name)}", data=field_data("constexprs", text, key=name))
     return value
 
 
-def _one_value(name: str, flag: int | None, keyword: int | None, spelling: str) -> int | None:
+def _one_value(name: str, flag: int | None, keyword: int | None) -> int | None:
     """--num-warps 8 and -c num_warps=8 name one launch option: given both, they must agree."""
     if flag is not None and keyword is not None and flag != keyword:
-        raise UsageError(f"{spelling} {flag} and -c {name}={keyword} disagree.", hint=f"Give {name} once.")
+        raise UsageError(f"{said(name, flag)} and {said('constexprs', keyword, key=name)} disagree.",
+                         hint=f"Give {name} once.", data=field_data(name, flag))
     return flag if flag is not None else keyword
 
 
@@ -501,7 +518,9 @@ def _check_constexpr(kernel: str, name: str, value: Any) -> None:
     if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) or v is None for v in value):
         return
     raise KernelSpecError(f"Constexpr {name}={value!r} of {kernel} is not a value a launch can pass "
-                          "(a number, bool, string, dtype or None).", hint=f"Give it a value like -c {name}=16.")
+                          "(a number, bool, string, dtype or None).",
+                          hint=f"Give it a value like {said('constexprs', 16, key=name)}.",
+                          data=field_data("constexprs", repr(value), key=name))
 
 
 # The runaway guard: configs Triton is known to compile for many minutes (with a spinner only).
@@ -524,10 +543,11 @@ def runaway_guard(loaded: "Loaded") -> None:
     spec = loaded.spec
     if spec.num_stages > MAX_STAGES:
         raise UsageError(
-            f"--num-stages {spec.num_stages} is far above what a loop can use: Triton's pipeliner keeps a copy of "
-            f"each loop load per stage, and past {MAX_STAGES} stages a compile can run for many minutes.",
-            hint=f"Use {MAX_STAGES} stages or fewer (2-5 is usual), or give `compile --timeout SECONDS` "
-                 "to try it anyway with a time limit.")
+            f"{said('num_stages', spec.num_stages)} is far above what a loop can use: Triton's pipeliner keeps a "
+            f"copy of each loop load per stage, and past {MAX_STAGES} stages a compile can run for many minutes.",
+            hint=f"Use {MAX_STAGES} stages or fewer (2-5 is usual), or give "
+                 f"{'the command line' + chr(39) + 's ' if terms() == 'api' else ''}`compile --timeout SECONDS` "
+                 "to try it anyway with a time limit.", data=field_data("num_stages", spec.num_stages))
     blocks = sorted((v for n, v in spec.constexprs.items()
                      if "BLOCK" in n.upper() and isinstance(v, int) and not isinstance(v, bool) and v > 0),
                     reverse=True)

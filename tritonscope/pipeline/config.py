@@ -102,14 +102,17 @@ def check_options_for_arch(options: dict | None, arch: str) -> None:
     """
     from tritonscope.core.errors import UsageError
     from tritonscope.core.model import ARCHES
+    from tritonscope.core.words import field_data, said
 
     options = options or {}
     target = ARCHES[arch]
     if target.backend == "hip" and options.get("maxnreg") is not None:
-        raise UsageError(f"--maxnreg is a CUDA launch option (ptxas's register limit); Triton's HIP backend has "
-                         f"no such option, and a launch with maxnreg= on {target.name} fails.",
-                         hint="Leave --maxnreg out for AMD targets.")
+        raise UsageError(f"{said('options', key='maxnreg')} is a CUDA launch option (ptxas's register limit); "
+                         f"Triton's HIP backend has no such option, and a launch with maxnreg= on {target.name} fails.",
+                         hint=f"Leave {said('options', key='maxnreg')} out for AMD targets.",
+                         data=field_data("options", options["maxnreg"], key="maxnreg"))
     if target.backend == "cuda" and (options.get("num_ctas") or 1) > 1 and target.capability < 90:
-        raise UsageError(f"--num-ctas {options['num_ctas']} makes a thread-block cluster, which needs sm_90 or "
-                         f"newer; Triton refuses it for {target.name}.",
-                         hint="Use --num-ctas 1 (the default) on this target, or target sm_90a or newer.")
+        raise UsageError(f"{said('options', options['num_ctas'], key='num_ctas')} makes a thread-block cluster, "
+                         f"which needs sm_90 or newer; Triton refuses it for {target.name}.",
+                         hint=f"Use {said('options', 1, key='num_ctas')} (the default) on this target, or target "
+                              "sm_90a or newer.", data=field_data("options", options["num_ctas"], key="num_ctas"))
