@@ -194,17 +194,39 @@ def junit(rep: VersionsReport) -> str:
             + "\n</testsuite>\n")
 
 
-def print_report(console, rep: VersionsReport, *, details: int = 20) -> None:
-    from rich.table import Table
+# The terminal's headers (shorter than COLUMNS', which the saved reports keep) and the order columns are left out
+# in when a table cannot fit whole (0: never; render/fit.py).
+TERMINAL = (("kernel", 0), ("arch", 0), ("status", 0), ("regs", 0), ("spills", 0), ("smem", 5), ("occupancy", 3),
+            ("waits (drains)", 0), ("buf/glob loads", 4), ("MMA", 6), ("pred B/A", 0))
 
-    t = Table(title=f"A: {_esc(rep.a)}   B: {_esc(rep.b)}", title_justify="left")
-    for c in COLUMNS:
-        t.add_column(c, overflow="fold")
+
+def terminal_table(rep: VersionsReport):
+    """The report's table for the terminal, fitted to its width (no number split, headers whole; columns
+    left out are named under it).  A failing side's error is the line under the table, not a cell."""
+    from tritonscope.outputs.render.fit import Col, FittedTable
+
+    cols = [Col(name, drop=drop, wrap=name in ("status", "smem", "occupancy", "waits (drains)", "pred B/A"),
+                fold=name == "kernel", min_width=16 if name == "kernel" else None,
+                justify="left" if name in ("kernel", "arch", "status", "occupancy") else "right")
+            for name, drop in TERMINAL]
+    styles = []
     for r in rep.rows:
-        style = "red" if r.failed_checks or r.status in ("worse", "fails in B") else (
-            "green" if r.status in ("better", "fails in A") else None)
-        t.add_row(*(_esc(c) for c in table_cells(r)), style=style)
-    console.print(t)
+        cells = table_cells(r)
+        if r.a is None or r.b is None:   # the error is said under the table, in one line per side
+            cells = cells[:3] + ["-"] * (len(COLUMNS) - 3)
+        for c, cell in zip(cols, cells):
+            c.cells.append(_esc_text(cell))
+        styles.append("red" if r.failed_checks or r.status in ("worse", "fails in B") else (
+            "green" if r.status in ("better", "fails in A") else None))
+    from rich import box
+
+    return FittedTable(cols, row_styles=styles, title=f"A: {_esc(rep.a)}   B: {_esc(rep.b)}", title_justify="left",
+                       box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, left_out="left out at this width: {names} (a wider --width, --json or --save report.md "
+                                "has them)")
+
+
+def print_report(console, rep: VersionsReport, *, details: int = 20) -> None:
+    console.print(terminal_table(rep))
     shown = 0
     for r in rep.rows:
         ch = change_lines(r)
@@ -220,6 +242,13 @@ def print_report(console, rep: VersionsReport, *, details: int = 20) -> None:
         console.print("note: " + _esc(n))
     if rep.rules:
         console.print(f"{rep.regressions} regression(s) against --fail-on {_esc(', '.join(rep.rules))}")
+
+
+def _esc_text(s: str):
+    """A cell as rich Text (no markup read), with no raw control character."""
+    from rich.text import Text
+
+    return Text(plain(s))
 
 
 def _esc(s: str) -> str:

@@ -163,38 +163,43 @@ _MIX_SHORT = {"async copy": "cp.async", "async commit": "commit", "async wait": 
               "tcgen05 sync": "tc.sync"}
 
 
-def sweep_table(result: SweepResult, rows: list[SweepRow]) -> Table:
+def sweep_table(result: SweepResult, rows: list[SweepRow]):
+    """The sweep's table, fitted to the width it is drawn at (render/fit.py): numbers and headers stay whole;
+    where even that does not fit, the compile time, then the instruction mix, then the occupancy are left out
+    (the caption says so; --json has every figure)."""
+    from tritonscope.outputs.render.fit import Col, FittedTable
+
     mix_cols = iter_mix_columns(rows)
     labels, fixed = _short_labels(rows)
     title = _sweep_title(result, rows) + (f"\nfixed: {fixed}" if fixed else "")
-    t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", title_style="bold",
-              show_edge=False, pad_edge=False)
-    t.add_column("config", no_wrap=True)
-    t.add_column("shared B", justify="right", no_wrap=True)
-    t.add_column("regs", justify="right", no_wrap=True)
-    t.add_column("spill", justify="right", no_wrap=True)
-    t.add_column("fits", overflow="fold", min_width=22 if any(r.ok and not r.fits for r in rows) else None)
-    t.add_column("blocks", justify="right", no_wrap=True)
-    t.add_column("mix" if any(r.arch and r.arch.startswith("gfx") for r in rows) else "PTX mix", overflow="fold",
-                 ratio=1)
-    t.add_column("s", justify="right", no_wrap=True)
     predicted = any(r.predicted_ms is not None for r in rows)
+    mix_name = "mix" if any(r.arch and r.arch.startswith("gfx") for r in rows) else "PTX mix"
+    cols = [Col("config"), Col("shared B", justify="right"), Col("regs", justify="right"),
+            Col("spill", justify="right"),
+            Col("fits", wrap=True, min_width=22 if any(r.ok and not r.fits for r in rows) else None),
+            Col("blocks", justify="right", wrap=True, drop=1), Col(mix_name, wrap=True, drop=2),
+            Col("s", justify="right", drop=3)]
     if predicted:
-        t.add_column("pred ms", justify="right", no_wrap=True)
+        cols.append(Col("pred ms", justify="right"))
     for r in rows:
         if not r.ok:
-            t.add_row(labels[r.index], "-", "-", "-", Text("FAILED: " + (r.error or "unknown error"), style="red"),
-                      "-", "-", f"{r.compile_seconds:.2f}", *(["-"] if predicted else []))
-            continue
-        fits = Text("yes", style="green") if r.fits else Text("NO: " + _misfit(r), style="bold red")
-        occ = f"{r.blocks_per_sm}/SM {r.limited_by}" if r.blocks_per_sm is not None else "-"
-        if r.waves_per_simd is not None:  # AMD: waves per SIMD
-            occ = f"{r.waves_per_simd} waves/SIMD {r.limited_by}"
-        t.add_row(labels[r.index], str(r.shared), _n(r.registers), _n(r.spills), fits, occ,
-                  " ".join(f"{_MIX_SHORT.get(m, m)}:{r.mix[m]}" for m in mix_cols if r.mix.get(m)),
-                  "cache" if r.cached else f"{r.compile_seconds:.2f}",
-                  *([f"{r.predicted_ms:.4g}" if r.predicted_ms is not None else "-"] if predicted else []))
-    return t
+            cells = [labels[r.index], "-", "-", "-", Text("FAILED: " + (r.error or "unknown error"), style="red"),
+                     "-", "-", f"{r.compile_seconds:.2f}"]
+        else:
+            fits = Text("yes", style="green") if r.fits else Text("NO: " + _misfit(r), style="bold red")
+            occ = f"{r.blocks_per_sm}/SM {r.limited_by}" if r.blocks_per_sm is not None else "-"
+            if r.waves_per_simd is not None:  # AMD: waves per SIMD
+                occ = f"{r.waves_per_simd} waves/SIMD {r.limited_by}"
+            cells = [labels[r.index], str(r.shared), _n(r.registers), _n(r.spills), fits, occ,
+                     " ".join(f"{_MIX_SHORT.get(m, m)}:{r.mix[m]}" for m in mix_cols if r.mix.get(m)),
+                     "cache" if r.cached else f"{r.compile_seconds:.2f}"]
+        if predicted:
+            cells.append(f"{r.predicted_ms:.4g}" if r.ok and r.predicted_ms is not None else "-")
+        for c, cell in zip(cols, cells):
+            c.cells.append(cell)
+    return FittedTable(cols, box=box.SIMPLE_HEAD, title=title, title_justify="left", title_style="bold",
+                       show_edge=False, pad_edge=False,
+                       left_out="left out at this width: {names} (a wider --width shows them; --json has them)")
 
 
 def _short_labels(rows: list[SweepRow]) -> tuple[dict[int, str], str]:
