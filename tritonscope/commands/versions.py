@@ -151,7 +151,7 @@ def _manage_environments(env, err, environments: Values, targets) -> None:
     if environments.remove:
         typer.echo(E.remove_env(environments.remove))
     if environments.add:
-        e = E.resolve(environments.add, progress=_say(err), remake=True)
+        e = E.resolve(environments.add, progress=_say(err), remake=True, install=not environments.no_install)
         typer.echo(f"triton {e.triton}: {e.python}")
     if environments.envs:
         _print_envs(env.console(), E.list_envs())
@@ -267,5 +267,6 @@ def _print_envs(console, rows: list[dict]) -> None:
     for col in ("version", "state", "python", "size", "created"):
         t.add_column(col)
     for r in rows:
-        t.add_row(r["version"], r["state"], r["python"] or "", f"{r['size'] / 2**20:.0f} MiB", r["created"] or "")
+        state = f"{r['state']}: {r['why']}" if r.get("why") else r["state"]
+        t.add_row(r["version"], state, r["python"] or "", f"{r['size'] / 2**20:.0f} MiB", r["created"] or "")
     console.print(t)

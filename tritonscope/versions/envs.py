@@ -6,8 +6,14 @@ nothing else: tritonscope itself comes from this checkout, see
 child.child_command).  It is built in a temporary folder beside it
 (`.building-<version>-<pid>-<random>`) and renamed into place only once
 pip succeeded and the new Python imports that Triton, so an interrupted
-or failed install leaves nothing that looks like an environment; a folder
-left by a process that was killed is removed by the next build.
+or failed install leaves nothing that looks like an environment.  The
+builder holds a lock on `builder.lock` in that folder (its pid written in
+it) for as long as it runs; the lock goes with the process, so a folder
+whose lock nobody holds was left by a build that was killed: it is listed
+as stale (never "being built" forever) and removed by the next build.
+
+A version that is the very Triton this Python imports is not made at all:
+this interpreter is that side (`this_env`), with nothing downloaded.
 
 A side `triton=/path/to/python` uses that interpreter as it is; it must
 import triton.
@@ -166,7 +172,9 @@ def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] 
     """A side's `triton=` value -> its environment: a path to a Python, or a version (made when missing).
 
     A damaged cached environment (damage()) is an EnvError naming what is wrong and the command that makes it
-    again; with `remake` (`versions --add`) it is removed and made again."""
+    again; with `remake` (`versions --add`) it is removed and made again (not with `install=False`: then it is
+    only said).  A version that is the Triton this Python imports is this interpreter (`this_env`), unless
+    `remake` asks for an environment of its own."""
     if is_python_path(text):
         return user_env(text)
     version = check_version(text)
@@ -176,17 +184,56 @@ def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] 
     folder = env_root() / f"triton-{version}"
     why = damage(folder) if folder.is_dir() else None
     if why is not None:
-        if not remake:
+        if not remake or not install:
             raise EnvError(f"The cached environment for Triton {version} is damaged: {why}.",
                            hint=f"Make it again with `tritonscope versions --add {version}` (or remove it with "
                                 f"`tritonscope versions --remove {version}`).", context=str(folder))
         if progress:
             progress(f"Triton {version}: the cached environment is damaged ({why}): making it again")
         _remove(folder)
+    here = None if remake else this_env(version)
+    if here is not None:  # that very Triton is the one this Python imports: nothing to make or download
+        if progress:
+            progress(f"Triton {version}: the Triton this Python imports ({here.python}); no environment made")
+        return here
     if not install:
-        raise NotFoundError(f"No environment for Triton {version} yet.",
+        raise NotFoundError(f"No environment for Triton {version} yet (--no-install: pip is not run).",
                             hint=f"Make it with: tritonscope versions --add {version}")
     return create_env(version, progress=progress)
+
+
+def same_version(a: str, b: str) -> bool:
+    """Whether pip's `triton==a` is the release `b` ('3.9' and '3.9.0' are one; '3.9.0+git1234' is not
+    3.9.0)."""
+    try:
+        from packaging.version import InvalidVersion, Version
+    except ImportError:  # pip vendors packaging, but a bare Python may lack it: release numbers padded
+        return _padded(a) == _padded(b)
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b
+
+
+def _padded(v: str) -> str:
+    return ".".join((v.split(".") + ["0", "0"])[:3]) if re.match(r"^\d+(\.\d+)*$", v) else v
+
+
+def this_env(version: str) -> TritonEnv | None:
+    """This interpreter as the side of Triton `version`, when the Triton it imports is that release (files only:
+    Triton is not imported); None otherwise."""
+    from tritonscope import triton_api
+
+    build = triton_api.triton_build()
+    if build is None or not same_version(version, build["version"]):
+        return None
+    backends_dir = os.path.join(build["path"], "backends")
+    try:
+        names = sorted(n for n in os.listdir(backends_dir) if os.path.isfile(os.path.join(backends_dir, n, "compiler.py")))
+    except OSError:
+        names = []
+    return TritonEnv(python=sys.executable, triton=build["version"], origin="this", backends=tuple(names),
+                     backends_dir=backends_dir)
 
 
 def _alive(pid: int) -> bool:
@@ -199,6 +246,51 @@ def _alive(pid: int) -> bool:
     return True
 
 
+LOCK_NAME = "builder.lock"
+
+
+def hold_build_lock(folder: Path):
+    """Lock `folder` (a build in progress) for this process: an open file holding an exclusive lock, this pid
+    written in it.  The lock lasts while the file stays open and goes with the process, however it ends."""
+    fh = open(folder / LOCK_NAME, "w")
+    try:
+        import fcntl
+
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:  # no flock (Windows): the pid alone says whether the builder runs
+        pass
+    fh.write(json.dumps({"pid": os.getpid(), "started": time.time()}))
+    fh.flush()
+    return fh
+
+
+def builder(folder: Path) -> tuple[int | None, bool]:
+    """(the pid of the process building in `folder`, whether it still runs).  A folder whose lock is held is
+    being built; one whose lock nobody holds, or whose pid is gone, was left by a build that stopped."""
+    # .building-3.4.0-12345-abcd (the pid is in the name, and in the lock file)
+    m = re.match(r"^\.(?:building|removing)-.+-(\d+)-[^-]+$", folder.name)
+    pid = int(m.group(1)) if m else None
+    lock = folder / LOCK_NAME
+    if pid is None or not _alive(pid):
+        return pid, False
+    try:
+        import fcntl
+    except ImportError:
+        return pid, True
+    try:
+        fh = open(lock)
+    except FileNotFoundError:  # made before its lock was written, or by an older tritonscope: the pid says
+        return pid, True
+    except OSError:
+        return pid, True
+    with fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return pid, True   # held: its builder runs
+        return pid, False      # nobody holds it: the pid in the name is another process now
+
+
 def clean_unfinished() -> list[str]:
     """Remove build folders left by a process that no longer runs (killed mid-install); their names."""
     root = env_root()
@@ -206,9 +298,7 @@ def clean_unfinished() -> list[str]:
     if not root.is_dir():
         return removed
     for p in root.iterdir():
-        # .building-3.4.0-12345-abcd
-        m = re.match(r"^\.(?:building|removing)-.+-(\d+)-[^-]+$", p.name)
-        if m and not _alive(int(m.group(1))):
+        if p.name.startswith((".building-", ".removing-")) and not builder(p)[1]:
             shutil.rmtree(p, ignore_errors=True)
             removed.append(p.name)
     return removed
@@ -238,7 +328,9 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
     final = root / f"triton-{version}"
     tmp = Path(tempfile.mkdtemp(prefix=f".building-{version}-{os.getpid()}-", dir=root))
     say = progress or (lambda _line: None)
+    lock = None
     try:
+        lock = hold_build_lock(tmp)
         say(f"Triton {version}: creating a virtual environment")
         venv.EnvBuilder(with_pip=True, clear=True).create(str(tmp))
         python = str(_env_python(tmp))
@@ -275,6 +367,9 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
         try:
             if final.is_dir() and damage(final) is not None:  # a damaged one in the way: the new one replaces it
                 _remove(final)
+            lock.close()
+            lock = None
+            (tmp / LOCK_NAME).unlink()
             os.rename(tmp, final)
         except OSError as e:  # another process finished the same environment first: use that one
             if cached_env(version) is None:
@@ -287,6 +382,9 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        if lock is not None:
+            lock.close()
     found = cached_env(version)
     assert found is not None
     return found
@@ -331,14 +429,18 @@ def list_envs() -> list[dict]:
         return out
     for p in sorted(root.iterdir()):
         if p.name.startswith("triton-"):
-            meta = _meta(p)
+            meta, why = _meta(p), damage(p)
             out.append({"version": p.name[len("triton-"):], "triton": (meta or {}).get("triton"),
                         "python": (meta or {}).get("python"), "created": (meta or {}).get("created"),
-                        "size": _size(p), "state": "ready" if damage(p) is None else "broken",
+                        "size": _size(p), "state": "ready" if why is None else "broken", "why": why or "",
                         "path": str(p)})
         elif p.name.startswith(".building-"):
+            pid, running = builder(p)
             out.append({"version": p.name.split("-")[1], "triton": None, "python": None, "created": None,
-                        "size": _size(p), "state": "being built", "path": str(p)})
+                        "size": _size(p), "state": "being built" if running else "stale build",
+                        "why": (f"pid {pid} builds it" if running else
+                                f"left by a build that stopped (pid {pid} is gone); the next build removes it"),
+                        "path": str(p)})
     return out
 
 
