@@ -36,7 +36,7 @@ def main() -> int:
 
     from tritonscope.analyses.analysis import Analysis, analyze
     from tritonscope.commands._common import DEFAULT_MAX_LINES
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
     from tritonscope.language.dialects import annotate_stage, instruction_mix, parse_stage

@@ -72,7 +72,7 @@ def main() -> int:
     from tritonscope.measure import runner
     from tritonscope.analyses.analysis import analyze
     from tritonscope.measure.bench import bench_loaded, peaks_for
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.core.errors import TritonscopeError
     from tritonscope.analyses.explain import Shape, explain
 

@@ -34,7 +34,7 @@ def _child(mode: str) -> None:
     started = time.perf_counter()
     out: dict = {}
     if mode == "plain":
-        from tritonscope.pipeline.compile import compile_artifact
+        from tritonscope.pipeline.triton_compile import compile_artifact
         from tritonscope.pipeline.binding import build_spec
 
         compile_artifact(build_spec(request, "sm_90a"))

@@ -38,7 +38,7 @@ def main() -> int:
     ap.add_argument("--out", help="write the per-config times here (JSON)")
     args = ap.parse_args()
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tritonscope-speed-")
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.cost import find_gpu, predict_features
     from tritonscope.cost.features import features_of_artifact
     from tritonscope.language.dialects import class_counts, machine_stage

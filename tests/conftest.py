@@ -71,7 +71,7 @@ def triton_series() -> str:
 @pytest.fixture(scope="session")
 def compiled():
     """compiled(target, **request) -> Artifact, memoized for the session."""
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
 

@@ -123,7 +123,8 @@ def test_hits_of_derived_remarks_and_sweep_entries_renew_them(cache, tmp_path):
 
     from tritonscope.measure import sweep
 
-    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
+    cubin_mod = importlib.import_module("tritonscope.triton_api.cubin")
+    remarks_mod = importlib.import_module("tritonscope.pipeline.remarks_cache")
 
     old = time.time() - 3600
     cubin = b"\x7fELF a cubin"
@@ -134,19 +135,19 @@ def test_hits_of_derived_remarks_and_sweep_entries_renew_them(cache, tmp_path):
     remarks = cache / "remarks" / f"{'ab' * 16}.json"
     write_cache(remarks, json.dumps({"file": os.path.realpath(kernel), "remarks": []}))
     row = sweep.SweepRow(0, "BLOCK=16 w4 s3 sm_90a", {"BLOCK": 16}, 4, 3, "sm_90a", None, ok=True)
-    sweep._store_row("cd" * 16, row)
-    swept = sweep._cache_path("cd" * 16)
+    sweep.cache.store_row("cd" * 16, row)
+    swept = sweep.cache.cache_path("cd" * 16)
     for path in (derived, remarks, swept):
         os.utime(path, (old, old))
 
-    assert compile_mod.sass_and_resources(cubin, []) == ("kept sass", "kept")
+    assert cubin_mod.sass_and_resources(cubin, []) == ("kept sass", "kept")
     hit = SimpleNamespace(cache_hit=True, kernel_hash="ab" * 16, remarks=[])
-    assert compile_mod._remarks(hit, str(kernel)) == []
-    assert sweep._cached_row("cd" * 16, 3).cached
+    assert remarks_mod.kept_remarks(hit, str(kernel)) == []
+    assert sweep.cache.cached_row("cd" * 16, 3).cached
     for path in (derived, remarks, swept):
         assert path.stat().st_mtime > old + 3000, path
     missed = cache / "derived" / f"{'ef' * 16}.json"
-    assert compile_mod._remarks(SimpleNamespace(cache_hit=True, kernel_hash="ef" * 16, remarks=[]),
+    assert remarks_mod.kept_remarks(SimpleNamespace(cache_hit=True, kernel_hash="ef" * 16, remarks=[]),
                                 str(kernel)) is None and not missed.exists()
 
 
@@ -159,24 +160,25 @@ def test_a_damaged_or_unfitting_entry_is_a_miss_and_not_renewed(cache, tmp_path,
 
     from tritonscope.measure import sweep
 
-    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
+    cubin_mod = importlib.import_module("tritonscope.triton_api.cubin")
+    remarks_mod = importlib.import_module("tritonscope.pipeline.remarks_cache")
     old = time.time() - 3600
     paths = [cache / "derived" / f"{'ab' * 16}.json", cache / "remarks" / f"{'ab' * 16}.json",
-             sweep._cache_path("ab" * 16)]
+             sweep.cache.cache_path("ab" * 16)]
     for path in paths:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, errors="surrogateescape")
         os.utime(path, (old, old))
-    derived = compile_mod.cache_dir() / "derived"
+    derived = cubin_mod.cache_dir() / "derived"
     assert derived == paths[0].parent
     kernel = tmp_path / "k.py"
     kernel.write_text("# a kernel\n")
-    assert compile_mod._remarks(SimpleNamespace(cache_hit=True, kernel_hash="ab" * 16, remarks=[]), str(kernel)) is None
-    assert sweep._cached_row("ab" * 16, 0) is None
+    assert remarks_mod.kept_remarks(SimpleNamespace(cache_hit=True, kernel_hash="ab" * 16, remarks=[]), str(kernel)) is None
+    assert sweep.cache.cached_row("ab" * 16, 0) is None
     with pytest.MonkeyPatch.context() as mp:  # the SASS entry: a miss means the tools run (stand-ins here)
-        mp.setattr(compile_mod.hashlib, "sha256", lambda data: SimpleNamespace(hexdigest=lambda: "ab" * 16))
-        mp.setattr(compile_mod, "_TOOLS", ())
-        assert compile_mod.sass_and_resources(b"\x7fELF", []) == (None, None)
+        mp.setattr(cubin_mod.hashlib, "sha256", lambda data: SimpleNamespace(hexdigest=lambda: "ab" * 16))
+        mp.setattr(cubin_mod, "_TOOLS", ())
+        assert cubin_mod.sass_and_resources(b"\x7fELF", []) == (None, None)
     assert [p.stat().st_mtime == pytest.approx(old) for p in paths[1:]] == [True, True]
 
 

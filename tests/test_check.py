@@ -95,3 +95,5 @@ def test_bad_junit_path_fails_before_compiling(tmp_path, monkeypatch):
                         lambda *a, **k: (_ for _ in ()).throw(AssertionError("compiled")))
     res = CliRunner().invoke(app, ["check", "matmul", "-e", "fits", "--junit", str(tmp_path / "x.txt")])
     assert res.exit_code == 8
+    assert "unknown extension '.txt'" in " ".join(res.output.split()) and "Name the file .xml" in res.output
+    assert not (tmp_path / "x.txt").exists()

@@ -23,7 +23,7 @@ def _no_compiling(monkeypatch):
 
     import importlib
 
-    for module, name in (("pipeline.compile", "compile_artifact"), ("measure.sweep", "run_sweep"), ("pipeline.binding", "build_spec")):
+    for module, name in (("pipeline.triton_compile", "compile_artifact"), ("measure.sweep", "run_sweep"), ("pipeline.binding", "build_spec")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 

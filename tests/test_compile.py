@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import textwrap
 
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 from conftest import GOLDEN, ROOT, check_golden, triton_series
 from tritonscope.cli import app
 from tritonscope.core.errors import ExitCode
+from tritonscope.core.model import ARCH_ALIASES
 from tritonscope.inputs.kernels import SAMPLES_DIR, list_samples
 from tritonscope.pipeline.paths import relativize
 
@@ -150,8 +152,13 @@ def test_cli_samples_lists_every_sample():
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90a", "sm_90", "sm_100a", "sm_120"])
 def test_every_documented_arch_compiles(arch):
-    result = invoke("compile", "vector_add", "--arch", arch, "--stage", "none", "--no-color")
+    result = invoke("compile", "vector_add", "--arch", arch, "--stage", "none", "--json")
     assert result.exit_code == 0, result.output
+    artifact = json.loads(result.output)["artifact"]
+    target = ARCH_ALIASES.get(arch, arch)   # sm_90 is compiled as sm_90a, as Triton does for a launch there
+    assert artifact["spec"]["arch"] == target
+    # the compile was for that target: Triton's PTX names it (with the arch-specific 'a' Triton adds from sm_90 up)
+    assert re.search(rf"^\.target {target}a?$", artifact["stages"]["ptx"], re.M), artifact["stages"]["ptx"][:400]
 
 
 def test_user_kernel_from_plain_file():
@@ -243,9 +250,13 @@ def test_compile_error_points_at_the_python_line(bad_files):
 
 
 def test_missing_argument_description_says_how():
-    result = runner.invoke(app, ["compile", f"{SAMPLES_DIR}/vector_add.py:add_kernel", "-c", "BLOCK=64"])
-    # the file declares EXAMPLES, so a user kernel path still gets its example launch
+    result = runner.invoke(app, ["compile", f"{SAMPLES_DIR}/vector_add.py:add_kernel", "-c", "BLOCK=64",
+                                 "--stage", "none", "--no-color", "--width", "200"])
+    # the file declares EXAMPLES, so a user kernel path still gets its example launch: its arguments and size
     assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "x_ptr: *fp32" in text and "n_elements: i32" in text and "BLOCK: constexpr = 64" in text, result.output
+    assert "problem 98432 fp32" in text, result.output
 
 
 def test_user_kernel_without_examples_needs_args(tmp_path):
@@ -281,7 +292,7 @@ def test_stages_name_the_users_file_even_after_an_identical_kernel_elsewhere(tmp
     """Triton's cache key ignores the file; tritonscope recompiles so locations name this file."""
     import shutil
 
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
 

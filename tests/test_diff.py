@@ -45,7 +45,7 @@ def test_ptx_and_llir_normalization_drop_debug_info_and_register_numbers():
 
 
 def test_same_kernel_from_two_paths_diffs_as_identical(tmp_path, monkeypatch):
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
 

@@ -282,7 +282,8 @@ def test_explain_refuses_a_bad_save_path_before_compiling(tmp_path, monkeypatch)
     monkeypatch.setattr("tritonscope.commands._common.compile_request",
                         lambda *a, **k: (_ for _ in ()).throw(AssertionError("compiled")))
     res = CliRunner().invoke(app, ["explain", "matmul", "--save", str(tmp_path / "x.pdf")])
-    assert res.exit_code == 8
+    assert res.exit_code == 8 and "unknown extension '.pdf'" in " ".join(res.output.split())
+    assert not (tmp_path / "x.pdf").exists()
     res = CliRunner().invoke(app, ["explain", "matmul", "--gpu", "H300"])
     assert res.exit_code == 2 and "H200" in res.output
 

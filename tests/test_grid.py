@@ -266,7 +266,7 @@ def _no_work(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("work started before --grid was checked")
 
-    for module, name in (("pipeline.compile", "compile_artifact"), ("measure.sweep", "run_sweep"),
+    for module, name in (("pipeline.triton_compile", "compile_artifact"), ("measure.sweep", "run_sweep"),
                          ("pipeline.binding", "build_spec")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 

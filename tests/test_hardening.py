@@ -202,7 +202,7 @@ def _no_work(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("work started before the options were checked")
 
-    for module, name in (("pipeline.compile", "compile_artifact"), ("pipeline.compile", "_compile"), ("measure.sweep", "run_sweep"),
+    for module, name in (("pipeline.triton_compile", "compile_artifact"), ("pipeline.triton_compile", "_compile"), ("measure.sweep", "run_sweep"),
                          ("pipeline.binding", "build_spec")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
@@ -329,7 +329,7 @@ def test_windowed_grids_match_the_whole_walk():
 def test_runaway_configs_are_refused_before_compiling(monkeypatch):
     import importlib
 
-    comp = importlib.import_module("tritonscope.pipeline.compile")
+    comp = importlib.import_module("tritonscope.pipeline.triton_compile")
 
     def boom(*a, **k):
         raise AssertionError("Triton was entered")

@@ -20,7 +20,7 @@ def _no_work(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("work started before the options were checked")
 
-    for module, name in (("pipeline.compile", "compile_artifact"), ("pipeline.compile", "_compile"), ("pipeline.compile", "compile_elsewhere"),
+    for module, name in (("pipeline.triton_compile", "compile_artifact"), ("pipeline.triton_compile", "_compile"), ("pipeline.child_compile", "compile_elsewhere"),
                          ("measure.sweep", "run_sweep"), ("pipeline.binding", "build_spec"), ("commands.passes", "trace_request"),
                          ("outputs.report", "load_analysis")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)

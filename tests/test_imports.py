@@ -8,6 +8,7 @@ design knot even when it happens not to fail at import time.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import textwrap
@@ -20,30 +21,81 @@ from conftest import ROOT
 PACKAGE = ROOT / "tritonscope"
 
 
-def module_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
-    """{module: modules of the package it imports} for every .py file under root."""
+def module_graph(root: Path = PACKAGE, *, child_names: bool = False) -> dict[str, set[str]]:
+    """{module: modules of the package it imports} for every .py file under root; with `child_names`, also the
+    modules it has a child process import (see imported_by)."""
     files = {}
     for path in root.rglob("*.py"):
         parts = path.relative_to(root.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         files[name] = path
-    graph: dict[str, set[str]] = {m: set() for m in files}
+    graph: dict[str, set[str]] = {}
     for module, path in files.items():
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(up + ([base] if base else []))
-                # `from pkg import sub` imports the submodule; `from pkg import name` the package
-                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
-            else:
-                continue
-            graph[module].update(n for n in names if n in files and n != module)
+        graph[module] = imported_by(path.read_text(encoding="utf-8"), package, set(files),
+                                    child_names=child_names) - {module}
     return graph
+
+
+def _by_name(node: ast.AST) -> str | None:
+    """The module a call imports by a literal name: importlib.import_module("a.b"), import_module("a.b"),
+    __import__("a.b", ...); None for any other node (or a name that is not a literal)."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)):
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return node.args[0].value if called in ("import_module", "__import__") else None
+
+
+def imported_by(source: str, package: str, modules: set[str], *, child_names: bool = False) -> set[str]:
+    """The modules (of `modules`) that `source`, a module of `package`, imports: import statements and
+    imports by a literal name (importlib.import_module, __import__); with `child_names`, also the module of
+    each "pkg.module:function" string (a function a child process imports by name: core/child.run_in_child).
+    Those count for the layer order, not for cycles: the child is another process, and a module may name its
+    own function through its package."""
+    root = package.split(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            # `from pkg import sub` imports the submodule; `from pkg import name` the package
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        elif _by_name(node):
+            names = [_by_name(node)]
+        elif child_names and isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and re.fullmatch(rf"{root}(\.\w+)*:\w+", node.value):
+            names = [node.value.partition(":")[0]]
+        else:
+            continue
+        found.update(n for n in names if n in modules)
+    return found
+
+
+def test_imports_by_name_count():
+    """importlib.import_module, __import__ and a child's "module:function" are imports like any other."""
+    modules = {"pkg", "pkg.low", "pkg.high", "pkg.high.job"}
+    source = textwrap.dedent("""
+        import importlib
+        def f():
+            return importlib.import_module("pkg.high")
+        def g():
+            return __import__("pkg.high.job", fromlist=["x"])
+        importlib.import_module("elsewhere.module")
+        importlib.import_module(some_name)
+    """)
+    assert imported_by(source, "pkg", modules) == {"pkg.high", "pkg.high.job"}
+    assert imported_by('run_in_child("pkg.high.job:work", {})', "pkg", modules) == set()
+    assert imported_by('run_in_child("pkg.high.job:work", {})', "pkg", modules, child_names=True) == \
+        {"pkg.high.job"}
+    assert imported_by("from importlib import import_module\nimport_module('pkg.high')\n", "pkg", modules) == \
+        {"pkg.high"}
+    assert imported_by("x = 'pkg.high: not a module name'\n", "pkg", modules, child_names=True) == set()
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -117,13 +169,18 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     (pkg / "high" / "a.py").write_text("from pkg.low import b\n")
     (pkg / "low" / "b.py").write_text("def f():\n    import pkg.high.a\n")
     assert upward_imports(module_graph(pkg), ["low", "high", ""], root="pkg") == ["pkg.low.b -> pkg.high.a"]
+    # the reach-up the layer test once missed: a module imported by its name, not by an import statement
+    (pkg / "low" / "b.py").write_text("import importlib\n\ndef f():\n    return importlib.import_module('pkg.high.a')\n")
+    (pkg / "low" / "c.py").write_text("def f():\n    return __import__('pkg.high', fromlist=['a'])\n")
+    assert upward_imports(module_graph(pkg), ["low", "high", ""], root="pkg") == \
+        ["pkg.low.b -> pkg.high.a", "pkg.low.c -> pkg.high"]
 
 
 def test_packages_import_only_downwards():
-    graph = module_graph()
+    graph = module_graph(child_names=True)
     tops = {m.split(".")[1] if "." in m else "" for m in graph}
     assert tops <= set(LAYERS), f"a package is missing from LAYERS: {sorted(tops - set(LAYERS))}"
-    assert "tritonscope.pipeline.compile" in graph and "tritonscope.core.model" in graph
+    assert "tritonscope.pipeline.triton_compile" in graph and "tritonscope.core.model" in graph
     wrong = upward_imports(graph, LAYERS)
     assert not wrong, "imports against the layer order:\n" + "\n".join(wrong)
 

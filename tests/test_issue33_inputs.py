@@ -43,8 +43,8 @@ def _no_compile(monkeypatch):
     def boom(*a, **k):
         raise AssertionError("a compile started before the values were checked")
 
-    for module, name in (("pipeline.compile", "compile_artifact"), ("pipeline.compile", "_compile"),
-                         ("pipeline.compile", "compile_elsewhere"), ("measure.sweep", "run_sweep"),
+    for module, name in (("pipeline.triton_compile", "compile_artifact"), ("pipeline.triton_compile", "_compile"),
+                         ("pipeline.child_compile", "compile_elsewhere"), ("measure.sweep", "run_sweep"),
                          ("versions", "compare_versions"), ("versions.envs", "resolve"),
                          ("versions.envs", "create_env")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)

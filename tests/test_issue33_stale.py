@@ -411,7 +411,7 @@ def test_a_result_cache_answer_and_a_replay_say_replayed(reading_kernel):
 
 def test_the_sweep_row_cache_keys_on_what_the_module_read(reading_kernel, monkeypatch):
     from tritonscope.inputs.kernels import Request, load_module
-    from tritonscope.measure.sweep import _row_cache_key
+    from tritonscope.measure.sweep.cache import row_cache_key
 
     folder, var = reading_kernel
     request = Request(f"{folder / 'k.py'}:k", constexprs={"BLOCK": "64"},
@@ -423,7 +423,7 @@ def test_the_sweep_row_cache_keys_on_what_the_module_read(reading_kernel, monkey
             if str(folder) in str(getattr(sys.modules[name], "__file__", "")):
                 del sys.modules[name]
         load_module(folder / "k.py", "sm_80")   # as sweep's parent imports the kernel before it keys its rows
-        return _row_cache_key(request, "sm_80")
+        return row_cache_key(request, "sm_80")
 
     assert key_after_import("3") == key_after_import("3")
     assert key_after_import("7") != key_after_import("3")

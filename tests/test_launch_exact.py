@@ -34,7 +34,7 @@ def compiled_here():
     """compiled_here(kernel, arch, args, constexprs, **request) -> (Loaded, Artifact), memoized."""
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
 
     cache = {}
 
@@ -57,10 +57,9 @@ def triton_warmup(obj, arch: str, **keywords):
     from tritonscope import triton_api
     from tritonscope.core.model import ARCHES
     from tritonscope.inputs.kernels import stand_in_args
-    from tritonscope.pipeline.compile import arch_target
     from tritonscope.triton_api.jit import _forget_compiled
 
-    target = triton_api.gpu_target(**arch_target(ARCHES[arch]))
+    target = triton_api.gpu_target(**ARCHES[arch].target_words())
     jit_fn = triton_api.jit_function(obj)
     args = {k: v for k, v in keywords.items() if isinstance(v, str) and "[" in v}
     keywords = {**keywords, **stand_in_args(args)}

@@ -54,7 +54,7 @@ def no_compile(monkeypatch):
     """Any compile fails the test: validation must come first."""
     import importlib
 
-    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
+    compile_mod = importlib.import_module("tritonscope.pipeline.triton_compile")
 
     def refuse(*a, **k):
         raise AssertionError("compiled before the options were checked")
@@ -256,6 +256,7 @@ def test_run_and_bench_refuse_bad_options_before_looking_for_a_gpu(no_compile, m
     for cmd in (["run", "vector_add", "--num-ctas", "3"], ["bench", "vector_add", "--maxnreg", "3"]):
         result = invoke(*cmd)
         assert result.exit_code == ExitCode.USAGE, (cmd, result.output)
+        assert f"{cmd[2]} 3" in " ".join(result.output.split()) and "GPU" not in result.output, (cmd, result.output)
 
 
 def test_bench_compiles_and_launches_with_the_options(monkeypatch):

@@ -268,7 +268,7 @@ def test_bad_inputs():
     r = _draw([SEED_BLOCKED, "--shape", "16"])
     assert r.exit_code == 2 and "rank-2 layout but the shape has rank 1" in r.output
     r = _draw([SEED_BLOCKED, "--shape", "16xa"])
-    assert r.exit_code == 2
+    assert r.exit_code == 2 and "Bad shape '16xa'" in r.output
     r = _draw(["#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", "--shape", "16x16"])
     assert r.exit_code == 7 and "unknown alias '#mma'" in r.output
 
@@ -482,7 +482,8 @@ def test_report_with_a_junk_layout_record_is_a_damaged_report(tmp_path):
         assert r.exit_code == 7 and "damaged report" in r.output, (entry, r.output)
     path = tmp_path / "ok.json"
     path.write_text(json.dumps(good))
-    assert runner.invoke(app, ["show", str(path), "--layouts"]).exit_code == 0
+    ok = runner.invoke(app, ["show", str(path), "--layouts"])
+    assert ok.exit_code == 0 and "every element has exactly one owner" in " ".join(ok.output.split()), ok.output
 
 
 def test_wmma_with_several_ctas_draws():

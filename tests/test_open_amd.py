@@ -53,7 +53,7 @@ def as_json(*args) -> dict:
 @pytest.fixture(scope="session")
 def amd(tmp_path_factory):
     """A private Triton cache and TRITON_KERNEL_DUMP folder, filled by one real gfx942 compile of the matmul."""
-    from tritonscope.pipeline.compile import arch_target, launch_args
+    from tritonscope.pipeline.triton_compile import launch_args
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
     from tritonscope.core.model import ARCHES
@@ -65,7 +65,7 @@ def amd(tmp_path_factory):
     os.environ.update(env)
     try:
         triton_api.compile_kernel(loaded.jit_fn, launch_args(loaded),
-                                  **arch_target(ARCHES["gfx942"]), num_warps=loaded.spec.num_warps,
+                                  **ARCHES["gfx942"].target_words(), num_warps=loaded.spec.num_warps,
                                   num_stages=loaded.spec.num_stages, fresh=True)
     finally:
         for k, v in saved.items():

@@ -613,7 +613,7 @@ def test_child_errors_are_typed():
 def test_every_compile_collects_remarks(monkeypatch, tmp_path):
     """A plain compile carries Triton's remarks: on the Artifact, in the summary, as notes on every stage."""
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.pipeline.binding import build_spec
     from tritonscope.outputs.render.summary_text import summary_rows
 
@@ -645,7 +645,7 @@ def test_remarks_survive_a_triton_cache_hit(monkeypatch, tmp_path):
 
     from tritonscope.pipeline.binding import build_spec
 
-    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
+    compile_mod = importlib.import_module("tritonscope.pipeline.triton_compile")
     calls = []
     real = compile_mod._compile
 

@@ -380,7 +380,7 @@ def __proto__(x_ptr, n, BLOCK: tl.constexpr):
 
 def hostile_analysis(tmp_path):
     from tritonscope.analyses.analysis import analyze
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
 

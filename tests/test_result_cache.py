@@ -52,7 +52,7 @@ def kernel(tmp_path, monkeypatch):
     """(kernel file, helper file, request maker, compile counter) with the cache on and private."""
     import importlib
 
-    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
+    compile_mod = importlib.import_module("tritonscope.pipeline.triton_compile")
     helper = f"rc_helper_{uuid.uuid4().hex[:8]}"
     (tmp_path / f"{helper}.py").write_text(HELPER)
     path = tmp_path / "k.py"
@@ -272,7 +272,7 @@ def test_the_key_is_read_without_importing_triton(tmp_path):
 
 
 def test_the_entry_travels_with_the_compile_and_keeps_its_analysis(kernel):
-    """pipeline.compiler: a compile gives its artifact with its entry; the analysis goes into that entry (no
+    """pipeline.compile_path: a compile gives its artifact with its entry; the analysis goes into that entry (no
     table keyed by id() on the side), and the next repeat reads it from there."""
     from tritonscope.commands._common import analysis_of, compile_request
     from tritonscope.core.env import Env

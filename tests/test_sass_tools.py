@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tritonscope import triton_api
-from tritonscope.pipeline.compile import NVDISASM_FLAGS
+from tritonscope.triton_api.cubin import NVDISASM_FLAGS
 
 CUBINS = sorted(Path(__file__).parent.joinpath("data").rglob("*.cubin"))
 

@@ -33,7 +33,7 @@ def invoke(*args: str):
 def _compile_into(env: dict[str, str], target: str = "matmul", **request):
     """Compile through Triton's JIT (fresh) with `env` set, so Triton writes its cache/dump there."""
     from tritonscope import triton_api
-    from tritonscope.pipeline.compile import launch_args
+    from tritonscope.pipeline.triton_compile import launch_args
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
 
@@ -128,10 +128,14 @@ def test_cache_kernel_by_hash_and_save(made, tmp_path):
     report = tmp_path / "r.json"
     result = invoke("open", made["cache"], "--kernel", key[:6], "--stage", "none", "--save", report)
     assert result.exit_code == 0, result.output
-    assert invoke("show", report, "--stage", "none").exit_code == 0
-    assert invoke("open", made["cache"], "--kernel", "nope").exit_code == ExitCode.NOT_FOUND
+    assert json.loads(report.read_text())["artifact"]["spec"]["kernel"] == "matmul_kernel"
+    shown = invoke("show", report, "--stage", "none")
+    assert shown.exit_code == 0 and "matmul_kernel" in shown.output, shown.output
+    missing = invoke("open", made["cache"], "--kernel", "nope")
+    assert missing.exit_code == ExitCode.NOT_FOUND and "nope" in missing.output, missing.output
     # a folder of several kernels needs --kernel for anything but the listing
-    assert invoke("open", made["cache"], "--emit", tmp_path / "e").exit_code == ExitCode.USAGE
+    several = invoke("open", made["cache"], "--emit", tmp_path / "e")
+    assert several.exit_code == ExitCode.USAGE and "--kernel" in several.output and not (tmp_path / "e").exists()
 
 
 # --------------------------------------------------------------------------
@@ -395,8 +399,11 @@ def test_capture_opens_and_recompiles_with_other_constexpr(captured):
 
 def test_capture_refuses_bad_output(tmp_path):
     (tmp_path / "x").write_text("")
-    assert invoke("capture", "-o", tmp_path / "x", "--", "true").exit_code == ExitCode.OUTPUT_ERROR
-    assert invoke("capture", "-o", tmp_path / "y").exit_code == ExitCode.USAGE
+    into_file = invoke("capture", "-o", tmp_path / "x", "--", "true")
+    assert into_file.exit_code == ExitCode.OUTPUT_ERROR and "it is a file" in into_file.output
+    assert (tmp_path / "x").read_text() == ""   # the file is left as it was
+    nothing = invoke("capture", "-o", tmp_path / "y")
+    assert nothing.exit_code == ExitCode.USAGE and "Nothing to run" in nothing.output and not (tmp_path / "y").exists()
 
 
 def test_capture_describes_arguments_without_data():

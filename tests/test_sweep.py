@@ -138,13 +138,13 @@ def test_workers_take_the_heaviest_configs_first(monkeypatch):
 
             submitted.append(i)
             fut = cf.Future()
-            fut.set_result(sw._row_shell(i, req))
+            fut.set_result(sw.row_shell(i, req))
             return fut
 
         def shutdown(self, wait=True):
             pass
 
-    monkeypatch.setattr(sw.cf, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(sw.run.cf, "ProcessPoolExecutor", Pool)
     result = sw.run_sweep([small, big, tile], default_arch="sm_90a", jobs=2, use_cache=False)
     assert submitted == [2, 1, 0]
     assert [r.index for r in result.rows] == [0, 1, 2]

@@ -78,14 +78,14 @@ def test_a_worker_without_the_file_compiles_the_copy_that_came_with_the_task(fre
     kernel.write_text(KERNEL)
     request = Request(f"{kernel}:scale_kernel", constexprs={"BLOCK": "64"},
                       args={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "4096"}, arch="sm_80")
-    shipment = sw._kernel_shipment(request.target)
-    assert sw._kernel_shipment("matmul") is None  # samples: every worker has its own
-    here = sw._dask_row(0, request, "sm_90a", shipment)
+    shipment = sw.dask._kernel_shipment(request.target)
+    assert sw.dask._kernel_shipment("matmul") is None  # samples: every worker has its own
+    here = sw.dask._dask_row(0, request, "sm_90a", shipment)
     moved = dict(shipment, path=str(fresh_cache / "elsewhere" / "scale.py"))  # what another machine sees
-    there = sw._dask_row(0, request, "sm_90a", moved)
+    there = sw.dask._dask_row(0, request, "sm_90a", moved)
     assert there.ok and comparable([there]) == comparable([here])
     kernel.write_text(KERNEL.replace("* 3", "* 5"))  # the worker's own file differs: the task's copy wins
-    assert comparable([sw._dask_row(0, request, "sm_90a", shipment)]) == comparable([here])
+    assert comparable([sw.dask._dask_row(0, request, "sm_90a", shipment)]) == comparable([here])
 
 
 def test_without_distributed_the_message_says_what_to_install(monkeypatch, fresh_cache):
@@ -106,9 +106,9 @@ def test_bad_addresses_and_other_versions_stop_before_any_compile(monkeypatch, f
         def run(self, fn):
             return self.versions
 
-    mine = sw._versions()
-    assert sw._check_workers(Client({"tcp://a:1": mine, "tcp://b:1": mine})) == 2
+    mine = sw.dask._versions()
+    assert sw.dask._check_workers(Client({"tcp://a:1": mine, "tcp://b:1": mine})) == 2
     with pytest.raises(UsageError, match="other versions"):
-        sw._check_workers(Client({"tcp://a:1": mine, "tcp://b:1": dict(mine, triton="3.0.0")}))
+        sw.dask._check_workers(Client({"tcp://a:1": mine, "tcp://b:1": dict(mine, triton="3.0.0")}))
     with pytest.raises(UsageError, match="no workers"):
-        sw._check_workers(Client({}))
+        sw.dask._check_workers(Client({}))

@@ -1,4 +1,4 @@
-"""Issue 15: nvdisasm and cuobjdump run at once, and the views load meanwhile (compile.sass_and_resources)."""
+"""Issue 15: nvdisasm and cuobjdump run at once, and the views load meanwhile (triton_api/cubin.sass_and_resources)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ from pathlib import Path
 
 from conftest import ROOT
 from tritonscope import launch
-from tritonscope.pipeline.compile import sass_and_resources
+from tritonscope.triton_api.cubin import sass_and_resources
 
 CUBIN = next((ROOT / "tests" / "data" / "capture" / "kernels").rglob("add_kernel.cubin"))
 
 
 def test_meanwhile_runs_while_the_tools_do(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))  # no derived SASS kept from before
-    import tritonscope.triton_api as triton_api
+    import tritonscope.triton_api.cubin as cubin
 
     started = []
-    real_start = triton_api.start_tool
-    monkeypatch.setattr(triton_api, "start_tool", lambda args: started.append(Path(args[0]).name) or real_start(args))
+    real_start = cubin.start_tool
+    monkeypatch.setattr(cubin, "start_tool", lambda args: started.append(Path(args[0]).name) or real_start(args))
     seen = []
 
     def meanwhile():

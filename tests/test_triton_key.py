@@ -92,7 +92,7 @@ import json, sys
 from tritonscope import triton_api
 if sys.argv[1] == "early":
     triton_api.start_key_digest()
-from tritonscope.pipeline.compile import compile_artifact
+from tritonscope.pipeline.triton_compile import compile_artifact
 from tritonscope.inputs.kernels import Request
 from tritonscope.pipeline.binding import build_spec
 import triton.runtime.cache as cache

@@ -99,7 +99,7 @@ def _first_difference(a: str, b: str) -> str:
 
 @pytest.mark.parametrize("target,kw", CASES, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CASES)])
 def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
 
     # Fresh caches and always compile: neither side may reuse the other's output.
     monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "1")

@@ -147,7 +147,7 @@ print(json.dumps(out))
 
 @pytest.mark.parametrize("name,extra", CASES)
 def test_zoo_kernel_equals_a_real_launch(name, extra, tmp_path, monkeypatch):
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
 
     entry = next(e for e in manifest.ZOO if e["name"] == name)
     monkeypatch.chdir(ROOT)

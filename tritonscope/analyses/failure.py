@@ -727,7 +727,7 @@ def _check_one(check: FixCheck, changed, env: dict | None, *, timeout: float) ->
     import time
 
     from tritonscope.core.errors import TritonscopeError
-    from tritonscope.pipeline.compile import compile_elsewhere
+    from tritonscope.pipeline.child_compile import compile_elsewhere
 
     started = time.perf_counter()
     python = (env or {}).get("__python__")

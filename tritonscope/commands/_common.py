@@ -159,7 +159,7 @@ def pipeline(env: Env, *, progress: bool = True, cache: bool = True, timeout: Op
     fresh result), --timeout, the views loaded while nvdisasm runs, and a failure report on a compile that fails
     inside Triton (`diagnose`: "brief" the report, "full" also what to try, checked; "off" for the candidate
     compiles a command makes for itself)."""
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
 
     on_failure = None
     if diagnose != "off":

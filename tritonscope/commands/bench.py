@@ -71,7 +71,7 @@ def bench_cmd(
     from tritonscope.measure.bench import bench_configs
     from tritonscope.core.model import option_words
     from tritonscope.inputs.kernels import parse_assignments
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import local_arch, resolve
 
     env = display.env(ctx)

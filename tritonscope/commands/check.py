@@ -83,7 +83,7 @@ def check_cmd(
         # one Config per --arch, each resolved before any compile (e.g. --maxnreg for an AMD arch: exit 2)
         configs = [resolve(replace(base, arch=a)) for a in archs]
         if not parsed:
-            from tritonscope.pipeline.compiler import Pipeline
+            from tritonscope.pipeline.compile_path import Pipeline
 
             loaded = Pipeline().bind(configs[0])
             declared = (loaded.example or {}).get("expect") or []

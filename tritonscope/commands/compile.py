@@ -122,7 +122,7 @@ def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout
     plain; a failure inside Triton carries its report (analyses/failure.py), with what to try checked."""
     trace = None
     if other is not None:
-        from tritonscope.pipeline.compiler import Compiled
+        from tritonscope.pipeline.compile_path import Compiled
         from tritonscope.versions import sides
 
         with c.spinner(env, not out.as_json)(f"compiling {request.target} with Triton {other.triton}..."):
@@ -130,7 +130,7 @@ def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout
                                                           timeout=timeout), request)
     elif passes:  # one compile in a child gives the stages and the pass table
         from tritonscope.commands.passes import trace_request
-        from tritonscope.pipeline.compiler import Compiled
+        from tritonscope.pipeline.compile_path import Compiled
 
         try:
             with trace_request(request, env, progress=not out.as_json) as trace:

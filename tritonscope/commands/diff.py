@@ -326,7 +326,7 @@ def _say_env(env):
 
 def _compile_with_triton(pipe, config, triton_env, which: str, say: str):
     """A side with triton=: compiled in a child of that environment, as `compile --triton` does (versions/sides.py)."""
-    from tritonscope.pipeline.compiler import Compiled
+    from tritonscope.pipeline.compile_path import Compiled
     from tritonscope.versions.sides import compile_with_triton
 
     with pipe.status(say):

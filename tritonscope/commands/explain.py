@@ -106,7 +106,7 @@ def shapes_for(config, shapes: list[str]):
 
     from tritonscope.analyses.explain import Shape
     from tritonscope.inputs.kernels import parse_shape
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
 
     out = []
     for text in shapes:
@@ -307,7 +307,7 @@ def found_shapes(artifact, shapes: list[str], where: str):
     from tritonscope.analyses.explain import Shape
     from tritonscope.inputs.kernels import Request, TensorArg, parse_arg_value, parse_shape
     from tritonscope.core.model import ARCHES, DEFAULT_ARCH
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
     spec = artifact.spec

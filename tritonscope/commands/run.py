@@ -48,7 +48,7 @@ def run_cmd(
     from rich.table import Table
 
     from tritonscope.measure import runner
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import local_arch, resolve
 
     env = display.env(ctx)

@@ -220,12 +220,12 @@ def build_requests(target, constexpr, block, blocks, arg, num_warps, num_stages,
     from tritonscope.measure import sweep as sw
     from tritonscope import triton_api
     from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
     axes = sw.parse_constexpr_axes(constexpr)
-    warps = sw._ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
-    stages = sw._ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
+    warps = sw.parse_ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
+    stages = sw.parse_ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
     arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
     dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
     default_arch = c.default_arch()

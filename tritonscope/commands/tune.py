@@ -89,11 +89,11 @@ def _warm_parent(request, arch: str) -> None:
     A forked worker inherits the parent's imports and caches, so the kernel's module, the modules a sweep
     row uses, and Triton's cache key (SHA-256 over its 500 MB library: forked workers cannot use the early
     digest's thread, triton_api/key.py) are made once instead of once per worker.  Counted in tune's time."""
-    import tritonscope.pipeline.compile  # (the modules sweep.compile_row imports)
+    import tritonscope.pipeline.triton_compile  # (the modules sweep.compile_row imports)
     import tritonscope.cost.features
     import tritonscope.analyses.explain
     import tritonscope.analyses.summary  # noqa: F401  (imported for the forked workers)
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
     try:

@@ -16,7 +16,7 @@ ChildDiedError.  The child leaves with os._exit, skipping interpreter
 teardown (nanobind's leak reports, slow atexit hooks).
 
 (`sweep` is different: a pool of workers streams many rows back, one per
-config, so it uses concurrent.futures; see sweep._run_pool.)
+config, so it uses concurrent.futures; see measure/sweep/run._run_pool.)
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def compile_predicted(pipeline, config: Config, *, kernel_object: Any = None):
     """compiler.Compiled of the config the model predicts fastest (every kept config is compiled once)."""
     from tritonscope.analyses.analysis import analyze
     from tritonscope.cost import predict
-    from tritonscope.pipeline.compiler import Compiled
+    from tritonscope.pipeline.compile_path import Compiled
 
     first = pipeline.bind(dataclasses.replace(config, config=None), kernel_object=kernel_object)
     tuned = first.spec.autotune

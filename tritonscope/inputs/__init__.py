@@ -5,6 +5,7 @@
     sources/        caches, dump folders, lone stage files, reports: read, choose, load, recompile
     capture.py      record the kernels a real program compiles and launches
     codeobject.py   AMD code objects (hsaco) -> what the kernel uses
+    compile_errors.py  Triton's compile exception -> a typed error naming the kernel's line and parameter
 
 Imports core, triton_api and language.
 """

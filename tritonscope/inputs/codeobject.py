@@ -29,6 +29,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from tritonscope.core.model import Resources
 from tritonscope.language.dialects.amdgcn import KERNEL_DESCRIPTOR, METADATA_BLOCK, METADATA_KEY  # the assembly's metadata
 
 NT_AMDGPU_METADATA = 32
@@ -374,3 +375,20 @@ def _map(b: bytes, i: int, n: int) -> tuple[dict, int]:
         v, i = _unpack(b, i)
         out[k if isinstance(k, (str, int)) else str(k)] = v
     return out, i
+
+
+def hip_resources(compiled, warnings: list[str]) -> Resources:
+    """Registers, LDS and scratch of an AMD kernel, read from its code object (`compiled.asm["hsaco"]`; Triton's
+    metadata gives the name and the dynamic shared memory); what is missing is a warning and stays unknown."""
+    dynamic = int(compiled.metadata.get("shared") or 0)
+    hsaco = compiled.asm.get("hsaco")
+    if not isinstance(hsaco, (bytes, bytearray)):
+        warnings.append("No hsaco in Triton's output: registers and scratch are unknown.")
+        return Resources(dynamic_shared=dynamic)
+    try:
+        k = kernel(bytes(hsaco), compiled.metadata.get("name"))
+    except (CodeObjectError, IndexError, ValueError) as e:
+        warnings.append(f"Could not read the code object, so registers are unknown: {e}")
+        return Resources(dynamic_shared=dynamic)
+    return Resources(registers=k.vgprs, agprs=k.agprs, sgprs=k.sgprs, stack=k.scratch, static_shared=k.lds_static,
+                     dynamic_shared=dynamic, vgpr_spills=k.vgpr_spills, sgpr_spills=k.sgpr_spills)

@@ -2,7 +2,8 @@
 
     runner.py       torch tensors from a KernelSpec, a launch, a check (needs a GPU)
     bench.py        time a kernel against PyTorch, correctly
-    sweep.py        compile a grid of configs in parallel workers: one row per config
+    sweep/          compile a grid of configs in parallel workers: one row per config (grid, worker,
+                    row cache, local or Dask run, table, predictions: one module each)
     pruning.py      tune's compile: disassemble a config only while the model could still rank it
     turns.py        launch, check and time configs one after another, or in turns (tune, the benchmark)
 

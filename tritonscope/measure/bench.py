@@ -262,7 +262,7 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
                   progress=None, on_row=None) -> BenchReport:
     """Compile each config for the local arch, skip what does not fit, time the rest."""
     from tritonscope.core.errors import OutOfResourcesError, TritonscopeError
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.analyses.summary import summarize
 
     runner.require_gpu("Benchmarking")

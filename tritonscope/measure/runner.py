@@ -30,7 +30,7 @@ from tritonscope import triton_api
 from tritonscope.core.dtypes import BY_NAME
 from tritonscope.core.errors import KernelSpecError, NoGPUError, TritonscopeError
 from tritonscope.inputs.kernels import (DescArg, Loaded, Request, TensorArg, kernel_value, parse_arg_value)
-from tritonscope.pipeline.compiler import Pipeline
+from tritonscope.pipeline.compile_path import Pipeline
 from tritonscope.pipeline.config import resolve
 
 NO_GPU_HINT = ("Run it on the CPU through Triton's interpreter instead: "

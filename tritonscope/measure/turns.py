@@ -49,7 +49,7 @@ def time_configs(requests, indices, arch: str, cache: str | None, warmup: int, r
     measure_s is all the seconds the config took (binding, inputs, launch, check, its timings); check_s the
     part its check took (an autotuner checks nothing)."""
     from tritonscope.measure.bench import finish_row, prepare_loaded, time_prepared
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
     pipe = Pipeline()  # binds each launch only: the launch itself compiles (or loads from `cache`), as a user's would

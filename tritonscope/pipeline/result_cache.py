@@ -247,7 +247,7 @@ def entry_path(parts: dict[str, Any]) -> Path:
 class Entry:
     """One kept compile: its file and its content (key, parts, deps, the encoded artifact, perhaps the analysis).
 
-    It travels with the artifact it holds (pipeline.compiler.Compiled.entry), so that the
+    It travels with the artifact it holds (pipeline.compile_path.Compiled.entry), so that the
     artifact's Analysis can be read from it or added to it.
     """
 

@@ -25,6 +25,7 @@ The package, one module a job; each imports only those above it:
     tools.py      the bundled NVIDIA tools, the local GPU, ld.lld
     gluon.py      layouts and bank conflicts from Triton's own gluon (in a child)
     recompile.py  recompiling from TTIR or a captured function
+    cubin.py      a cubin -> its SASS (nvdisasm) and resource usage (cuobjdump), cached by cubin hash
     knobs.py      the recorded environment a recompile replays; ptxas versions
     remarks.py    Triton's remarks and warnings as data, captured around a compile
 

@@ -204,7 +204,7 @@ def collect_remarks(*, echo_other: bool = True) -> Iterator[RemarkList]:
             if failed is not None and other.strip():
                 # a failed compile: what Triton printed (an assertion, a reproducer of the whole stage) is
                 # kept on the error (STDERR_ATTR) for its failure report, which says it better; whoever
-                # reports no failure echoes it (pipeline/compiler.py)
+                # reports no failure echoes it (pipeline/compile_path.py)
                 try:
                     setattr(failed, STDERR_ATTR, text)
                     other = ""

@@ -78,7 +78,7 @@ def compile_with_triton(config, triton_env, *, what: str = "The compile", timeou
     the pipeline's one way of compiling elsewhere (no result cache: Triton's own cache, keyed by its version, makes a
     repeat fast; --timeout stops it, exit 11)."""
     from tritonscope.core.model import ARCHES
-    from tritonscope.pipeline.compile import compile_elsewhere
+    from tritonscope.pipeline.child_compile import compile_elsewhere
     from tritonscope.versions.run import Side
 
     side = Side("A", triton_env)
@@ -100,7 +100,7 @@ def run_sweep_with_triton(requests: list, triton_env, *, default_arch: str, jobs
     from tritonscope.core.errors import TritonscopeError
     from tritonscope.inputs.kernels import canonical_arch
     from tritonscope.core.model import ARCHES
-    from tritonscope.measure.sweep import SweepResult, SweepRow, _row_shell
+    from tritonscope.measure.sweep import SweepResult, SweepRow, row_shell
     from tritonscope.versions.run import Side
 
     started = time.perf_counter()
@@ -122,7 +122,7 @@ def run_sweep_with_triton(requests: list, triton_env, *, default_arch: str, jobs
         except TritonscopeError as e:
             out = []
             for i in batch:
-                row = _row_shell(i, requests[i])
+                row = row_shell(i, requests[i])
                 row.error, row.error_kind = e.message, type(e).__name__
                 out.append(row)
             return out

@@ -58,7 +58,7 @@ def compile_job(job: dict[str, Any]) -> dict[str, Any]:
     if job["kind"] == "request":
         from tritonscope.analyses.failure import reporter
         from tritonscope.inputs.kernels import Request
-        from tritonscope.pipeline.compiler import Pipeline
+        from tritonscope.pipeline.compile_path import Pipeline
         from tritonscope.pipeline.config import resolve
 
         # the one compile path, without the result cache (this environment's Triton keeps its own cache); a

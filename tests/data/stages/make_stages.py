@@ -28,7 +28,7 @@ def main() -> None:
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="ts-stages-")
     os.environ["TRITONSCOPE_CACHE_DIR"] = tempfile.mkdtemp(prefix="ts-derived-")
     from tritonscope import triton_api
-    from tritonscope.pipeline.compile import compile_artifact
+    from tritonscope.pipeline.triton_compile import compile_artifact
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
     from tritonscope.pipeline.paths import relativize

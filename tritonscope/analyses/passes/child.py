@@ -107,7 +107,7 @@ def _remarks_compile(payload: dict) -> dict:
     closes each stage.  The compile stops after the last of those stages.
     """
     from tritonscope.inputs.kernels import Request
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
     wanted = [k for k in MLIR_STAGES if k in payload["attribute"]]
@@ -153,7 +153,7 @@ def _child_compile(payload: dict, workdir: Path, seen: dict | None = None) -> di
     """The compile with every dump on; `seen` gets the kernel's name, file, arch, label and Triton's version
     once it is bound (what the failure run answers with when the compile fails)."""
     from tritonscope.inputs.kernels import Request
-    from tritonscope.pipeline.compiler import Pipeline
+    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
     pipe = Pipeline(remarks=False)

@@ -32,7 +32,7 @@ the capture records, the cubin's ELF `.nv.info` for registers and stack, the
 hsaco's AMDGPU metadata note for VGPRs, SGPRs, LDS and scratch): 1,000
 kernels list in well under 2 s.  Stages are read when one kernel is opened
 (`load_artifact`).  Nothing here imports Triton; SASS and resources of a
-cubin come from compile.py's helpers (the bundled nvdisasm/cuobjdump), those
+cubin come from triton_api/cubin.py (the bundled nvdisasm/cuobjdump), those
 of an hsaco from codeobject.py (no ROCm tools).
 
 The package, one module a job; each imports only those above it:

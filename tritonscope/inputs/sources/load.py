@@ -27,14 +27,12 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
 
     The stages are those of the entry's backend, in the dialect registry's
     order.  CUDA: SASS comes from a `.sass` file when there is one, else from
-    the cubin through nvdisasm (compile.py's helper), as do the resources.
+    the cubin through nvdisasm (triton_api/cubin.py), as do the resources.
     HIP: the resources come from the hsaco's code-object metadata (else from
     the same metadata in the AMDGCN); an hsaco alone shows its summary only
     (tritonscope does not disassemble it).
     """
-    import importlib
-
-    compile_mod = importlib.import_module("tritonscope.pipeline.compile")
+    from tritonscope.triton_api.cubin import cuda_resources, sass_and_resources
 
     warnings: list[str] = []
     stages: dict[str, str] = {}
@@ -53,14 +51,14 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     if entry.record and entry.record.get("options"):
         metadata = {**entry.record["options"], **metadata}
     if backend == "hip":
-        resources = _amd_resources(entry, blob, metadata, warnings, compile_mod)
+        resources = _amd_resources(entry, blob, metadata, warnings)
     else:
         resources_text = None
         if blob is not None:
-            sass, resources_text = compile_mod.sass_and_resources(blob, warnings)
+            sass, resources_text = sass_and_resources(blob, warnings)
             if sass is not None and "sass" not in stages:
                 stages["sass"] = sass
-        resources = compile_mod.cuda_resources(resources_text, metadata)
+        resources = cuda_resources(resources_text, metadata)
         if resources.registers is None and entry.registers is not None:  # no cuobjdump: the ELF's own numbers
             resources = replace(resources, registers=entry.registers, stack=entry.stack,
                                 static_shared=entry.static_shared)
@@ -128,15 +126,14 @@ def _read_binary(entry: KernelEntry, ext: str | None) -> bytes | None:
         raise InputFileError(f"Cannot read {path}: {e.strerror or e}.") from e
 
 
-def _amd_resources(entry: KernelEntry, blob: bytes | None, metadata: dict[str, Any], warnings: list[str],
-                   compile_mod) -> Any:
+def _amd_resources(entry: KernelEntry, blob: bytes | None, metadata: dict[str, Any], warnings: list[str]) -> Any:
     """Registers, LDS and scratch of an AMD kernel: the hsaco's metadata note, else the AMDGCN's metadata block."""
     from types import SimpleNamespace
 
     from tritonscope.core.model import Resources
 
-    if blob is not None:  # compile.py's reader, as a compile uses it (warns when the code object does not read)
-        return compile_mod.hip_resources(SimpleNamespace(asm={"hsaco": blob}, metadata=metadata), warnings)
+    if blob is not None:  # codeobject's reader, as a compile uses it (warns when the code object does not read)
+        return codeobject.hip_resources(SimpleNamespace(asm={"hsaco": blob}, metadata=metadata), warnings)
     dynamic = int(metadata.get("shared") or 0)
     if "amdgcn" not in entry.files:
         return Resources(dynamic_shared=dynamic)

@@ -55,13 +55,6 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     return _recompiled_artifact(original, target, launch, replay, constexprs, compiled, warnings, started)
 
 
-def _compile_module():
-    """tritonscope.pipeline.compile, imported by name (inputs come before the pipeline in the layer order)."""
-    import importlib
-
-    return importlib.import_module("tritonscope.pipeline.compile")
-
-
 @dataclass(frozen=True)
 class _Target:
     """The arch a recompile is for, as the compile needs it."""
@@ -86,7 +79,7 @@ def _target(arch: str | None, original: Artifact) -> _Target:
     if backend == "hip" and not triton_api.has_backend("amd"):
         raise CompileError(f"Triton {triton_api.triton_version()} has no HIP backend, so it cannot recompile for "
                            f"{arch_name}.", hint="Install a Triton wheel that includes triton/backends/amd.")
-    return _Target(arch_name, target_arch.capability, _compile_module().arch_target(target_arch), backend,
+    return _Target(arch_name, target_arch.capability, target_arch.target_words(), backend,
                    getattr(ARCHES.get(original.spec.arch), "capability", None))
 
 
@@ -221,7 +214,9 @@ def _compile_or_fall_back(entry: KernelEntry, original: Artifact, target: _Targe
             e.message = f"Recompiling {entry.name} for {target.name} failed: " + e.message
         raise
     except Exception as e:
-        err = _compile_module().compile_error(e, original.spec)
+        from tritonscope.inputs.compile_errors import compile_error
+
+        err = compile_error(e, original.spec)
         if isinstance(err, CompileError):
             err.message = f"Recompiling {entry.name} for {target.name} failed: " + err.message
         raise err from e
@@ -261,7 +256,9 @@ def _recompiled_artifact(original: Artifact, target: _Target, launch: _Launch, r
 
     from tritonscope import triton_api
 
-    compile_mod = _compile_module()
+    from tritonscope.inputs.codeobject import hip_resources
+    from tritonscope.triton_api.cubin import cuda_resources, sass_and_resources
+
     stages: dict[str, str] = {}
     if "python" in original.stages:
         stages["python"] = original.stages["python"]
@@ -269,12 +266,12 @@ def _recompiled_artifact(original: Artifact, target: _Target, launch: _Launch, r
         if d.key != SOURCE and isinstance(compiled.asm.get(d.key), str):
             stages[d.key] = compiled.asm[d.key]
     if target.backend == "hip":
-        resources = compile_mod.hip_resources(compiled, warnings)
+        resources = hip_resources(compiled, warnings)
     else:
-        sass, res = compile_mod.sass_and_resources(compiled.asm.get("cubin"), warnings)
+        sass, res = sass_and_resources(compiled.asm.get("cubin"), warnings)
         if sass is not None:
             stages["sass"] = sass
-        resources = compile_mod.cuda_resources(res, compiled.metadata)
+        resources = cuda_resources(res, compiled.metadata)
     spec = replace(original.spec, arch=target.name, num_warps=launch.warps, num_stages=launch.stages,
                    constexprs={**original.spec.constexprs, **(constexprs or {})},
                    options={**{k: v for k, v in original.spec.options.items()
@@ -362,19 +359,18 @@ def _compile_now(payload: dict[str, Any]):
 def _recompile_child(payload: dict[str, Any]) -> dict[str, Any]:
     """child.run_in_child entry: compile in this (fresh) process, whose environment is the recorded one."""
     import base64
-    import importlib
     from types import SimpleNamespace
 
     from tritonscope import triton_api
     from tritonscope.core.errors import TritonscopeError
+    from tritonscope.inputs.compile_errors import compile_error
 
     try:
         compiled = _compile_now(payload)
     except TritonscopeError:
         raise
     except Exception as e:  # typed like an in-process compile's error
-        compile_mod = importlib.import_module("tritonscope.pipeline.compile")
-        raise compile_mod.compile_error(e, SimpleNamespace(kernel=payload["kernel"], file=payload["file"])) from e
+        raise compile_error(e, SimpleNamespace(kernel=payload["kernel"], file=payload["file"])) from e
     asm = {k: ({"base64": base64.b64encode(v).decode()} if isinstance(v, bytes) else str(v))
            for k, v in compiled.asm.items()}
     return {"compiled": {"asm": asm, "metadata": compiled.metadata, "kernel_hash": compiled.kernel_hash,

@@ -122,11 +122,11 @@ class Pipeline:
             # the kernel file is imported and compiled in a child process that is stopped when time is up (an
             # import that hangs at module level included), so it is never imported here; the result is therefore
             # not stored in the result cache (its entry lists the files the import loaded)
-            from tritonscope.pipeline.compile import compile_elsewhere
+            from tritonscope.pipeline.child_compile import compile_elsewhere
 
             with self.status(status or f"compiling {config.target} (at most {self.timeout:g} s)..."):
                 return Compiled(compile_elsewhere(config, timeout=self.timeout), config)
-        from tritonscope.pipeline.compile import compile_artifact
+        from tritonscope.pipeline.triton_compile import compile_artifact
 
         loaded = loaded or self.bind(config, kernel_object=kernel_object)
         spec = loaded.spec
