@@ -345,3 +345,21 @@ def test_open_kernel_for_another_arch(folders):
     assert "sm_80" in said and "XBLOCK=1024" in said
     assert "Inductor generated this kernel (and chose its configs) for sm_90a" in said
     assert "chosen by .best_config" in said
+
+
+def test_explain_predict_fills_an_unknown_grid_with_the_flag_its_hint_names(folders, source):
+    """A candidate of the mm template that the graph does not launch: its grid is passed at launch, so it is
+    unknown; the hint names --grid, and --grid gives the prediction."""
+    candidate = next(e for e in source.entries if e.name == "triton_mm")
+    result = invoke("explain", folders / "cache", "--kernel", candidate.key[:12], "--predict", "--grid", "16",
+                    env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert re.search(r"predicted: [0-9.]+ ms on ", " ".join(result.output.split())), result.output
+
+
+def test_constexprs_are_inductors_to_choose(folders):
+    result = invoke("open", folders / "cache", "--kernel", "triton_poi_fused_add_mul_6", "-c", "XBLOCK=64")
+    assert result.exit_code == 2, result.output
+    assert "Inductor's heuristics" in " ".join(result.output.split())
+    result = invoke("open", folders / "cache", "--kernel", "triton_nothere")
+    assert result.exit_code == 3, result.output
