@@ -369,7 +369,7 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
                 _remove(final)
             lock.close()
             lock = None
-            (tmp / LOCK_NAME).unlink()
+            (tmp / LOCK_NAME).unlink(missing_ok=True)
             os.rename(tmp, final)
         except OSError as e:  # another process finished the same environment first: use that one
             if cached_env(version) is None:
