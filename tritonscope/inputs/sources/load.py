@@ -34,6 +34,10 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
     """
     from tritonscope.triton_api.cubin import cuda_resources, sass_and_resources
 
+    if entry.kind == "inductor-kernel":   # a kernel file Inductor generated: compiled here, as Inductor would
+        from tritonscope.inputs.sources.inductor_compile import compile_inductor
+
+        return compile_inductor([entry])[0].artifact
     warnings: list[str] = []
     stages: dict[str, str] = {}
     python, first = _python_stage(entry, warnings)

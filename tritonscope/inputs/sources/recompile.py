@@ -44,6 +44,14 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
     """
     import time
 
+    if entry.kind == "inductor-kernel":   # compiled again as Inductor would, for --arch (inductor_compile.py)
+        from tritonscope.inputs.sources.inductor_compile import compile_inductor
+
+        if constexprs or options:
+            raise UsageError("-c and launch options do not apply to an Inductor kernel: Inductor's heuristics (or "
+                             "its .best_config) choose its constexprs and options.",
+                             hint="Leave them out; --arch, --num-warps and --num-stages apply.")
+        return compile_inductor([entry], arch=arch, num_warps=num_warps, num_stages=num_stages)[0].artifact
     target = _target(arch, original)
     launch = _launch(entry, original, target, num_warps, num_stages, options)
     started = time.perf_counter()
