@@ -14,10 +14,13 @@ and benchmarks its configs, then launches the winner):
           configs are compiled GPU-less in parallel workers, predicted, and only the predicted top TOP are
           benchmarked (their compiles are then loaded from Triton's cache).
 
-The two are taken in turns (plain, hook, plain, hook, ...), each turn in its own process.  Then the configs each
-mode chose are timed in one process with triton.testing.do_bench, in turns (ROUNDS rounds, median), and the
-hook's pick is given as a ratio to the full autotune's pick.  `tritonscope` is imported before the timed call
-(a program imports it when it defines its kernels); its import time is recorded apart.
+The two are taken in turns (plain then hook, then hook then plain, ...), each in its own process, turn by turn
+over every case; no new turn starts after --budget seconds (400: the whole run stays under about 8 minutes, so
+the second turn may cover only some cases).  The second process of each turn, after its measured call, times
+both modes' picks with triton.testing.do_bench in turns (ROUNDS rounds, median each), launched as the
+autotuner's benchmark launches them; the hook's pick is given as a ratio to the full autotune's.  `tritonscope`
+is imported before the timed call (a program imports it when it defines its kernels); its import time is
+recorded apart.
 
 Prints a table; --json writes every measurement.  Needs torch, triton and the libraries (the device machine's
 wheels in .whl/, installed to /tmp/site and put on PYTHONPATH).
@@ -33,12 +36,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Callable
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ROUNDS = 3          # do_bench rounds, in turns, when the two picks are timed
-BUDGET_S = 450.0    # no new measurement starts after this many seconds (the device call has 600)
+BUDGET_S = 400.0    # no new turn of a case starts after this many seconds (the device call has 600)
 
 
 # --------------------------------------------------------------------------
@@ -249,12 +252,13 @@ def discover(arch: str = "sm_90a") -> list[dict[str, Any]]:
 
 
 def plan(names: list[str], turns: int) -> list[tuple[str, str, int]]:
-    """(case, mode, turn) in the order they run: per case, plain and hook alternate, plain first in even
-    turns and hook first in odd ones (neither always runs right after the other's warm-up of the machine)."""
+    """(case, mode, turn) in the order they run: turn by turn over every case (so a run cut short by its time
+    budget still has every case's first turn), plain and hook back to back, plain first in even turns and hook
+    first in odd ones (neither always runs right after the other)."""
     order = []
-    for name in names:
-        for t in range(turns):
-            modes = ("plain", "hook") if t % 2 == 0 else ("hook", "plain")
+    for t in range(turns):
+        modes = ("plain", "hook") if t % 2 == 0 else ("hook", "plain")
+        for name in names:
             order.extend((name, m, t) for m in modes)
     return order
 
@@ -278,14 +282,18 @@ def config_of(d: dict[str, Any]):
     return triton.Config(dict(d["kwargs"]), **kw)
 
 
-def child_first_call(name: str, mode: str, top: int) -> dict[str, Any]:
+def child_first_call(name: str, mode: str, top: int, other: dict[str, Any] | None = None) -> dict[str, Any]:
     """The first call of the case's launch, cold, in this (fresh) process: its seconds, the pick, and what the
-    autotuner compiled (Triton's compilation listener: cache hits and misses in this process)."""
+    autotuner compiled (Triton's compilation listener: cache hits and misses in this process).  `other`: the
+    pick of the other mode in this turn; after the measured call, both picks are timed here (time_picks)."""
+    t_start = time.perf_counter()
     import torch
 
     c = case(name)
+    imported = time.perf_counter()
     run = c["launch"]()
     tuner = tuner_of(c)
+    ready = time.perf_counter()
     out: dict[str, Any] = {"case": name, "mode": mode, "configs": len(tuner.configs)}
     hook = None
     if mode == "hook":
@@ -321,28 +329,28 @@ def child_first_call(name: str, mode: str, top: int) -> dict[str, Any]:
         out["workers"] = len({r.get("worker") for r in hook.last if r.get("worker")})
         out["predicted"] = sum(1 for r in hook.last if r.get("predicted_ms") is not None)
         out["pruned_by_bound"] = sum(1 for r in hook.last if r.get("bound_ms") is not None)
+    out["setup_s"] = {"import_torch": imported - t_start, "library_and_inputs": ready - imported}
+    if other is not None and best is not None:
+        mine = config_dict(best)
+        out["timed"] = {"same": True} if config_of(other) == config_of(mine) else \
+            {"same": False, **time_picks(tuner, run, [config_of(mine), config_of(other)])}
     return out
 
 
-def child_time(name: str, picks: list[dict[str, Any]]) -> dict[str, Any]:
-    """The picks timed with triton.testing.do_bench in one process, in turns (ROUNDS rounds, median each): the
-    launch's own arguments are captured from the autotuner, then each config is launched as the autotuner's
-    benchmark launches it."""
-    import triton
+def time_picks(tuner, run, configs: list) -> dict[str, Any]:
+    """`configs` timed with triton.testing.do_bench in this process, in turns (ROUNDS rounds, median each): the
+    launch's own arguments are captured from the autotuner (its pruner slot), then each config is launched as
+    the autotuner's benchmark launches it (Autotuner._bench's kernel call)."""
     import triton.testing
 
-    c = case(name)
-    run = c["launch"]()
-    tuner = tuner_of(c)
-    configs = [config_of(p) for p in picks]
     seen: dict[str, Any] = {}
 
     def capture(cfgs, nargs, **kwargs):
         seen.update(nargs=dict(nargs), kwargs=dict(kwargs))
         return cfgs[:1]
 
-    tuner.configs = configs + configs[:1] if len(configs) == 1 else configs   # > 1: the pruner is called
-    tuner.early_config_prune = capture
+    tuner.configs, tuner.early_config_prune, tuner.perf_model = list(configs), capture, None
+    tuner.cache.clear()
     run()
     args, meta = list(seen["nargs"].values()), seen["kwargs"]
 
@@ -363,7 +371,7 @@ def child_time(name: str, picks: list[dict[str, Any]]) -> dict[str, Any]:
     for _ in range(ROUNDS):
         for i, call in enumerate(calls):
             times[i].append(triton.testing.do_bench(call, warmup=25, rep=100))
-    return {"case": name, "ms": [statistics.median(t) for t in times], "rounds_ms": times}
+    return {"ms": [statistics.median(t) for t in times], "rounds_ms": times}
 
 
 # --------------------------------------------------------------------------
@@ -391,14 +399,25 @@ def _child(argv: list[str], timeout: float) -> dict[str, Any]:
         return res
 
 
-def summarize(name: str, runs: list[dict[str, Any]], timed: dict[str, Any] | None,
-              picks: list[str]) -> dict[str, Any]:
+def pick_ratio(run: dict[str, Any]) -> float | None:
+    """The hook's pick over the full autotune's, from the second child of a turn (which timed both)."""
+    timed = run.get("timed")
+    if not timed:
+        return None
+    if timed.get("same"):
+        return 1.0
+    mine, other = timed["ms"]
+    return mine / other if run["mode"] == "hook" else other / mine
+
+
+def summarize(name: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     """One case's row: median first-call seconds per mode, their ratio, and the worst ratio of the hook's pick
-    to the full autotune's pick of the same turn (measured in `timed`, whose ms follow `picks`)."""
+    to the full autotune's pick of the same turn (both timed in one process by the turn's second child)."""
     ok = [r for r in runs if "error" not in r]
     plain = [r["first_call_s"] for r in ok if r["mode"] == "plain"]
     hook = [r["first_call_s"] for r in ok if r["mode"] == "hook"]
     row: dict[str, Any] = {"case": name, "configs": next((r["configs"] for r in ok), None),
+                           "turns": len({r["turn"] for r in ok}),
                            "plain_s": statistics.median(plain) if plain else None,
                            "hook_s": statistics.median(hook) if hook else None,
                            "errors": [r["error"] for r in runs if "error" in r]}
@@ -407,29 +426,22 @@ def summarize(name: str, runs: list[dict[str, Any]], timed: dict[str, Any] | Non
     row["benchmarked_with_hook"] = max((r.get("benchmarked") or 0 for r in hooked), default=None)
     row["pruned_by_bound"] = max((r.get("pruned_by_bound") or 0 for r in hooked), default=None)
     row["launch_compiles_missed"] = max(((r.get("compiles_here") or {}).get("miss", 0) for r in hooked), default=None)
-    ratios = []
-    if timed and "ms" in timed:
-        ms = dict(zip(picks, timed["ms"]))
-        turns = sorted({r["turn"] for r in ok})
-        for t in turns:
-            p = next((r for r in ok if r["turn"] == t and r["mode"] == "plain"), None)
-            h = next((r for r in ok if r["turn"] == t and r["mode"] == "hook"), None)
-            if p and h and p.get("pick_text") in ms and h.get("pick_text") in ms:
-                ratios.append(ms[h["pick_text"]] / ms[p["pick_text"]])
+    ratios = [x for x in (pick_ratio(r) for r in ok) if x is not None]
     row["pick_ratios"] = ratios
     row["pick_ratio"] = max(ratios) if ratios else None
     return row
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = f"{'kernel':28s} {'cfgs':>4s} {'plain s':>8s} {'hook s':>8s} {'hook/plain':>10s} {'benched':>7s} " \
+    head = f"{'kernel':28s} {'cfgs':>4s} {'turns':>5s} {'plain s':>8s} {'hook s':>8s} {'hook/plain':>10s} {'benched':>7s} " \
            f"{'pick/full':>9s}  note"
     lines = [head, "-" * len(head)]
     for r in rows:
         def f(v, fmt):
             return format(v, fmt) if v is not None else "-"
         note = "; ".join(e.splitlines()[-1][:60] for e in r["errors"]) if r["errors"] else ""
-        lines.append(f"{r['case']:28s} {f(r['configs'], '4d'):>4s} {f(r['plain_s'], '8.2f'):>8s} "
+        lines.append(f"{r['case']:28s} {f(r['configs'], '4d'):>4s} {f(r.get('turns'), '5d'):>5s} "
+                     f"{f(r['plain_s'], '8.2f'):>8s} "
                      f"{f(r['hook_s'], '8.2f'):>8s} {f(r['time_ratio'], '10.2f'):>10s} "
                      f"{f(r['benchmarked_with_hook'], '7d'):>7s} {f(r['pick_ratio'], '9.3f'):>9s}  {note}")
     return "\n".join(lines)
@@ -446,13 +458,12 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=BUDGET_S, help="start no measurement after this many s")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
-    ap.add_argument("--time-picks", help=argparse.SUPPRESS)
+    ap.add_argument("--other", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         sys.path.insert(0, ROOT)
-        res = child_time(args.child, json.loads(args.time_picks)) if args.time_picks else \
-            child_first_call(args.child, args.mode, args.top)
+        res = child_first_call(args.child, args.mode, args.top, json.loads(args.other) if args.other else None)
         with open(args.out, "w") as f:
             json.dump(res, f, default=str)
         return 0
@@ -471,33 +482,29 @@ def main() -> int:
     compileall.compile_dir(os.path.join(ROOT, "tritonscope"), quiet=1)
     runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     skipped = []
+    first: dict[tuple[str, int], dict[str, Any]] = {}   # the turn's first child, whose pick the second times
     for name, mode, turn in plan(names, turns):
-        if time.perf_counter() - started > args.budget:
+        before = first.get((name, turn))
+        if before is None and time.perf_counter() - started > args.budget:   # a turn is started whole or not
             skipped.append((name, mode, turn))
             continue
-        res = _child(["--child", name, "--mode", mode, "--top", str(args.top)], timeout=180)
+        argv = ["--child", name, "--mode", mode, "--top", str(args.top)]
+        if before is not None and before.get("pick"):
+            argv += ["--other", json.dumps(before["pick"])]
+        res = _child(argv, timeout=180)
         res.update(case=name, mode=mode, turn=turn)
         runs[name].append(res)
+        if before is None:
+            first[(name, turn)] = res
+        ratio = pick_ratio(res)
         print(f"  {name} {mode} turn {turn}: " + (f"{res['first_call_s']:.2f} s" if "first_call_s" in res
-                                                  else res.get("error", "?").splitlines()[-1][:120]), flush=True)
-    rows, timed_all = [], {}
-    for name in names:
-        picks: list[str] = []
-        dicts = []
-        for r in runs[name]:
-            if r.get("pick") and r["pick_text"] not in picks:
-                picks.append(r["pick_text"])
-                dicts.append(r["pick"])
-        timed = None
-        if len(picks) > 1 and time.perf_counter() - started <= args.budget + 60:
-            timed = _child(["--child", name, "--time-picks", json.dumps(dicts)], timeout=120)
-        elif len(picks) == 1:
-            timed = {"ms": [1.0]}   # one pick for both modes: the ratio is 1 without timing
-        timed_all[name] = {"picks": picks, **(timed or {})}
-        rows.append(summarize(name, runs[name], timed, picks))
+                                                  else res.get("error", "?").splitlines()[-1][:120])
+              + (f"; hook's pick / full autotune's pick: {ratio:.3f}" if ratio is not None else ""), flush=True)
+    rows = [summarize(name, runs[name]) for name in names]
     print(table(rows))
     if skipped:
-        print(f"not measured (over the {args.budget:.0f} s budget): {len(skipped)} runs")
+        print(f"not measured (over the {args.budget:.0f} s budget): {len(skipped)} runs "
+              f"({', '.join(sorted({f'{n} turn {t}' for n, _, t in skipped}))})")
     if args.json:
         import platform
 
@@ -512,7 +519,7 @@ def main() -> int:
         except Exception:
             pass
         with open(args.json, "w") as f:
-            json.dump({"info": info, "rows": rows, "runs": runs, "timed": timed_all, "skipped": skipped}, f,
+            json.dump({"info": info, "rows": rows, "runs": runs, "skipped": skipped}, f,
                       indent=1, default=str)
     return 0
 

@@ -156,23 +156,26 @@ def bench():
     return mod
 
 
-def test_the_benchmark_alternates_the_modes(bench):
-    assert bench.plan(["a", "b"], 2) == [("a", "plain", 0), ("a", "hook", 0), ("a", "hook", 1), ("a", "plain", 1),
-                                         ("b", "plain", 0), ("b", "hook", 0), ("b", "hook", 1), ("b", "plain", 1)]
+def test_the_benchmark_alternates_the_modes_turn_by_turn(bench):
+    assert bench.plan(["a", "b"], 2) == [("a", "plain", 0), ("a", "hook", 0), ("b", "plain", 0), ("b", "hook", 0),
+                                         ("a", "hook", 1), ("a", "plain", 1), ("b", "hook", 1), ("b", "plain", 1)]
     assert bench.plan(["a"], 1) == [("a", "plain", 0), ("a", "hook", 0)]
 
 
 def test_the_benchmark_summary_and_table(bench):
+    """A turn's second child timed both picks: [its own, the other mode's]; the ratio is hook / plain."""
     runs = [{"mode": "plain", "turn": 0, "configs": 18, "first_call_s": 9.0, "pick_text": "A"},
             {"mode": "hook", "turn": 0, "configs": 18, "first_call_s": 3.0, "pick_text": "B", "benchmarked": 3,
-             "pruned_by_bound": 5, "compiles_here": {"hit": 3, "miss": 0}},
+             "pruned_by_bound": 5, "compiles_here": {"hit": 3, "miss": 0}, "timed": {"same": False, "ms": [1.02, 1.0]}},
             {"mode": "hook", "turn": 1, "configs": 18, "first_call_s": 2.0, "pick_text": "A", "benchmarked": 3},
-            {"mode": "plain", "turn": 1, "configs": 18, "first_call_s": 11.0, "pick_text": "A"},
+            {"mode": "plain", "turn": 1, "configs": 18, "first_call_s": 11.0, "pick_text": "C",
+             "timed": {"same": False, "ms": [1.1, 1.0]}},
             {"mode": "plain", "turn": 2, "error": "Traceback...\nRuntimeError: boom"}]
-    row = bench.summarize("k", runs, {"ms": [1.0, 1.02]}, ["A", "B"])
-    assert row["plain_s"] == 10.0 and row["hook_s"] == 2.5 and row["time_ratio"] == 0.25
-    assert row["pick_ratios"] == [1.02, 1.0] and row["pick_ratio"] == 1.02
+    row = bench.summarize("k", runs)
+    assert row["plain_s"] == 10.0 and row["hook_s"] == 2.5 and row["time_ratio"] == 0.25 and row["turns"] == 2
+    assert row["pick_ratios"] == [1.02, pytest.approx(1 / 1.1)] and row["pick_ratio"] == 1.02
     assert row["benchmarked_with_hook"] == 3 and row["pruned_by_bound"] == 5 and row["launch_compiles_missed"] == 0
+    assert bench.pick_ratio({"mode": "hook", "timed": {"same": True}}) == 1.0
     text = bench.table([row])
     assert "k " in text and "10.00" in text and "0.25" in text and "1.020" in text and "RuntimeError: boom" in text
 

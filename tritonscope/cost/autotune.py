@@ -247,6 +247,7 @@ def _predict_in_workers(hook: PredictedPrune, kernel, values: dict[str, Any],
     constexpr_names = {name for name, is_const, _ in params if is_const}
     args = {k: hook._describe_arg(v) for k, v in values.items() if k in {n for n, c, _ in params if not c}}
     path, _, name, _, _ = held_kernel(kernel)
+    arch = hook.arch or _launch_arch()   # asked once (resolve would ask nvidia-smi once per config)
     out: list[tuple[float | None, dict[str, Any]] | None] = [None] * len(configs)
     todo: dict[int, tuple[Any, tuple[int, ...]]] = {}
     for i, cfg in enumerate(configs):
@@ -263,7 +264,7 @@ def _predict_in_workers(hook: PredictedPrune, kernel, values: dict[str, Any],
             keywords["num_ctas"] = cfg.num_ctas
         try:
             todo[i] = (resolve(Request(target=f"{path}:{name}", constexprs=keywords, args=args,
-                                       num_warps=cfg.num_warps, num_stages=cfg.num_stages, arch=hook.arch)), grid)
+                                       num_warps=cfg.num_warps, num_stages=cfg.num_stages, arch=arch)), grid)
         except Exception as e:  # a value the request checks refuse: cannot judge it, keep it
             out[i] = (None, {"why": f"not predicted: {e}"})
     if todo:
@@ -323,6 +324,23 @@ def _predict_in_workers(hook: PredictedPrune, kernel, values: dict[str, Any],
         phases["done_s"] = time.perf_counter() - t0
         _JOB = None
     return out  # type: ignore[return-value]
+
+
+def _launch_arch() -> str | None:
+    """The arch the launching process compiles for (its active Triton driver's target), None when unknown (then
+    resolve finds the local GPU's)."""
+    try:
+        from triton.runtime import driver
+
+        target = driver.active.get_current_target()
+        from tritonscope.core.model import ARCHES, arch_for_capability
+
+        if target.backend == "cuda":
+            found = arch_for_capability(int(target.arch))
+            return found.name if found else None
+        return str(target.arch) if str(target.arch) in ARCHES else None
+    except Exception:  # no driver (a machine without a GPU): resolve decides
+        return None
 
 
 def _stop(pool) -> None:
