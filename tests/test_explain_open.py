@@ -241,7 +241,10 @@ def test_explain_on_amd_files_and_targets(compiled):
                     "--shape", "1024x1024x1024", "--json")
     assert result.exit_code == 0, result.output
     roof = [v for v in json.loads(result.stdout)["verdicts"] if v["kind"] == "roofline"]
-    assert roof and "no datasheet peaks for gfx942" in roof[0]["title"]
+    # gfx942's reference part is the MI300X of core/gpus.json, as for `compile --predict` (one GPU table)
+    facts = roof[0]["facts"]
+    assert facts["gpu"] == "MI300X" and facts["peak_tflops"] == 1307.4 and facts["bandwidth_gbs"] == 5300
+    assert "on MI300X" in roof[0]["title"]
 
 
 def test_lone_ptx(unpipelined, tmp_path):

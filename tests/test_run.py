@@ -126,9 +126,11 @@ def test_tolerances_and_peaks():
     from tritonscope.measure.runner import uses_tf32
 
     assert peaks_for("NVIDIA H200")[0] == "H200"
-    assert peaks_for("NVIDIA H100 80GB HBM3")[0] == "H100"
-    assert peaks_for("NVIDIA H100 PCIe")[0] == "H100 PCIe"
-    assert peaks_for("Tesla T4") == (None, None)
+    assert peaks_for("NVIDIA H100 80GB HBM3") == ("H100 SXM", {"fp16": 989.4, "bf16": 989.4, "tf32": 494.7,
+                                                             "fp8": 1978.9, "fp32": 66.9, "gbs": 3350})
+    assert peaks_for("NVIDIA H100 PCIe")[0] == "H100 PCIe" and peaks_for("NVIDIA H100 NVL")[0] == "H100 NVL"
+    assert peaks_for("NVIDIA A100-SXM4-80GB")[0] == "A100"
+    assert peaks_for("Tesla T4") == (None, None) and peaks_for("NVIDIA A10") == (None, None)  # no peaks in the table
     assert peak_kind("fp32", True) == "tf32" and peak_kind("fp32", False) == "fp32"
     assert uses_tf32("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {...}")
     assert not uses_tf32("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {...}")

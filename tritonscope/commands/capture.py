@@ -6,6 +6,8 @@ from typing import List, Optional
 
 import typer
 
+from tritonscope.commands.options import GpuOpt
+
 
 def capture_cmd(
     ctx: typer.Context,
@@ -19,9 +21,7 @@ def capture_cmd(
                                             "runs on the CPU, its cuda tensors in CPU memory, torch.cuda and Triton "
                                             "answer as the target's reference GPU, and each launch is compiled for "
                                             "ARCH instead of run. The kernels' outputs are NOT computed."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", metavar="GPU",
-                                      help="With --arch: the GPU torch.cuda answers as and autotune configs are "
-                                           "predicted on (default: the arch's reference GPU)."),
+    gpu: Optional[str] = GpuOpt,  # with --arch: the GPU torch.cuda answers as and autotune configs are predicted on
 ):
     """Run a program and record every Triton kernel it compiles and launches.
 

@@ -8,7 +8,7 @@ import typer
 
 from tritonscope.commands import _common as c
 from tritonscope.core.errors import CompileError, CompileTimeoutError
-from tritonscope.commands.options import CONFIG, GRID, OUTPUT, STAGE_VIEWS, Values, composed
+from tritonscope.commands.options import CONFIG, GRID, OUTPUT, STAGE_VIEWS, GpuOpt, Values, composed
 
 
 @composed
@@ -21,10 +21,7 @@ def compile_cmd(
                                  help="Also predict the kernel's time at its launch (GPU-less cost model, see "
                                       "README 'Predicted time'): a 'predicted' summary row, in --json under "
                                       "\"prediction\" and in --save reports."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", metavar="GPU",
-                                      help="The GPU to predict for (implies --predict) and to answer a kernel file's "
-                                           "import-time questions as (its SM count; default: the local GPU, else the "
-                                           "arch's reference GPU): H100, H100-PCIe, H200, A100, B200, MI300X."),
+    gpu: Optional[str] = GpuOpt,
     views: Values = STAGE_VIEWS,
     passes: bool = typer.Option(False, "--passes",
                                 help="Also record what each compiler pass did (one compile with Triton's per-pass "

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, GRID, Values, composed
+from tritonscope.commands.options import CONFIG, DISPLAY, GRID, GpuOpt, Values, composed
 from tritonscope.core.errors import UsageError
 
 SIDE_KEYWORDS = ("num_warps", "num_stages", "arch", "dtype", "shape", "triton")
@@ -35,9 +35,6 @@ PassesOpt = typer.Option(False, "--passes",
 PredictOpt = typer.Option(False, "--predict",
                           help="Also predict each side's time at its launch (GPU-less cost model): the "
                                "predicted speed ratio and the terms that explain it.")
-GpuOpt = typer.Option(None, "--gpu", metavar="GPU",
-                      help="The GPU to predict for (implies --predict; default: the local GPU, else "
-                           "the arch's reference GPU).")
 LoopOpt = typer.Option(False, "--loop",
                        help="Also put the two sides' innermost loops side by side (SASS or AMDGCN, else PTX), "
                             "memory waits, drains, barriers, loads and MMAs marked; alone, it replaces the "

@@ -19,7 +19,7 @@ from typing import Any, List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, GRID, Values, composed
+from tritonscope.commands.options import CONFIG, DISPLAY, GRID, GpuOpt, Values, composed
 
 TARGET_HELP = ("A built-in sample, path/to/file.py:kernel_name, or a kernel that already compiled (as `open` "
                "reads): a capture folder, a Triton cache or TRITON_KERNEL_DUMP folder, or a stage file (.ttgir, "
@@ -30,9 +30,6 @@ ShapesOpt = typer.Option(None, "--shape", metavar="MxNxK",
                          help="A problem shape (repeatable, e.g. --shape 4096x4096x4096): tiles against SMs, the "
                               "last wave, and the roofline time bound.  The first also sets the compiled shape "
                               "of a sample.")
-GpuOpt = typer.Option(None, "--gpu", help="The part whose datasheet peaks and SM count bound the time "
-                                          "(H100, H200, H100 PCIe, H100 NVL, A100, B200; default: the arch's "
-                                          "reference part).")
 NoCheckOpt = typer.Option(False, "--no-check-fixes", help="Do not compile candidate fixes (faster; fixes are then "
                                                            "suggestions, not checked).")
 
@@ -445,20 +442,13 @@ def explain_cmd(
 
       tritonscope explain matmul --block 16 --save report.html
     """
-    from tritonscope.core.errors import UsageError
-
     env = display.env(ctx)
     shape = cfg.shape
     if save:
         from tritonscope.outputs import save as saving
 
         saving.check(save, force=force, names=saving.EXPLAIN, what="explain output")
-    if gpu:
-        from tritonscope.core.gpus import PEAKS
-        from tritonscope.core.errors import close_matches
-
-        if not any(k.lower() == gpu.lower() for k in PEAKS):
-            raise UsageError(f"Unknown GPU {gpu!r}.{close_matches(gpu, PEAKS)}", hint=f"GPUs: {', '.join(PEAKS)}.")
+    c.check_gpu(gpu)  # empty or unknown (core/gpus.json): exit 2 before any compile, as for `compile`
     if shape:
         from tritonscope.inputs.kernels import parse_shape
 
@@ -479,17 +469,15 @@ def explain_cmd(
     else:
         refuse_kernel_option(target, kernel)
         # e.g. --maxnreg for AMD: exit 2, no compile
-        request = cfg.config(target, shape=shape[0] if shape else None)
+        request = cfg.config(target, shape=shape[0] if shape else None, gpu=gpu)
         analysis, expl = run_explain(request, env, shapes=list(shape or []), gpu=gpu,
                                      check_fixes=not no_check_fixes, progress=not as_json)
     if predict:
         from tritonscope.cost import predict as predicted
-        from tritonscope.core.gpus import find_gpu
 
         # a kernel that already compiled: at --grid, else at a --shape's launch from its file's EXAMPLES
         grid, args = found_launch(analysis.artifact.spec, cfg.grid, launches) if found else (None, None)
-        analysis.prediction = predicted(analysis, gpu=gpu if gpu and find_gpu(gpu) else None, grid=grid,
-                                        args=args).to_dict()
+        analysis.prediction = predicted(analysis, gpu=gpu, grid=grid, args=args).to_dict()
     if as_json:
         out = expl.to_dict()
         if analysis.prediction is not None:

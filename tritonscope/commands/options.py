@@ -175,3 +175,17 @@ def composed(fn):
     command.__signature__ = signature.replace(parameters=params)
     command.__annotations__ = {p.name: p.annotation for p in params if p.annotation is not p.empty}
     return command
+
+
+# --gpu, declared here once for every command that takes it (compile, explain, diff, sweep, tune, capture); its GPUs
+# are core/gpus.json's, the one table that explain's roofline, bench, the cost model and the stand-in read.
+def _gpu_help() -> str:
+    from tritonscope.core.gpus import known_gpus
+
+    return ("The GPU whose figures the command uses (core/gpus.json, datasheet sources): its SM count and peaks "
+            "for explain's waves and roofline and for the predicted time (compile, diff and sweep predict when it "
+            "is given; tune ranks by it), and the device a kernel file (capture --arch: the program) is told it "
+            f"runs on when it asks. Default: the local GPU, else the arch's reference GPU. {known_gpus()}")
+
+
+GpuOpt = typer.Option(None, "--gpu", metavar="GPU", help=_gpu_help())

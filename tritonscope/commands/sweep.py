@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, Values, composed
+from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, GpuOpt, Values, composed
 
 
 SchedulerOpt = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
@@ -21,9 +21,6 @@ SortOpt = typer.Option(None, "--sort",
 WhereOpt = typer.Option(None, "--where",
                         help="Keep rows matching: fits, nofit, ok, failed, or FIELD<op>VALUE "
                              "(shared<100000, BLOCK=64); repeatable, all must hold.")
-GpuOpt = typer.Option(None, "--gpu", help="The GPU whose predicted time each config gets (H100, "
-                                         "H100 PCIe, H200, A100, B200; default: the local GPU, "
-                                         "else each arch's reference GPU).")
 TopOpt = typer.Option(3, "--top", min=1, help="Configs on the short list worth measuring (widened when "
                                                "the best predictions are closer than their expected error).")
 

@@ -64,7 +64,7 @@ import typer
 
 from tritonscope import triton_api
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import AXES, DISPLAY, Values, composed
+from tritonscope.commands.options import AXES, DISPLAY, GpuOpt, Values, composed
 from tritonscope.measure.turns import ROUNDS, fastest, time_configs
 
 
@@ -352,8 +352,7 @@ def tune_cmd(
     shape: Optional[str] = c.ShapeOpt,
     grid: Optional[str] = c.GridOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype of a sample."),
-    gpu: Optional[str] = typer.Option(None, "--gpu", help="The GPU whose predictions rank the configs (default: "
-                                                          "this machine's GPU)."),
+    gpu: Optional[str] = GpuOpt,
     top: int = typer.Option(5, "--top", min=1, help="How many of the predicted fastest configs to time."),
     full: bool = typer.Option(False, "--full", help="Also time every fitting config: how close the pick is to "
                                                     "the full search's best, and the time saved."),

@@ -34,10 +34,7 @@ class Arch:
     max_blocks_per_sm: int
     regs_per_sm: int = 65536
     max_regs_per_thread: int = 255
-    # The reference part's SM count (sm_86: A10, sm_89: L4, sm_120: RTX 5090) and its gpus.PEAKS key, if
-    # it has one: explain's waves and roofline use them (explain --gpu picks another part).
-    sms: int = 0
-    reference_gpu: str = ""
+    # The arch's reference part (its SM count, its datasheet peaks) is in core/gpus.json (gpus.reference_gpu).
     backend: str = "cuda"   # Triton's backend name (GPUTarget.backend)
     warp_size: int = 32
 
@@ -91,7 +88,6 @@ class HipArch:
     max_workgroups_per_cu: int  # barrier resources: 16 per CU, 32 per WGP (RDNA, WGP mode)
     capability: None = None     # not a CUDA target
     backend: str = "hip"
-    reference_gpu: str = ""     # no AMD part has datasheet peaks in gpus.PEAKS: no roofline unless --gpu names one
 
     @property
     def target_arch(self) -> str:
@@ -115,12 +111,12 @@ _KIB = 1024
 ARCHES: dict[str, Arch | HipArch] = {
     a.name: a
     for a in (
-        Arch("sm_80", 80, "A100, A30", 166912, 167936, 2048, 32, sms=108, reference_gpu="A100"),
-        Arch("sm_86", 86, "RTX 30xx, A10, A40", 101376, 102400, 1536, 16, sms=72),
-        Arch("sm_89", 89, "L4, L40, RTX 40xx", 101376, 102400, 1536, 24, sms=58),
-        Arch("sm_90a", 90, "H100, H200", 232448, 233472, 2048, 32, sms=132, reference_gpu="H100"),
-        Arch("sm_100a", 100, "B200, GB200", 232448, 233472, 2048, 32, sms=148, reference_gpu="B200"),
-        Arch("sm_120", 120, "RTX 50xx, RTX PRO 6000", 101376, 102400, 1536, 32, sms=170),
+        Arch("sm_80", 80, "A100, A30", 166912, 167936, 2048, 32),
+        Arch("sm_86", 86, "RTX 30xx, A10, A40", 101376, 102400, 1536, 16),
+        Arch("sm_89", 89, "L4, L40, RTX 40xx", 101376, 102400, 1536, 24),
+        Arch("sm_90a", 90, "H100, H200", 232448, 233472, 2048, 32),
+        Arch("sm_100a", 100, "B200, GB200", 232448, 233472, 2048, 32),
+        Arch("sm_120", 120, "RTX 50xx, RTX PRO 6000", 101376, 102400, 1536, 32),
         # CDNA2/3: 64 KiB of LDS per CU, all of it available to one workgroup.
         HipArch("gfx90a", "CDNA2", "MI210, MI250X", max_shared_per_block=64 * _KIB, shared_per_sm=64 * _KIB, **_CDNA),
         HipArch("gfx942", "CDNA3", "MI300X, MI300A, MI325X", max_shared_per_block=64 * _KIB,
@@ -144,37 +140,19 @@ ARCH_ALIASES = {"sm_90": "sm_90a", "sm_100": "sm_100a", "sm_120a": "sm_120"}
 DEFAULT_ARCH = "sm_90a"
 
 
-# The GPU a kernel file is told it runs on when it asks while it imports (kernels.load_module): the
-# arch's reference part, as torch.cuda.get_device_properties and Triton's driver describe it.
-# NVIDIA figures from the CUDA C Programming Guide (shared memory per block, opt-in; 64K registers)
-# and the parts' datasheets (SM counts; A100 SXM4 80 GB and H100 SXM5 80 GB clocks and bus width).
-# AMD: CU counts from AMD's product pages; HIP reports one MI250X GCD as the device (110 CUs), and on
-# RDNA counts what its multiProcessorCount gives in WGP mode (two CUs a unit).
-REFERENCE_DEVICES: dict[str, dict[str, Any]] = {
-    "sm_80": {"name": "NVIDIA A100-SXM4-80GB", "sms": 108, "capability": (8, 0), "max_shared_mem": 166912,
-              "sm_clock_rate": 1410000, "mem_clock_rate": 1593000, "mem_bus_width": 5120, "memory_gib": 80},
-    "sm_86": {"name": "NVIDIA A10", "sms": 72, "capability": (8, 6), "max_shared_mem": 101376, "memory_gib": 24},
-    "sm_89": {"name": "NVIDIA L4", "sms": 58, "capability": (8, 9), "max_shared_mem": 101376, "memory_gib": 24},
-    "sm_90a": {"name": "NVIDIA H100 80GB HBM3", "sms": 132, "capability": (9, 0), "max_shared_mem": 232448,
-               "sm_clock_rate": 1980000, "mem_clock_rate": 2619000, "mem_bus_width": 5120, "memory_gib": 80},
-    "sm_100a": {"name": "NVIDIA B200", "sms": 148, "capability": (10, 0), "max_shared_mem": 232448,
-                "memory_gib": 180},
-    "sm_120": {"name": "NVIDIA GeForce RTX 5090", "sms": 170, "capability": (12, 0), "max_shared_mem": 101376,
-               "memory_gib": 32},
-    "gfx90a": {"name": "AMD Instinct MI250X", "sms": 110, "capability": (9, 0), "memory_gib": 64},
-    "gfx942": {"name": "AMD Instinct MI300X", "sms": 304, "capability": (9, 4), "memory_gib": 192},
-    "gfx950": {"name": "AMD Instinct MI355X", "sms": 256, "capability": (9, 5), "memory_gib": 288},
-    "gfx1100": {"name": "AMD Radeon RX 7900 XTX", "sms": 48, "capability": (11, 0), "memory_gib": 24},
-    "gfx1101": {"name": "AMD Radeon RX 7800 XT", "sms": 30, "capability": (11, 0), "memory_gib": 16},
-    "gfx1200": {"name": "AMD Radeon RX 9060 XT", "sms": 16, "capability": (12, 0), "memory_gib": 16},
-    "gfx1201": {"name": "AMD Radeon RX 9070 XT", "sms": 32, "capability": (12, 0), "memory_gib": 16},
-}
+def reference_device(arch_name: str, gpu=None) -> dict[str, Any]:
+    """The GPU a kernel file is told it runs on when it asks while it imports (kernels.load_module), as
+    torch.cuda.get_device_properties and Triton's driver describe it: the `device` figures of `gpu` (a
+    gpus.Gpu, --gpu) or of the arch's reference part, from core/gpus.json; the arch's own limits (opt-in
+    shared memory per block, 64K registers, warp size) where the part's record has none."""
+    from tritonscope.core.gpus import reference_gpu
 
-
-def reference_device(arch_name: str) -> dict[str, Any]:
-    """The arch's reference GPU as a kernel file's import-time questions are answered (REFERENCE_DEVICES)."""
     arch = ARCHES[arch_name]
-    device = dict(REFERENCE_DEVICES[arch_name])
+    part = gpu or reference_gpu(arch_name)
+    device = dict(part.device)
+    device.update(sms=part.sms, capability=tuple(device["capability"]))
+    if part.clock_ghz:
+        device.setdefault("sm_clock_rate", round(part.clock_ghz * 1e6))  # kHz, as CUDA gives clockRate
     device.setdefault("max_shared_mem", arch.max_shared_per_block)
     device["max_num_regs"] = 65536
     device["warp_size"] = arch.warp_size
@@ -217,7 +195,7 @@ class KernelSpec:
     grid: tuple[int, ...] | None = None
     options: dict[str, Any] = field(default_factory=dict)  # extra Triton options
     # What the kernel file's import asked of the GPU ("the target", "the device properties"), answered
-    # for the arch's reference GPU (model.REFERENCE_DEVICES); empty when it asked nothing.
+    # for the arch's reference GPU (core/gpus.json, model.reference_device); empty when it asked nothing.
     asked: tuple[str, ...] = ()
     # For an @triton.autotune kernel, which of its configs this is: {"index", "count", "of", "chosen_by",
     # "prune"}; a tuner times them all on a GPU and may keep another.

@@ -2,7 +2,7 @@
 
     features.py   compiled facts for one config at one problem (TTGIR loops and trip counts, SASS per loop)
     model.py      facts + GPU -> Prediction (terms, regime, expected error, roofline bound)
-    gpus.json     datasheet figures with their sources
+    (the GPUs' datasheet figures are core/gpus.json, read through core/gpus.py)
     calibration.json  constants fitted on measured groups (device, driver, Triton, date)
 
 `predict(analysis, gpu=...)` is the one entry point for commands; it never
@@ -22,13 +22,10 @@ from tritonscope.cost.model import (Gpu, Prediction, calibration, constants_for,
 
 def resolve_gpu(name: str | None, arch: str | None) -> Gpu | None:
     """--gpu NAME (None: the arch's reference GPU).  Unknown names raise UsageError (exit 2)."""
-    from tritonscope.core.errors import UsageError
+    from tritonscope.core.gpus import gpu_or_refuse
 
     if name:
-        g = find_gpu(name)
-        if g is None:
-            raise UsageError(f"Unknown GPU {name!r} for predictions.", hint=f"GPUs: {', '.join(gpu_names())}.")
-        return g
+        return gpu_or_refuse(name)
     local = local_gpu()
     if local is not None and (arch is None or arch in local.arches):
         return local
@@ -46,11 +43,9 @@ def local_gpu() -> Gpu | None:
         name = torch.cuda.get_device_name(0)
     except Exception:
         return None
-    for g in gpu_table().values():
-        for alias in (g.name, *g.aliases):
-            if all(w.lower() in name.lower() for w in alias.split()):
-                return g
-    return None
+    from tritonscope.core.gpus import gpu_for_device
+
+    return gpu_for_device(name)
 
 
 def predict(analysis, *, gpu: Gpu | str | None = None, grid: tuple[int, ...] | None = None,
@@ -61,8 +56,9 @@ def predict(analysis, *, gpu: Gpu | str | None = None, grid: tuple[int, ...] | N
     arch = analysis.artifact.spec.arch
     g = find_gpu(gpu) if isinstance(gpu, str) else (gpu or resolve_gpu(None, arch))
     if g is None:
-        return Prediction(None, str(gpu or "?"), why=f"no GPU known for {arch}: name one with --gpu "
-                                                    f"({', '.join(gpu_names())})")
+        from tritonscope.core.gpus import known_gpus
+
+        return Prediction(None, str(gpu or "?"), why=f"no GPU known for {arch}: name one with --gpu ({known_gpus()})")
     try:
         f = features_of(analysis, grid, args)
     except NoFeatures as e:

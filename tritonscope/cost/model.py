@@ -202,6 +202,8 @@ def predict_features(f: Features | Mapping[str, Any], gpu: Gpu,
 
 def _refusal(f: Features, gpu: Gpu) -> str | None:
     """Why no prediction is made before any arithmetic (wrong arch, does not fit, occupancy unknown); None: go on."""
+    if not gpu.has_peaks:
+        return f"the {gpu.name}'s datasheet peaks are not in the GPU table (core/gpus.json): name one with --gpu"
     if f.arch not in gpu.arches:
         return (f"compiled for {f.arch}, but the {gpu.name} runs "
                 f"{'/'.join(gpu.arches)}: compile for its arch (--arch)")

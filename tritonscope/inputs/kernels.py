@@ -669,8 +669,9 @@ def _answers(arch: str | None, gpu: str | None = None):
 
     part = gpu_or_refuse(gpu) if gpu else None
     if part is not None and arch not in part.arches:
-        raise UsageError(f"--gpu {gpu}: the {part.name} is no {arch} GPU (it is {', '.join(part.arches)}).",
-                         hint="Name a GPU of the target arch, or leave --gpu out for the arch's reference GPU.")
+        raise UsageError(f"{said('gpu', gpu)}: the {part.name} is no {arch} GPU (it is {', '.join(part.arches)}).",
+                         hint=f"Name a GPU of the target arch, or leave {said('gpu')} out for the arch's reference "
+                              "GPU.", data=field_data("gpu", gpu))
     device = reference_device(arch, part)
     a = ARCHES[arch]
     if a.backend == "hip" and not triton_api.has_backend("amd"):

@@ -24,10 +24,19 @@ from typing import Any
 
 from tritonscope import triton_api
 from tritonscope.core.errors import TritonscopeError, error_line
-from tritonscope.core.gpus import PEAKS, PEAKS_SOURCE, peaks_for  # noqa: F401  (the table lives with the named GPUs)
+from tritonscope.core.gpus import gpu_for_device
 from tritonscope.measure import runner
 from tritonscope.inputs.kernels import Loaded
 
+
+
+def peaks_for(device: str) -> tuple[str, dict[str, float]] | tuple[None, None]:
+    """(the GPU's name in core/gpus.json, its dense peaks and "gbs") for a device name as torch reports it,
+    or (None, None) for a part whose datasheet peaks the table lacks."""
+    part = gpu_for_device(device)
+    if part is None or not part.has_peaks:
+        return None, None
+    return part.name, part.peaks()
 
 
 def peak_kind(dtype: str | None, tf32: bool | None) -> str | None:
@@ -87,7 +96,7 @@ class BenchReport:
     arch: str
     versions: dict[str, str]
     rows: list[BenchRow]
-    peaks_source: str = PEAKS_SOURCE
+    peaks_source: str = ""          # the datasheet the peaks come from (core/gpus.json)
     peak_table: str | None = None
     warmup_ms: int = 25
     rep_ms: int = 100
@@ -301,11 +310,12 @@ def bench_configs(loadeds: list[Loaded], *, warmup: int = 25, rep: int = 100, wi
             on_row(rows[-1])
         torch.cuda.empty_cache()
     device = runner.device_name()
-    key, _ = peaks_for(device)
+    part = gpu_for_device(device)
+    key = part.name if part is not None and part.has_peaks else None
 
     from tritonscope.core.model import TRITON_OPTIONS
 
     options = {k: v for k, v in (loadeds[0].spec.options if loadeds else {}).items() if k in TRITON_OPTIONS}
     return BenchReport(device, loadeds[0].spec.arch if loadeds else "", runner.versions(), rows,
-                       peak_table=key, warmup_ms=warmup, rep_ms=rep,
+                       peaks_source=part.source if key else "", peak_table=key, warmup_ms=warmup, rep_ms=rep,
                        target=loadeds[0].spec.target if loadeds else "", options=options)

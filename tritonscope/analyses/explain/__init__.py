@@ -58,7 +58,7 @@ renderer or a command; the modules below import only those above them):
 from __future__ import annotations
 
 from tritonscope.analyses.explain.model import (  # noqa: F401
-    Explanation, FixNotCheckable, GpuPeaks, KINDS, Recompile, SEVERITIES, Shape, Verdict, attach_explanation,
+    Explanation, FixNotCheckable, KINDS, Recompile, SEVERITIES, Shape, Verdict, attach_explanation,
     explanation_of,
 )
 from tritonscope.analyses.explain.ttgir import (  # noqa: F401

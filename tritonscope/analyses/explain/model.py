@@ -118,14 +118,3 @@ class Shape:
     args: dict[str, Any]              # the runtime arguments for this shape (ints and tensor descriptions)
     flops: int | None = None          # what the example launch says the problem costs
     why: str = ""                     # grid None: why no launch is known for this shape
-
-
-@dataclass(frozen=True)
-class GpuPeaks:
-    """One part's datasheet figures (gpus.PEAKS) with the SM count of its arch record."""
-
-    name: str
-    sms: int
-    tflops: dict[str, float]          # "fp16", "bf16", "tf32", "fp8", "fp32" (dense)
-    gbs: float                        # memory bandwidth, GB/s
-    source: str

@@ -5,32 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from tritonscope.analyses.explain.memory import _block_names
-from tritonscope.analyses.explain.model import GpuPeaks, Shape, Verdict
+from tritonscope.analyses.explain.model import Shape, Verdict
 from tritonscope.analyses.explain.scalars import Scalars
 from tritonscope.analyses.explain.tensor import _dot_unit
 from tritonscope.analyses.explain.ttgir import DOTS, _prod
 from tritonscope.analyses.explain.verdicts import _Ctx
 from tritonscope.analyses.explain.work import work
+from tritonscope.core.gpus import Gpu
 
 # -------------------------------------------------------------- problem shape: waves and roofline
 
 
-def gpu_peaks(arch: str, gpu: str | None = None) -> GpuPeaks | None:
-    """The datasheet figures of `gpu` (a gpus.PEAKS key) or of the arch's reference part, with its SM count."""
-    from tritonscope.core.gpus import PEAKS, PEAKS_SOURCE
-    from tritonscope.core.model import ARCHES
+def gpu_peaks(arch: str, gpu: str | None = None) -> Gpu | None:
+    """The GPU whose SM count and datasheet peaks bound the shape (core/gpus.json): `gpu` (--gpu) or the arch's
+    reference part, as the cost model and the stand-in driver pick it; None when neither is in the table."""
+    from tritonscope.core.gpus import find_gpu, reference_gpu
 
-    a = ARCHES.get(arch)
-    name = gpu or (a.reference_gpu if a is not None else None)
-    if not name:
-        return None
-    key = next((k for k in PEAKS if k.lower() == name.lower()), None)
-    if key is None:
-        return None
-    table = PEAKS[key]
-    sms = int(table.get("sms") or (a.sms if a is not None and a.sms else 0))
-    return GpuPeaks(key, sms, {k: v for k, v in table.items() if k not in ("gbs", "sms")}, table["gbs"],
-                    PEAKS_SOURCE)
+    return find_gpu(gpu) if gpu else reference_gpu(arch)
 
 
 def _peak_kind(ctx: _Ctx) -> tuple[str, bool]:
@@ -52,7 +43,7 @@ def _peak_kind(ctx: _Ctx) -> tuple[str, bool]:
     return "fp16", True
 
 
-def verdict_shape(ctx: _Ctx, shape: Shape, gpu: GpuPeaks | None,
+def verdict_shape(ctx: _Ctx, shape: Shape, gpu: Gpu | None,
                   occupancy_unknown: str | None = None) -> list[Verdict]:
     """Waves and the roofline for one problem shape (explain() skips both when the shape has no grid)."""
     out = []
@@ -99,10 +90,11 @@ def verdict_shape(ctx: _Ctx, shape: Shape, gpu: GpuPeaks | None,
         out.append(Verdict("roofline", "info", f"shape {dims}: loop bounds not known from the arguments; no roofline",
                            facts=rf))
         return out
-    if gpu is None or kind not in gpu.tflops:
+    if gpu is None or kind not in gpu.tflops or not gpu.gbs:
+        whose = f"the {gpu.name}" if gpu is not None else ctx.spec.arch
         out.append(Verdict("roofline", "info", f"shape {dims}: {w.flops / 1e9:,.1f} GFLOP, "
-                           f"{(w.bytes_loaded + w.bytes_stored) / 1e6:,.1f} MB requested; no datasheet peaks for "
-                           f"{ctx.spec.arch} (use --gpu)", facts=rf))
+                           f"{(w.bytes_loaded + w.bytes_stored) / 1e6:,.1f} MB requested; no datasheet {kind} peak for "
+                           f"{whose} in the GPU table (use --gpu)", facts=rf))
         return out
     peak = gpu.tflops[kind] * 1e12
     bw = gpu.gbs * 1e9

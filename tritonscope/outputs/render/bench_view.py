@@ -143,7 +143,9 @@ def bench_view(report) -> Group:
     head = Text.assemble(
         ("bench ", "bold"), f"{report.device} ({report.arch})  |  triton {v.get('triton')}  torch {v.get('torch')}"
         f"  cuda {v.get('cuda')}  |  do_bench median, {report.warmup_ms} ms warm-up, {report.rep_ms} ms reps, L2 flushed")
-    notes = [Text(f"% peak: against {report.peak_table or 'no known'} dense peak ({report.peaks_source}); "
+    against = (f"the {report.peak_table} dense peak ({report.peaks_source})" if report.peak_table else
+               "no known dense peak (this GPU's datasheet peaks are not in core/gpus.json)")
+    notes = [Text(f"% peak: against {against}; "
                   "GB/s = (bytes read + bytes written) / time, each input read once and each output written once.",
                   style="dim")]
     if any(r.tf32 for r in report.rows):

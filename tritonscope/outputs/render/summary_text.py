@@ -113,16 +113,14 @@ def autotune_text(info: dict) -> str:
 
 def asked_text(asked, arch: str, gpu: str | None = None) -> str:
     """'the target, the device properties: answered as sm_90a's reference GPU (NVIDIA H100 80GB HBM3, 132 SMs)'."""
-    from tritonscope.core.model import REFERENCE_DEVICES
+    from tritonscope.core.gpus import find_gpu, reference_gpu
 
     if gpu:
-        from tritonscope.core.gpus import find_gpu
-
         part = find_gpu(gpu)
         named = f"the {part.name} (--gpu, {part.sms} SMs)" if part else f"--gpu {gpu}"
         return f"{', '.join(asked)}: answered as {named}, not a real device"
-    device = REFERENCE_DEVICES.get(arch, {})
-    ref = f" ({device['name']}, {device['sms']} SMs)" if device else ""
+    part = reference_gpu(arch)
+    ref = f" ({part.device['name']}, {part.sms} SMs)" if part is not None and part.device else ""
     return f"{', '.join(asked)}: answered as {arch}'s reference GPU{ref}, not a real device"
 
 
