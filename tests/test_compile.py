@@ -277,11 +277,11 @@ def test_user_kernel_without_examples_needs_args(tmp_path):
 
 
 def test_missing_disassembler_warns_and_keeps_other_stages(monkeypatch, tmp_path):
-    from tritonscope import triton_api
+    from tritonscope.triton_api import cubin
 
     monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
-    real = triton_api.tool_path
-    monkeypatch.setattr(triton_api, "tool_path", lambda name, cap=None: None if name == "nvdisasm" else real(name, cap))
+    real = cubin.tool_path
+    monkeypatch.setattr(cubin, "tool_path", lambda name, cap=None: None if name == "nvdisasm" else real(name, cap))
     result = runner.invoke(app, ["compile", "matmul", "--block", "16", "--arch", "sm_80", "--no-color"])
     assert result.exit_code == 0, result.output
     assert "nvdisasm was not found" in result.output
