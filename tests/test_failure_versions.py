@@ -150,3 +150,35 @@ def test_other_tritons_reads_only_whole_environments(tmp_path, monkeypatch):
     os.remove(tmp_path / "triton-envs" / "triton-3.6.0" / "bin" / "python")
     assert [v for v, _ in other_tritons("3.5.0")] == ["3.9.0"]
     assert other_tritons("3.9.0") == []
+
+
+# --------------------------------------------------------------------------
+# AMD buffer ops: the knob that turns the failing pass off is offered and checked
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pass_name", ["TritonAMDGPUConvertToBufferOps", "TritonAMDGPUCanonicalizePointers"])
+def test_buffer_ops_off_is_checked_with_the_knob_set(pass_name, monkeypatch, tmp_path):
+    """Both passes run only with buffer ops on (Triton's amd/compiler.py), so AMDGCN_USE_BUFFER_OPS=0 is a fix to
+    check: the check compiles in a child whose environment has it (the compile itself is faked here: no kernel
+    installed here fails in these passes on 3.6 or 3.9, see the docs notes)."""
+    from tritonscope.analyses import failure as F
+    from tritonscope.inputs.kernels import Request
+    from tritonscope.pipeline.config import resolve
+
+    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
+    config = resolve(Request("vector_add", arch="gfx942"), "gfx942")
+    f = F.Failure(kernel="add_kernel", file="", arch="gfx942", label="", triton_version="3.6.0",
+                  error="RuntimeError: PassManager::run failed", stage="ttgir", in_pass=True, pass_name=pass_name)
+    seen = []
+
+    def compile_elsewhere(changed, **kw):
+        seen.append((kw.get("env") or {}).get("AMDGCN_USE_BUFFER_OPS"))
+
+    import tritonscope.pipeline as pipeline_pkg
+    module = next(m for m in ("child_compile", "compile") if hasattr(__import__(f"tritonscope.pipeline.{m}",
+                                                                                fromlist=["x"]), "compile_elsewhere"))
+    monkeypatch.setattr(getattr(pipeline_pkg, module), "compile_elsewhere", compile_elsewhere)
+    F.check_fixes(f, config, limit=1)
+    (fix,) = [x for x in f.fixes if x.flags == "AMDGCN_USE_BUFFER_OPS=0"]
+    assert fix.tried and fix.compiles and seen == ["0"]
+    assert any("AMDGCN_USE_BUFFER_OPS=0" in w for w in F._pass_words(pass_name))

@@ -340,6 +340,9 @@ def _pass_words(name: str) -> list[str]:
     if "BufferOps" in name:
         return ["The AMD buffer-ops pass turns global loads and stores into buffer instructions; "
                 "AMDGCN_USE_BUFFER_OPS=0 turns it off."]
+    if "CanonicalizePointers" in name:
+        return ["The AMD pass that rewrites pointer arithmetic as a base and an offset runs to prepare buffer ops; "
+                "AMDGCN_USE_BUFFER_OPS=0 turns both off."]
     if "Pipeline" in name or "ScheduleLoops" in name or "AssignLatencies" in name:
         return ["This pass software-pipelines the kernel's loops (num_stages); fewer stages avoid it."]
     return []
@@ -603,7 +606,9 @@ def candidate_fixes(failure: Failure, config, scratch: Path | None = None) -> li
                                  (" (checked on a copy of the file so changed)" if changed is not None else ""), "",
                                  said="" if changed is not None else "not tried: a change to the kernel's source"),
                         changed, None))
-    if "BufferOps" in name or "buffer" in words.lower() and failure.arch.startswith("gfx"):
+    # both passes run only with buffer ops on (triton/backends/amd/compiler.py: `if knobs.amd.use_buffer_ops:`)
+    if "BufferOps" in name or "CanonicalizePointers" in name or \
+            ("buffer" in words.lower() and failure.arch.startswith("gfx")):
         out.append((FixCheck("turn off AMD buffer ops", "AMDGCN_USE_BUFFER_OPS=0"), config,
                     {"AMDGCN_USE_BUFFER_OPS": "0"}))
     if "WarpSpecializ" in name:
@@ -727,7 +732,7 @@ def _check_one(check: FixCheck, changed, env: dict | None, *, timeout: float) ->
     import time
 
     from tritonscope.core.errors import TritonscopeError
-    from tritonscope.pipeline.child_compile import compile_elsewhere
+    from tritonscope.pipeline.compile import compile_elsewhere
 
     started = time.perf_counter()
     python = (env or {}).get("__python__")
