@@ -57,6 +57,9 @@ def target_arch(entry: InductorKernel, arch: str | None) -> str:
         return canonical_arch(arch)
     cc = entry.device.get("cc")
     found = arch_for_capability(cc) if isinstance(cc, int) else None
+    if found is None and isinstance(cc, str) and cc:   # a HIP device: DeviceProperties(cc='gfx942', ...)
+        name = cc.split(":")[0]
+        found = ARCHES.get(canonical_arch(name)) if name in ARCHES or name.startswith("gfx") else None
     if found is None:
         raise UsageError(f"{entry.name} was generated for {entry.device_words}, an arch tritonscope does not know.",
                          hint="Name one with --arch (e.g. --arch sm_90a).")
@@ -136,6 +139,10 @@ def _compile_one(one: dict[str, Any]):
                                       dict(meta["configs"][0]) if meta.get("configs") else {},
                                       capability=arch.capability, num_warps=warps, num_stages=stages,
                                       options=options, target=target)
+    attrs = dict(meta["configs"][0]) if meta.get("configs") else {}
+    names = list(meta["signature"])
+    plan["attrs"] = {names[k[0]]: [f"{a}={v}" for a, v in value] for k, value in attrs.items()
+                     if isinstance(k, tuple) and len(k) == 1 and k[0] < len(names)}
     plan.update(num_warps=warps, num_stages=stages, options=_json_safe(options),
                 signature=dict(meta["signature"]), constants=_json_safe(meta["constants"]),
                 asked=list(answers.asked) if answers is not None else [])
@@ -349,13 +356,28 @@ def _artifact(entry: InductorKernel, arch_name: str, result: dict[str, Any], sec
     artifact = Artifact(spec=spec, triton_version=triton_api.triton_version(), kernel_hash=compiled.kernel_hash,
                         stages=stages, python_first_line=1,
                         metadata={k: compiled.metadata[k] for k in sorted(compiled.metadata) if k != "hash"},
-                        resources=resources, specialization=[], warnings=warnings, compile_seconds=seconds,
+                        resources=resources, specialization=_specialization(plan), warnings=warnings,
+                        compile_seconds=seconds,
                         remarks=list(compiled.remarks or []))
     blob = compiled.asm.get("cubin" if backend == "cuda" else "hsaco")
     artifact._binaries = {("cubin" if backend == "cuda" else "hsaco"): bytes(blob)} \
         if isinstance(blob, (bytes, bytearray)) else {}
     artifact._inductor_line = line
     return artifact
+
+
+def _specialization(plan: dict[str, Any]) -> list:
+    """Each argument as Inductor's triton_meta specializes it: its type, divisibility, constexpr values."""
+    from tritonscope.core.model import ArgSpecialization
+
+    constants = plan.get("constants") or {}
+    out = []
+    for name, ty in (plan.get("signature") or {}).items():
+        if ty == "constexpr":
+            out.append(ArgSpecialization(name, "constexpr", (), constants.get(name, plan["chosen"].get(name))))
+        else:
+            out.append(ArgSpecialization(name, ty, tuple((plan.get("attrs") or {}).get(name, ()))))
+    return out
 
 
 def _compiled_of(data: dict[str, Any]):
@@ -377,8 +399,9 @@ def _plan_words(entry: InductorKernel, arch_name: str, plan: dict[str, Any]) -> 
            f"{plan['why']}."]
     was = arch_for_capability(entry.device.get("cc")) if isinstance(entry.device.get("cc"), int) else None
     if was is not None and was.name != arch_name:
-        out.append(f"Inductor generated this kernel (and chose its configs) for {was.name} "
-                   f"({entry.device_words}); it is compiled for {arch_name} as it is.")
+        out.append(f"Inductor generated this kernel for {was.name} ({entry.device_words}); compiled for "
+                   f"{arch_name} with the configs Inductor's heuristics give where torch answers as a {arch_name} "
+                   "GPU, which may differ from the run's (a .best_config is for the run's device).")
     if plan.get("best_config_note"):
         out.append(plan["best_config_note"] + ".")
     if plan.get("grid") is None:

@@ -51,6 +51,10 @@ def recompile(entry: KernelEntry, original: Artifact, *, arch: str | None = None
             raise UsageError("-c and launch options do not apply to an Inductor kernel: Inductor's heuristics (or "
                              "its .best_config) choose its constexprs and options.",
                              hint="Leave them out; --arch, --num-warps and --num-stages apply.")
+        from tritonscope.inputs.kernels import canonical_arch
+
+        if (arch is None or canonical_arch(arch) == original.spec.arch) and num_warps is None and num_stages is None:
+            return original   # load_artifact compiled it for this arch already (as Inductor would)
         return compile_inductor([entry], arch=arch, num_warps=num_warps, num_stages=num_stages)[0].artifact
     target = _target(arch, original)
     launch = _launch(entry, original, target, num_warps, num_stages, options)
