@@ -367,3 +367,18 @@ def test_constexprs_are_inductors_to_choose(folders):
     assert "Inductor's heuristics" in " ".join(result.output.split())
     result = invoke("open", folders / "cache", "--kernel", "triton_nothere")
     assert result.exit_code == 3, result.output
+
+
+def test_debug_folder_finds_the_best_configs_of_the_cache_its_kernel_paths_name(folders, tmp_path):
+    """On the machine that ran the program, output_code.py's `# kernel path:` lines name the Inductor cache's
+    files, and the .best_config files beside them give the tuned kernels' chosen configs."""
+    (code,) = (folders / "debug").glob("**/output_code.py")
+    text = re.sub(r"(# kernel path: )\S+/cache/", lambda m: m.group(1) + str(folders / "cache") + "/",
+                  code.read_text())
+    (tmp_path / "output_code.py").write_text(text)
+    result = invoke("open", tmp_path, "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.output)["kernels"]}
+    assert rows["triton_poi_fused_add_mul_6"]["chosen"] == "XBLOCK=1024 w4 s1"
+    assert rows["triton_per_fused__softmax__to_copy_amax_mul_sub_3"]["chosen"] == "XBLOCK=16 w4 s1"
+    assert rows["triton_per_fused__softmax__to_copy_amax_mul_sub_3"]["chosen_from"] == "best_config"

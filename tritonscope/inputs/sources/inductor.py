@@ -71,6 +71,7 @@ class InductorKernel(KernelEntry):
     best_config_note: str = ""              # why none, or why more than one could not be told apart
     launch: dict[str, Any] | None = None    # output code's call: {"args": [...], "grid": [..] or None}
     runs_in: str = ""                       # the output module that launches it ("" : none here)
+    cache_file: Path | None = None          # output code's "# kernel path:" when that file is on this machine
 
     @property
     def device_words(self) -> str:
@@ -168,8 +169,8 @@ def inductor_source(folder: Path) -> Source:
         kernel = _kernel_of(path, text, path.stem, warnings)
         if kernel is not None:
             entries.append(kernel)
+    _pair_best_configs(folder, entries, warnings)
     if not debug:
-        _pair_best_configs(folder, entries, warnings)
         for e in entries:
             ran = runs.get(e.key)
             if ran:
@@ -305,6 +306,8 @@ def _embedded_kernels(path: Path, text: str, warnings: list[str]) -> list[Induct
         if kernel is None:
             continue
         kernel.key = cache_name or name
+        if before and Path(before[-1]).is_file():   # the Inductor cache it came from is here: its .best_config too
+            kernel.cache_file = Path(before[-1])
         kernel.runs_in = path.name
         kernel.launch = _launch_of(kernel, launches.get(name))
         out.append(kernel)
@@ -352,7 +355,9 @@ def _pair_best_configs(folder: Path, entries: list[InductorKernel], warnings: li
     with several kernel files and best_configs is left for the compile to pair by configs_hash."""
     by_folder: dict[Path, list[InductorKernel]] = {}
     for e in entries:
-        by_folder.setdefault(e.folder, []).append(e)
+        home = _home(e)
+        if home is not None:
+            by_folder.setdefault(home.parent, []).append(e)
     for sub, kernels in by_folder.items():
         found = []
         for path in sorted(sub.glob("*.best_config")):
@@ -380,12 +385,20 @@ def _best_config(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     return {**data, "path": path}
 
 
+def _home(entry: InductorKernel) -> Path | None:
+    """The kernel's file in an Inductor cache: its own, or the one output code names when it is here."""
+    if entry.module_file is not None and entry.module_file.name != "output_code.py":
+        return entry.module_file
+    return entry.cache_file
+
+
 def best_configs_near(entry: InductorKernel) -> list[dict[str, Any]]:
     """Every readable .best_config beside the kernel's file (the compile picks by configs_hash)."""
-    if entry.module_file is None or entry.module_file.name == "output_code.py":
+    home = _home(entry)
+    if home is None:
         return []
     found = []
-    for path in sorted(entry.module_file.parent.glob("*.best_config")):
+    for path in sorted(home.parent.glob("*.best_config")):
         data = _best_config(path, [])
         if data is not None:
             found.append({**data, "path": str(path)})
