@@ -382,3 +382,19 @@ def test_debug_folder_finds_the_best_configs_of_the_cache_its_kernel_paths_name(
     assert rows["triton_poi_fused_add_mul_6"]["chosen"] == "XBLOCK=1024 w4 s1"
     assert rows["triton_per_fused__softmax__to_copy_amax_mul_sub_3"]["chosen"] == "XBLOCK=16 w4 s1"
     assert rows["triton_per_fused__softmax__to_copy_amax_mul_sub_3"]["chosen_from"] == "best_config"
+
+
+def test_one_generated_module_opens_by_itself(folders):
+    from tritonscope.inputs.sources import open_source
+
+    (graph,) = [p for p in (folders / "cache").glob("??/*.py") if "async_compile.triton(" in p.read_text()]
+    result = invoke("open", graph, "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.output)["kernels"]}
+    assert set(rows) == set(RAN)
+    # its kernel paths name the cache where it was made; the same cache, moved here, gives the .best_config
+    assert rows["triton_per_fused_gelu_native_layer_norm_1"]["chosen"] == "XBLOCK=2 w4 s1"
+    kernel = open_source(rows["triton_poi_fused_add_mul_6"]["best_config"].rsplit("/", 1)[0] + "/"
+                         + next(p.name for p in (folders / "cache" / "dm").glob("*.py")))
+    assert kernel.single and kernel.kind == "inductor"
+    assert kernel.entries[0].name == "triton_poi_fused_add_mul_6" and kernel.entries[0].best_config

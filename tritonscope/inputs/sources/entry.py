@@ -17,6 +17,12 @@ def open_source(path: str | Path) -> Source:
                             hint="Give a Triton cache (~/.triton/cache), a TRITON_KERNEL_DUMP folder, "
                                  "a capture folder or a stage file (.ttir, .ttgir, .llir, .ptx, .cubin, .amdgcn, "
                                  ".hsaco, .json).")
+    if p.is_file() and p.suffix == ".py":   # a module Inductor generated (a kernel file, output_code.py)
+        from tritonscope.inputs.sources.inductor import inductor_file_source
+
+        found = inductor_file_source(p)
+        if found is not None:
+            return found
     if p.is_file():
         return Source(p, "file", [file_entry(p)], single=True)
     try:

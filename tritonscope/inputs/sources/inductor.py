@@ -72,6 +72,7 @@ class InductorKernel(KernelEntry):
     launch: dict[str, Any] | None = None    # output code's call: {"args": [...], "grid": [..] or None}
     runs_in: str = ""                       # the output module that launches it ("" : none here)
     cache_file: Path | None = None          # output code's "# kernel path:" when that file is on this machine
+    embedded: bool = False                  # its source is a string in a graph's module (output code)
 
     @property
     def device_words(self) -> str:
@@ -178,6 +179,27 @@ def inductor_source(folder: Path) -> Source:
     return Source(folder, "inductor", list(entries), warnings=warnings,
                   info={"inductor": {"kernel_files": len(modules), "output_code": [str(p) for p in debug],
                                      "run_by_output_code": sum(1 for e in entries if e.runs_in or debug),
+                                     "best_configs": sum(1 for e in entries if e.best_config)}})
+
+
+def inductor_file_source(path: Path) -> Source | None:
+    """One generated module opened by itself: a kernel file (its kernel), or a graph's compiled module /
+    output_code.py (the kernels it embeds and launches); None when `path` is neither."""
+    text = _read_text(path)
+    warnings: list[str] = []
+    if "async_compile.triton(" in text:
+        entries = _embedded_kernels(path, text, warnings)
+    elif "triton_heuristics" in text and "@triton.jit" in text:
+        kernel = _kernel_of(path, text, path.stem, warnings)
+        entries = [kernel] if kernel is not None else []
+    else:
+        return None
+    if not entries:
+        return None
+    _pair_best_configs(path.parent, entries, warnings)
+    return Source(path, "inductor", list(entries), warnings=warnings, single=len(entries) == 1,
+                  info={"inductor": {"kernel_files": 1, "output_code": [str(path)] if entries[0].runs_in else [],
+                                     "run_by_output_code": sum(1 for e in entries if e.runs_in),
                                      "best_configs": sum(1 for e in entries if e.best_config)}})
 
 
@@ -306,8 +328,11 @@ def _embedded_kernels(path: Path, text: str, warnings: list[str]) -> list[Induct
         if kernel is None:
             continue
         kernel.key = cache_name or name
-        if before and Path(before[-1]).is_file():   # the Inductor cache it came from is here: its .best_config too
-            kernel.cache_file = Path(before[-1])
+        kernel.embedded = True
+        if before:   # the Inductor cache it came from, when it is here (also moved, around this module)
+            named = Path(before[-1])
+            moved = path.parent.parent / named.parent.name / named.name
+            kernel.cache_file = next((p for p in (named, moved) if p.is_file()), None)
         kernel.runs_in = path.name
         kernel.launch = _launch_of(kernel, launches.get(name))
         out.append(kernel)
@@ -387,9 +412,7 @@ def _best_config(path: Path, warnings: list[str]) -> dict[str, Any] | None:
 
 def _home(entry: InductorKernel) -> Path | None:
     """The kernel's file in an Inductor cache: its own, or the one output code names when it is here."""
-    if entry.module_file is not None and entry.module_file.name != "output_code.py":
-        return entry.module_file
-    return entry.cache_file
+    return entry.cache_file if entry.embedded else entry.module_file
 
 
 def best_configs_near(entry: InductorKernel) -> list[dict[str, Any]]:
