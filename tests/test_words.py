@@ -79,3 +79,16 @@ def test_the_api_rewrites_no_message():
 def test_field_data_is_json_able():
     assert field_data("args", object(), key="x")["value"].startswith("<object")
     assert field_data("num_warps") == {"field": "num_warps"}
+
+
+def test_request_and_config_are_one_record_checked_once():
+    """Issue 32: the pipeline's Config is the Request, checked (no second record to keep in step)."""
+    from tritonscope.pipeline.config import Config
+
+    assert Config is Request
+    unchecked = Request(target="matmul", arch="sm_90a", num_warps=3)  # a canonical arch is not a check
+    with pytest.raises(UsageError, match="--num-warps 3"):
+        resolve(unchecked)
+    config = resolve(Request(target="matmul", arch="sm_90a", num_warps=4))
+    assert config.checked and resolve(config) is config
+    assert Request(**config.payload()) == config and Request(**config.payload()).checked  # a child's copy

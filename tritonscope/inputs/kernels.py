@@ -36,7 +36,7 @@ import importlib.util
 import inspect
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -716,9 +716,22 @@ def find_kernel(module, path: Path, kernel: str | None):
 # --------------------------------------------------------------------------
 
 
+# A launch's own words for its options (what `-w`, `-s`, --maxnreg, --num-ctas and --fp-fusion set,
+# and what explain's fixes and diff's sides change): the field of a Request each one lives in.
+LAUNCH_FIELDS = ("num_warps", "num_stages")
+LAUNCH_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion")
+
+
 @dataclass(frozen=True)
 class Request:
-    """What the user asked for on the command line (all optional)."""
+    """The one record of what a launch passes: what the command line or the Python API asked for.
+
+    Made with the user's words (`arch="H100"`, options unchecked); pipeline/config.resolve
+    checks every value once and returns the same record with `checked` set, the arch
+    canonical (a key of model.ARCHES) and never empty.  `asdict(request)` (payload()) is what a
+    child process rebuilds it from.  What Triton then bound for it is the KernelSpec the
+    binding makes (the kernel, every argument and constexpr, num_warps/num_stages, the config).
+    """
 
     target: str
     constexprs: dict[str, str] = None  # type: ignore[assignment]
@@ -738,9 +751,30 @@ class Request:
     # --grid as given: numbers or an expression in the kernel's arguments and constexprs (inputs/grid.py),
     # evaluated when the launch is bound; None: the grid of the kernel file's EXAMPLES launch, if any.
     grid: str | None = None
+    # Set by pipeline/config.resolve once every value is checked and the arch canonical; never by hand.
+    checked: bool = field(default=False, compare=False, repr=False)
+
+    def with_launch(self, **words: Any) -> "Request":
+        """This request with launch options changed, each by a launch's own keyword
+        (num_warps=8, maxnreg=64, enable_fp_fusion=False): the one place that knows which field holds which."""
+        unknown = set(words) - set(LAUNCH_FIELDS) - set(LAUNCH_OPTIONS)
+        if unknown:
+            raise ValueError(f"not a launch option: {', '.join(sorted(unknown))}")
+        shape = {k: (None if v is None else int(v)) for k, v in words.items() if k in LAUNCH_FIELDS}
+        options = {**(self.options or {}), **{k: v for k, v in words.items() if k in LAUNCH_OPTIONS}}
+        return replace(self, **shape, options={k: v for k, v in options.items() if v is not None})
+
+    def with_values(self, *, constexprs: dict | None = None, args: dict | None = None) -> "Request":
+        """This request with constexprs and runtime arguments added (later ones win), as a launch's keywords."""
+        return replace(self, constexprs={**(self.constexprs or {}), **{k: str(v) for k, v in (constexprs or {}).items()}},
+                       args={**(self.args or {}), **{k: str(v) for k, v in (args or {}).items()}})
+
+    def payload(self) -> dict[str, Any]:
+        """The JSON-able form a child process rebuilds the request from (`Request(**payload)`)."""
+        return asdict(self)
 
 
-LAUNCH_SHAPE = ("num_warps", "num_stages")  # launch options with flags of their own (-w, -s)
+LAUNCH_SHAPE = LAUNCH_FIELDS  # launch options with flags of their own (-w, -s)
 
 
 # The backends' launch options that are on/off (CUDAOptions / HIPOptions bool fields) and those that are a

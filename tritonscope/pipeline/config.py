@@ -1,56 +1,29 @@
-"""One resolved config: what one compile is of, every value checked and the arch resolved once.
+"""Request -> the same record, checked: every value checked and the arch resolved once.
 
 Why: a kernels.Request keeps the user's words (`--arch H100`, `--arch 90`), and each
-step that needed the target used to canonicalise them again.  A Config is made once,
-by `resolve`, right after the command line (or the Python API) is read: the request's
-values are checked, the arch is canonical and never None (--arch, else the local
-GPU's, else model.DEFAULT_ARCH), and a launch option the target cannot take is
-refused.  Everything downstream (binding, the result cache, children, fix checks)
-reads the Config and nothing else.
+step that needed the target used to canonicalise them again.  `resolve` checks a
+request once, right after the command line (or the Python API) is read: its values
+are checked, the arch is canonical and never None (--arch, else the local GPU's,
+else model.DEFAULT_ARCH), and a launch option the target cannot take is refused.
+It returns the same record with `checked` set; everything downstream (binding, the
+result cache, children, fix checks) reads that and nothing else.
 
-A Config is a Request with its arch resolved, so `asdict(config)` is what a child
-process rebuilds it from (`Config(**payload)`).
+`Config` is the name the pipeline gives a checked Request: one record, not two
+(issue 32).  `asdict(config)` is what a child process rebuilds it from
+(`Config(**payload)`).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from dataclasses import fields, replace
 
-from tritonscope.inputs.kernels import Request
+from tritonscope.inputs.kernels import LAUNCH_FIELDS, LAUNCH_OPTIONS, Request
 
-# A launch's own words for its options (what `-w`, `-s`, --maxnreg, --num-ctas and --fp-fusion set,
-# and what explain's fixes and diff's sides change): the field of a Config each one lives in.
-LAUNCH_FIELDS = ("num_warps", "num_stages")
-LAUNCH_OPTIONS = ("maxnreg", "num_ctas", "enable_fp_fusion")
+# A checked Request (resolve() made it): its arch is a key of model.ARCHES.
+Config = Request
 
-
-@dataclass(frozen=True)
-class Config(Request):
-    """One compile's config, resolved: a Request's fields (the target, constexprs, arguments, shape, dtype, the
-    launch options num_warps, num_stages and, in `options`, maxnreg, num_ctas, enable_fp_fusion) with the arch
-    canonical (a key of model.ARCHES) and never empty; made by resolve()."""
-
-    arch: str = ""
-
-    def with_launch(self, **words: Any) -> "Config":
-        """This config with launch options changed, each by a launch's own keyword
-        (num_warps=8, maxnreg=64, enable_fp_fusion=False): the one place that knows which field holds which."""
-        unknown = set(words) - set(LAUNCH_FIELDS) - set(LAUNCH_OPTIONS)
-        if unknown:
-            raise ValueError(f"not a launch option: {', '.join(sorted(unknown))}")
-        shape = {k: (None if v is None else int(v)) for k, v in words.items() if k in LAUNCH_FIELDS}
-        options = {**(self.options or {}), **{k: v for k, v in words.items() if k in LAUNCH_OPTIONS}}
-        return replace(self, **shape, options={k: v for k, v in options.items() if v is not None})
-
-    def with_values(self, *, constexprs: dict | None = None, args: dict | None = None) -> "Config":
-        """This config with constexprs and runtime arguments added (later ones win), as a launch's keywords."""
-        return replace(self, constexprs={**(self.constexprs or {}), **{k: str(v) for k, v in (constexprs or {}).items()}},
-                       args={**(self.args or {}), **{k: str(v) for k, v in (args or {}).items()}})
-
-    def payload(self) -> dict[str, Any]:
-        """The JSON-able form a child process rebuilds the Config from (`Config(**payload)`)."""
-        return asdict(self)
+__all__ = ["Config", "LAUNCH_FIELDS", "LAUNCH_OPTIONS", "check_options_for_arch", "local_arch", "resolve",
+           "with_grid"]
 
 
 def local_arch() -> str:
@@ -68,17 +41,17 @@ def resolve(request, default_arch: str | None = None) -> Config:
     canonicalised once, else `default_arch`, else the local GPU's; a launch option the arch cannot take refused."""
     from tritonscope.inputs.kernels import check_launch_options, checked_arch
 
-    if isinstance(request, Config) and request.arch:
+    if getattr(request, "checked", False) and request.arch:
         return request
     # every value checked; the arch canonicalised, here only (an empty or unknown --arch fails here)
     arch = checked_arch(request) or default_arch or local_arch()
     check_options_for_arch(request.options, arch)
-    values = {f.name: getattr(request, f.name, None) for f in fields(Config)}
+    values = {f.name: getattr(request, f.name, None) for f in fields(Request)}
     if values["grid"] is not None:
         from tritonscope.inputs.grid import parse_grid
 
         parse_grid(values["grid"])  # a bad --grid: exit 2 here, before any file is loaded
-    return Config(**{**values, "arch": arch, "options": check_launch_options(request.options)})
+    return Request(**{**values, "arch": arch, "options": check_launch_options(request.options), "checked": True})
 
 
 def with_grid(request, grid: str | None):
