@@ -237,6 +237,7 @@ def test_listing_imports_neither_torch_nor_triton(folders):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.needs("torch")
 def test_chosen_configs_match_the_best_config_files(source, compiled):
     with_best = _best_config_kernels(source)
     assert len(with_best) == 4
@@ -261,6 +262,7 @@ def test_chosen_configs_match_the_best_config_files(source, compiled):
             assert plan["chosen_by"] == "the only config" and not plan["guessed"]
 
 
+@pytest.mark.needs("torch")
 def test_grids_come_from_the_output_code_or_inductors_grid_code(compiled):
     grids = {name: compiled[name].plan["grid"] for name in RAN}
     for name, grid in RAN.items():
@@ -290,6 +292,7 @@ def test_ran_kernel_equals_the_gpu_run(compiled, name):
         assert mine == real, f"{name} {stage}: " + _first_difference(mine, real)
 
 
+@pytest.mark.needs("torch")
 def test_every_ran_kernel_compiles_here(compiled):
     """Under any Triton (3.9 too): each kernel compiles to every CUDA stage for the file's device."""
     for name in RAN:
@@ -314,6 +317,7 @@ def test_every_ran_kernel_compiles_here(compiled):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.needs("torch")
 def test_prediction_at_the_kernels_own_grid_and_unknown_without_one(compiled):
     from tritonscope.analyses.analysis import analyze
     from tritonscope.cost import predict
@@ -331,6 +335,7 @@ def test_prediction_at_the_kernels_own_grid_and_unknown_without_one(compiled):
     assert p["predicted_ms"] and p["predicted_ms"] > 0, p
 
 
+@pytest.mark.needs("torch")
 def test_explain_predict_on_an_inductor_kernel(folders):
     """explain on the folder's kernel: compiled as Inductor would, then predicted at Inductor's grid."""
     result = invoke("explain", folders / "cache", "--kernel", "triton_per_fused__softmax__to_copy_amax_mul_sub_3",
@@ -341,6 +346,7 @@ def test_explain_predict_on_an_inductor_kernel(folders):
     assert re.search(r"predicted: [0-9.]+ ms on ", said), said
 
 
+@pytest.mark.needs("torch")
 def test_open_kernel_for_another_arch(folders):
     result = invoke("open", folders / "cache", "--kernel", "triton_poi_fused_add_mul_6", "--arch", "sm_80",
                     "--stage", "none", env={"COLUMNS": "200"})
@@ -351,6 +357,7 @@ def test_open_kernel_for_another_arch(folders):
     assert "chosen by .best_config" in said
 
 
+@pytest.mark.needs("torch")
 def test_explain_predict_fills_an_unknown_grid_with_the_flag_its_hint_names(folders, source):
     """A candidate of the mm template that the graph does not launch: its grid is passed at launch, so it is
     unknown; the hint names --grid, and --grid gives the prediction."""
@@ -398,3 +405,21 @@ def test_one_generated_module_opens_by_itself(folders):
                          + next(p.name for p in (folders / "cache" / "dm").glob("*.py")))
     assert kernel.single and kernel.kind == "inductor"
     assert kernel.entries[0].name == "triton_poi_fused_add_mul_6" and kernel.entries[0].best_config
+
+
+ENVS = {v: Path(__file__).resolve().parents[1] / v / "bin" / "python" for v in (".venv36", ".venv")}
+
+
+@pytest.mark.skipif(not all(p.is_file() for p in ENVS.values()),
+                    reason="needs the repo's .venv36 (Triton 3.6) and .venv (Triton 3.9), each with torch")
+def test_versions_compiles_an_inductor_kernel_under_both_tritons(folders, tmp_path):
+    one = tmp_path / "one"
+    shutil.copytree(folders / "cache" / "dm", one / "dm")   # the pointwise kernel's file and its .best_config
+    result = invoke("versions", one, "--a", ENVS[".venv36"], "--b", ENVS[".venv"], "--arch", "sm_90a", "--json")
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)["rows"]
+    assert row["kernel"].startswith("triton_poi_fused_add_mul_6")
+    assert (row["a"]["triton"], row["b"]["triton"]) == ("3.6.0", "3.9.0")
+    for side in ("a", "b"):   # compiled with the .best_config's config and predicted at Inductor's grid
+        assert row[side]["num_stages"] == 1 and row[side]["registers"]
+        assert row[side]["predicted_ms"], row[side]
