@@ -182,3 +182,30 @@ def test_buffer_ops_off_is_checked_with_the_knob_set(pass_name, monkeypatch, tmp
     (fix,) = [x for x in f.fixes if x.flags == "AMDGCN_USE_BUFFER_OPS=0"]
     assert fix.tried and fix.compiles and seen == ["0"]
     assert any("AMDGCN_USE_BUFFER_OPS=0" in w for w in F._pass_words(pass_name))
+
+
+# --------------------------------------------------------------------------
+# open --recompile of a found kernel that fails: the failure report
+# --------------------------------------------------------------------------
+
+def test_open_recompile_of_a_found_kernel_that_fails_gets_the_report(tmp_path, monkeypatch):
+    """The libdevice kernel compiles for sm_90a (into a Triton cache here); recompiled from that cache for gfx942
+    it fails in make_llir: open --recompile says where (the op and its Python line) and what Triton's words mean."""
+    if not triton_api.has_backend("amd"):
+        pytest.skip("this Triton has no amd backend")
+    cache = tmp_path / "triton-cache"
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(cache))
+    made = runner.invoke(app, ["compile", *[a if a != "gfx942" else "sm_90a" for a in LIBDEVICE], "--stage", "none"],
+                         catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    result = runner.invoke(app, ["open", str(cache), "-k", "rsqrt_kernel", "--recompile", "--arch", "gfx942",
+                                 "--json"], catch_exceptions=False)
+    assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
+    d = json.loads(result.stdout)["failure"]
+    assert d["stage_function"] == "make_llir" and not d["in_pass"]
+    assert (d["op"]["name"], d["op"]["line"]) == ("llvm.call", 21)
+    assert d["op"]["source"] == "y = tl.extra.cuda.libdevice.rsqrt(x)"
+    assert "no libdevice" in " ".join(d["explanation"])
+    assert any(x["label"].startswith("change the source") and not x["tried"] for x in d["fixes"])
+    said = " ".join(result.stderr.split())
+    assert "Recompiling rsqrt_kernel for gfx942 failed" in said and "on llvm.call at libdevice_on_amd.py:21" in said

@@ -732,7 +732,7 @@ def _check_one(check: FixCheck, changed, env: dict | None, *, timeout: float) ->
     import time
 
     from tritonscope.core.errors import TritonscopeError
-    from tritonscope.pipeline.compile import compile_elsewhere
+    from tritonscope.pipeline.child_compile import compile_elsewhere
 
     started = time.perf_counter()
     python = (env or {}).get("__python__")
@@ -794,6 +794,47 @@ def attach(err: BaseException, config, *, checks: bool = True, timeout: float | 
             ok = [x.flags or x.label for x in failure.fixes if x.compiles]
             err.hint = (f"These compile: {', '.join(ok)} (see 'What to try')." if ok else
                         "See the failure report above: what Triton said, in plain words, and what was tried.")
+    return failure
+
+
+def diagnose_found(err: BaseException, *, timeout: float = 300,
+                   status: Callable[[str], Any] | None = None) -> Failure | None:
+    """The failure report of a found kernel's recompile (`open --recompile`) that failed inside Triton, put on
+    `err` as `attach` does.  The recompile's compile (err.data["recompile"]: what inputs/sources/recompile
+    compiled, and for which arch) runs once more with every pass dumped.  What to try is not checked: a found
+    kernel has no config to change here (`tritonscope compile` of its file does check it).  None, and `err` as
+    it was, when there is nothing more to tell or diagnosing fails."""
+    import contextlib
+
+    from tritonscope.analyses.passes import trace_failure
+
+    job = getattr(err, "data", {}).get("recompile")
+    if not isinstance(err, CompileError) or not isinstance(job, dict) or "failure" in err.data or \
+            not err.data.get("in_pipeline"):
+        return None
+    show = status or (lambda text: contextlib.nullcontext())
+    try:
+        with show(f"{job.get('kernel', 'the kernel')} failed in Triton: recompiling it with every pass dumped..."):
+            trace, failed = trace_failure({"recompile": job}, job.get("arch_name") or "", timeout=timeout)
+        with trace:
+            failure = read_failure(trace, failed, None) if failed is not None else None
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # the report is extra: the recompile's own error is what the user must see
+        err.data["failure_error"] = f"{type(e).__name__}: {getattr(e, 'message', e)}"
+        return None
+    if failure is None:
+        return None
+    words = "\n".join([failure.error] + [d.message for d in failure.diagnostics])
+    failure.fixes += [FixCheck(f"change the source: {k.source_fix}", "", said="not tried: a change to the kernel's "
+                               "source") for k in KNOWN if k.source_fix and k.pattern.search(words)]
+    failure.fixes.append(FixCheck("what to try, checked", "",
+                                  said="not tried: a found kernel's recompile has no config to change here; "
+                                       "`tritonscope compile FILE.py:KERNEL` with its arguments checks what to try"))
+    err.data["failure"] = failure
+    if failure.one_line():
+        err.message = f"{err.message.split(': Triton failed while compiling')[0]}: Triton failed while compiling " \
+                      f"{failure.kernel} in {failure.one_line()}: {failure.error}"
     return failure
 
 

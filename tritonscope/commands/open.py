@@ -10,6 +10,7 @@ metadata only, so a cache of thousands of kernels lists in a second or two.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import List, Optional
 
@@ -116,7 +117,7 @@ def open_cmd(
 
         original = artifact
         want = parse_assignments(constexpr, "constexpr")
-        with c.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
+        with _reported(env, as_json, save, force, emit), c.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
             artifact = sources.recompile(entry, original, arch=arch, num_warps=num_warps, num_stages=num_stages,
                                          constexprs=want)
     if diff and original is not None:
@@ -138,6 +139,22 @@ def open_cmd(
         analysis.layouts = layouts_of(analysis)
     c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
+
+
+@contextlib.contextmanager
+def _reported(env, as_json: bool, save: Optional[str], force: bool, emit: Optional[str]):
+    """A recompile that fails inside Triton: its failure report (analyses/failure.diagnose_found), shown and
+    saved as compile's is; the error goes on (exit 5)."""
+    from tritonscope.core.errors import CompileError
+
+    try:
+        yield
+    except CompileError as e:
+        from tritonscope.analyses.failure import diagnose_found
+
+        if diagnose_found(e, status=c.spinner(env, not as_json)) is not None:
+            c.output_failure(e, env, as_json=as_json, save=save, force=force, emit=emit)
+        raise
 
 
 def _check_save(save, diff, force) -> None:

@@ -156,6 +156,8 @@ def _child_compile(payload: dict, workdir: Path, seen: dict | None = None) -> di
     from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
+    if "recompile" in payload["request"]:
+        return _recompile_compile(payload["request"]["recompile"], workdir, seen)
     pipe = Pipeline(remarks=False)
     loaded = pipe.bind(resolve(Request(**payload["request"]), payload["default_arch"]))
     if seen is not None:
@@ -178,6 +180,32 @@ def _child_compile(payload: dict, workdir: Path, seen: dict | None = None) -> di
         "warnings": list(getattr(artifact, "warnings", []) or []),
         "artifact": asdict(artifact),
     }
+
+
+def _recompile_compile(job: dict, workdir: Path, seen: dict | None) -> dict:
+    """A found kernel's recompile (inputs/sources/recompile: from its captured Python function or its IR) with
+    every dump on: the failure run of `open --recompile` (analyses/failure.diagnose_found).  A Triton error is
+    typed as the recompile types it."""
+    from types import SimpleNamespace
+
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.inputs.compile_errors import compile_error
+    from tritonscope.inputs.sources.recompile import _compile_now
+
+    facts = {"kernel": job.get("kernel", "?"), "file": job.get("file") or "", "arch": job.get("arch_name", "?"),
+             "label": job.get("label", ""), "triton_version": triton_api.triton_version()}
+    if seen is not None:
+        seen.update(facts)
+    stages: list[dict] = []
+    _install_stage_hook(workdir, stages)
+    started = time.perf_counter()
+    try:
+        _compile_now(job)
+    except TritonscopeError:
+        raise
+    except Exception as e:
+        raise compile_error(e, SimpleNamespace(kernel=facts["kernel"], file=facts["file"])) from e
+    return {**facts, "compile_seconds": time.perf_counter() - started, "stages": stages, "warnings": []}
 
 
 def _stderr_size() -> int:

@@ -224,6 +224,7 @@ def _compile_or_fall_back(entry: KernelEntry, original: Artifact, target: _Targe
     except TritonscopeError as e:  # a typed error from the child
         if isinstance(e, CompileError):
             e.message = f"Recompiling {entry.name} for {target.name} failed: " + e.message
+            e.data["recompile"] = {**payload, "arch_name": target.name}   # what failed: analyses/failure reads it
         raise
     except Exception as e:
         from tritonscope.inputs.compile_errors import compile_error
@@ -231,6 +232,7 @@ def _compile_or_fall_back(entry: KernelEntry, original: Artifact, target: _Targe
         err = compile_error(e, original.spec)
         if isinstance(err, CompileError):
             err.message = f"Recompiling {entry.name} for {target.name} failed: " + err.message
+            err.data["recompile"] = {**payload, "arch_name": target.name}
         raise err from e
     return compiled, used_tools, how
 
