@@ -47,6 +47,33 @@ def pytest_addoption(parser):
     parser.addoption("--regen", **REGEN_OPTION)
 
 
+# What an optional package's test needs installed, and the extra that brings it (pyproject.toml).
+OPTIONAL_EXTRAS = {"torch": "run", "numpy": "run", "distributed": "dask", "matplotlib": "plot", "mkdocs": "docs"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs(*packages): the test needs these optional packages; where one "
+                                       "is not installed it is skipped, with the reason (tests/conftest.py)")
+
+
+def missing_package(*packages: str) -> str | None:
+    """The first of `packages` that is not installed (found without importing it), else None."""
+    import importlib.util
+
+    return next((p for p in packages if importlib.util.find_spec(p) is None), None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A test marked needs("torch", ...) is skipped, with what to install, where one of them is missing:
+    a bare `pip install -e .` runs the rest of the suite."""
+    for mark in item.iter_markers("needs"):
+        missing = missing_package(*mark.args)
+        if missing:
+            pytest.skip(f"needs {missing}, which is not installed "
+                        f"(pip install -e '.[{OPTIONAL_EXTRAS.get(missing, 'test')}]' brings it)")
+
+
 @pytest.fixture(scope="session")
 def regen(request) -> bool:
     return bool(request.config.getoption("--regen"))

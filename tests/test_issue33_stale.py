@@ -310,6 +310,7 @@ def _fake_gpu(monkeypatch):
     monkeypatch.setattr("tritonscope.pipeline.config.local_arch", lambda: "sm_90a")
 
 
+@pytest.mark.needs("torch")
 def test_a_tune_that_timed_nothing_exits_13(monkeypatch):
     from typer.testing import CliRunner
 
@@ -330,6 +331,7 @@ def test_a_tune_that_timed_nothing_exits_13(monkeypatch):
     assert "Traceback" not in r.output
 
 
+@pytest.mark.needs("torch")
 def test_a_bench_that_timed_nothing_exits_13(monkeypatch):
     from tritonscope.commands.bench import bench_outcome
     from tritonscope.core.errors import ExitCode, NoResultError

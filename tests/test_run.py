@@ -23,6 +23,7 @@ def invoke(*args):
     ["vector_add", "--shape", "5000"],
     ["softmax", "--shape", "64x300", "-c", "BLOCK=512"],
 ])
+@pytest.mark.needs("torch")
 def test_run_interpret_passes(args):
     result = invoke("run", *args, "--interpret", "--json")
     assert result.exit_code == 0, result.output
@@ -32,6 +33,7 @@ def test_run_interpret_passes(args):
     assert check["unwritten"] == 0 and check["rel_error"] <= check["tolerance"]
 
 
+@pytest.mark.needs("torch")
 def test_run_interpret_table_reports_max_error():
     result = invoke("run", "matmul", "--interpret")
     assert result.exit_code == 0, result.output
@@ -39,6 +41,7 @@ def test_run_interpret_table_reports_max_error():
     assert "pass" in result.output
 
 
+@pytest.mark.needs("torch")
 def test_run_interpret_catches_a_wrong_kernel(tmp_path):
     # a kernel that writes only half of its output: the poisoned half fails the check
     src = tmp_path / "half.py"
@@ -59,6 +62,7 @@ def test_run_interpret_catches_a_wrong_kernel(tmp_path):
     assert "error: k: 1 of 1 output did not match torch: out_ptr." in result.stderr
 
 
+@pytest.mark.needs("torch")
 def test_run_without_a_check_is_no_result_not_a_pass(tmp_path):
     """A launch that declares no check: nothing was compared, so exit 13 (no result), never 0 and never 1."""
     src = tmp_path / "nocheck.py"
@@ -98,12 +102,14 @@ def test_bench_outcome_codes():
     assert none.message == ("Of 3 configs, 1 failed (A 64x64x64) and 1 gave a figure that cannot be true (B 8).")
 
 
+@pytest.mark.needs("torch")
 def test_run_interpret_notes_tf32_for_fp32_dots():
     result = invoke("run", "matmul_masked", "--interpret", "--shape", "64x64x64", "--block", "32", "--json")
     assert result.exit_code == 0, result.output
     assert "TF32" in json.loads(result.output)["tf32_note"]
 
 
+@pytest.mark.needs("torch")
 def test_bench_without_gpu_exits_9(monkeypatch):
     from tritonscope.measure import runner as r
 
@@ -159,6 +165,7 @@ def test_bench_table_names_what_sets_each_row_apart():
 
 
 @pytest.mark.parametrize("chunk", [7, 1 << 24])
+@pytest.mark.needs("torch")
 def test_compare_chunked_on_the_outputs_device_matches_a_whole_float64_compare(monkeypatch, chunk):
     """The check reads the output chunk by chunk on its own device; its figures are those of one float64
     compare of the whole tensors, a transposed output and a NaN (an unwritten element) included."""
