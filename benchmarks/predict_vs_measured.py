@@ -301,11 +301,11 @@ TUNE_GROUPS = ["softmax-8192", "layer_norm", "captured-scale", "grouped-fp16-102
 
 def tune_groups(args) -> int:
     """`tune --top K --full` on each of TUNE_GROUPS (its first --tune-configs configs): the pick against the
-    full search's best, and the two times (each launch compiles cold; see commands/tune.py)."""
+    full search's best, and the two times (each launch compiles cold; see measure/tune.py)."""
     import tempfile
 
     from tritonscope.measure import runner
-    from tritonscope.commands.tune import tune
+    from tritonscope.measure.tune import tune
 
     runner.require_gpu("predict_vs_measured --tune")
     folder = tempfile.mkdtemp(prefix="tritonscope-tune-")

@@ -218,7 +218,7 @@ def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
     """tune's accounting, GPU-less: the short list is launched on the Triton cache its GPU-less compile filled
     (every config's kernel is there to load), the full search on a fresh, empty one; the pick's ratio uses the
     full search's own times and tune's time is its compile + predictions + short-list launches."""
-    from tritonscope.commands import tune as tune_mod
+    from tritonscope.measure import tune as tune_mod
     from tritonscope.inputs.kernels import Request
     from tritonscope.measure.turns import kernels_in
 
@@ -259,7 +259,7 @@ def test_tune_times_the_short_list_while_the_last_compiles_finish(monkeypatch):
     short list of the rows compiled so far is timed (inside the sweep's wall time, `overlap_s`); the final
     short list's configs not timed then are timed after; the pick is the fastest of all timed.  A launch that
     adds a kernel no sweep row made compiled at launch (counted)."""
-    from tritonscope.commands import tune as tune_mod
+    from tritonscope.measure import tune as tune_mod
     from tritonscope.inputs.kernels import Request
 
     seen = []
@@ -480,7 +480,7 @@ def test_the_bound_is_at_most_the_prediction_on_every_measured_config(name):
 def test_tune_stopped_by_ctrl_c_while_compiling_times_nothing(monkeypatch):
     """Ctrl-C during tune's compile: the sweep comes back interrupted, and tune stops there (exit 130) instead of
     timing a short list of the configs that happened to finish."""
-    from tritonscope.commands import tune as tune_mod
+    from tritonscope.measure import tune as tune_mod
     from tritonscope.core.errors import ExitCode, InterruptedRunError
     from tritonscope.inputs.kernels import Request
     from tritonscope.measure import sweep as sw

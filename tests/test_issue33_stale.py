@@ -315,7 +315,7 @@ def test_a_tune_that_timed_nothing_exits_13(monkeypatch):
     from typer.testing import CliRunner
 
     from tritonscope.cli import app
-    from tritonscope.commands import tune as tune_mod
+    from tritonscope.measure import tune as tune_mod
 
     _fake_gpu(monkeypatch)
     # every launch fails, as `tune --dtype fp8e4nv` did (`module 'torch' has no attribute 'float8e4nv'`)

@@ -189,3 +189,62 @@ def _gpu_help() -> str:
 
 
 GpuOpt = typer.Option(None, "--gpu", metavar="GPU", help=_gpu_help())
+
+
+# --------------------------------------------------------------------------------------------------------------
+# A grid of configs (AXES) as the requests `sweep` and `tune` compile
+
+
+def _block_bases(base, values: list[int], loaded, axes: dict) -> list:
+    """One base request per --blocks value, with the constexprs --block sets written out (labels show them)."""
+    from tritonscope.core.errors import UsageError
+    from tritonscope.inputs.kernels import names_set_by_block
+
+    names = names_set_by_block(loaded.example, list(loaded.spec.constexprs))
+    clash = [n for n in names if n in axes]
+    if clash:
+        raise UsageError(f"--block sets {', '.join(clash)}, which -c sets too.", hint="Give one of them.")
+    return [sw_replace(base, block=None, constexprs={**(base.constexprs or {}), **{n: str(v) for n in names}})
+            for v in values]
+
+
+def sw_replace(req, **changes):
+    from dataclasses import replace
+
+    return replace(req, **changes)
+
+
+def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, arch, shape, dtype, maxnreg,
+                   num_ctas, fp_fusion, gpu, *, grid=None):
+    """The grid of requests `sweep` and `tune` compile: (requests, loaded first config, base, autotune configs,
+    arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts.
+    `grid`: --grid's text, which every request carries (each config's launch grid is its own evaluation)."""
+    from tritonscope.measure import sweep as sw
+    from tritonscope import triton_api
+    from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
+    from tritonscope.pipeline.compile_path import Pipeline
+    from tritonscope.pipeline.config import resolve
+
+    axes = sw.parse_constexpr_axes(constexpr)
+    warps = sw.parse_ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
+    stages = sw.parse_ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
+    arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
+    dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
+    default_arch = c.default_arch()
+    c.check_gpu(gpu, arches or [default_arch])  # an unknown --gpu, or one of another arch: exit 2 before any compile
+
+    # Check the kernel once here (and find autotune configs) before any worker starts.
+    block_values = c.block_axis(block, blocks)
+    base = c.make_request(target, None, block_values[0] if block_values else None, arg, None, None,
+                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
+                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, grid=grid)
+    c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
+    first = {k: v[0] for k, v in axes.items()}
+    loaded = Pipeline().bind(resolve(sw_replace(base, constexprs=first), default_arch))
+    auto = triton_api.autotune_configs(loaded.obj)
+    bases = [sw_replace(base, arch=arches[0] if arches else None)]
+    if block_values:  # --block(s): the tile constexprs it sets become part of each config
+        bases = _block_bases(bases[0], block_values, loaded, axes)
+    requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
+                                                        arches=arches, dtypes=dtypes, autotune=auto)]
+    return requests, loaded, base, auto, arches

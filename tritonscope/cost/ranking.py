@@ -3,7 +3,7 @@
 A compile worker compiles its config and reads the resource usage (cuobjdump, milliseconds), then runs nvdisasm
 (about 0.2 s of CPU, whatever the kernel) only when the config fits and the model's lower bound for it
 (features.bound_facts: the prediction with the SASS's side at its least) is at most the shared threshold that
-the parent lowers as predictions come in.  `tune` (commands/tune.py, through measure/sweep.compile_row) and
+the parent lowers as predictions come in.  `tune` (measure/tune.py, through measure/sweep.compile_row) and
 `prune_by_prediction` (cost/autotune.py) both use it; measure/pruning.py re-exports it for tune.
 """
 

@@ -6,6 +6,7 @@
                     row cache, local or Dask run, table, predictions: one module each)
     pruning.py      tune's compile: disassemble a config only while the model could still rank it
     turns.py        launch, check and time configs one after another, or in turns (tune, the benchmark)
+    tune.py         time only the configs the cost model predicts fastest (`tritonscope tune`, tune_requests)
 
 Imports every layer below it, cost included (sweep's predicted column).
 """
