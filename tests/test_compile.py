@@ -171,11 +171,13 @@ def test_user_kernel_from_plain_file():
 
 def test_compile_never_imports_torch():
     code = ("import sys; from tritonscope.cli import main; sys.argv=['tritonscope','compile','matmul','--block','16',"
-            "'--stage','none']\ntry:\n    main()\nexcept SystemExit:\n    pass\nassert 'torch' not in sys.modules, 'torch'")
+            "'--stage','none','--no-color']\ntry:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "assert 'triton' in sys.modules and 'torch' not in sys.modules, 'torch'")
     import subprocess
 
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
+    assert "tritonscope · matmul_kernel" in proc.stdout and "registers" in proc.stdout, proc.stdout  # it compiled
 
 
 # ---------------------------------------------------------------- bad input

@@ -83,7 +83,8 @@ def test_capture_needs_a_kernel_named_as_open_names_them():
     assert many.exit_code == ExitCode.USAGE and "holds 5 kernels" in many.output and "--kernel" in many.output
     same_name = invoke("explain", CAPTURE, "--kernel", "add_kernel")
     assert same_name.exit_code == ExitCode.USAGE and "2 kernels match" in same_name.output
-    assert invoke("explain", CAPTURE, "-k", "no_such_kernel").exit_code == ExitCode.NOT_FOUND
+    unknown = invoke("explain", CAPTURE, "-k", "no_such_kernel")
+    assert unknown.exit_code == ExitCode.NOT_FOUND and "No kernel 'no_such_kernel'" in unknown.output
 
 
 def test_capture_kernel_is_explained_from_its_stages(monkeypatch):

@@ -137,7 +137,7 @@ def test_bad_reports_are_clear(tmp_path):
     r = _cli("show", str(tmp_path / "z.json"))
     assert r.exit_code == ExitCode.BAD_INPUT_FILE and "damaged report" in r.output
     r = _cli("show", str(tmp_path / "missing.json"))
-    assert r.exit_code == ExitCode.NOT_FOUND
+    assert r.exit_code == ExitCode.NOT_FOUND and "No such report" in r.output and "missing.json" in r.output
 
 
 # --------------------------------------------------------------------------
