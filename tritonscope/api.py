@@ -119,7 +119,7 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
 
 
 def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = None, kernel: Any = None,
-                        arch: str | None = None):
+                        arch: str | None = None, jobs: int | None = None):
     """An `early_config_prune` for @triton.autotune that keeps the `top_k` configs the cost model predicts
     fastest for the current arguments, without running any:
 
@@ -127,7 +127,9 @@ def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = N
             tritonscope.prune_by_prediction(3, grid=lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),))})
 
     `grid` is the launch's grid as a function of the arguments and the config's constexprs (what the
-    kernel is launched with); the configs are compiled (GPU-less, as `tritonscope compile` does) and
+    kernel is launched with), or "launch" for the grid Triton hands the pruner; the configs are compiled
+    in `jobs` worker processes (default: TRITONSCOPE_PRUNE_JOBS, else one per core; GPU-less, as
+    `tritonscope compile` does, into Triton's cache, so the survivors' compiles are cache hits) and
     predicted on `gpu` (default: the local GPU, else the arch's reference GPU).  A config that does not
     fit is dropped; configs the model gives no prediction are kept (never pruned on a guess), and when
     no config can be predicted all of them are returned.  `kernel` is the @triton.jit function (default:
@@ -135,18 +137,20 @@ def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = N
     from tritonscope.cost.autotune import PredictedPrune
 
     return PredictedPrune(top_k, compile_fn=compile, describe_arg=_describe_arg, grid=grid, gpu=gpu, kernel=kernel,
-                          arch=arch)
+                          arch=arch, jobs=jobs)
 
 
-def predicted_time(*, grid: Any = None, gpu: str | None = None, kernel: Any = None, arch: str | None = None):
+def predicted_time(*, grid: Any = None, gpu: str | None = None, kernel: Any = None, arch: str | None = None,
+                   jobs: int | None = None):
     """A `perf_model` for Triton's own slot: `prune_configs_by={"perf_model": tritonscope.predicted_time(
     grid=...), "top_k": 3}`.  Triton calls it once per config (after any `early_config_prune`) and keeps
     the `top_k` configs with the lowest predicted milliseconds; a config the model cannot judge scores 0.0
-    (kept), one that does not fit infinity.  `grid`, `gpu`, `kernel`, `arch` as for prune_by_prediction."""
+    (kept), one that does not fit infinity.  `grid`, `gpu`, `kernel`, `arch`, `jobs` as for
+    prune_by_prediction (all of a tuner's configs are predicted on its first call, in the workers)."""
     from tritonscope.cost.autotune import PredictedPrune
 
     return PredictedPrune(1, compile_fn=compile, describe_arg=_describe_arg, grid=grid, gpu=gpu, kernel=kernel,
-                          arch=arch).perf_model
+                          arch=arch, jobs=jobs).perf_model
 
 
 def show(path: str | Path) -> Result:

@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from tritonscope.core.errors import TritonscopeError, UsageError
+from tritonscope.core.words import field_data, said, terms
 from tritonscope.pipeline.config import Config
 
 PREDICTED = "predicted"
@@ -30,18 +31,21 @@ def compile_predicted(pipeline, config: Config, *, kernel_object: Any = None):
         from tritonscope.triton_api.launch import tuners_and_heuristics
 
         has_tuner = tuners_and_heuristics(first.obj)[0] is not None
-        raise UsageError(f"--config predicted: {first.spec.kernel} "
+        raise UsageError(f"{said('config', 'predicted')}: {first.spec.kernel} "
                          + ("compiles no autotune config here (every tuned constexpr is given)" if has_tuner
                             else "has no @triton.autotune") + ", so there is nothing to pick.",
-                         hint="Leave out the -c values its configs set." if has_tuner else "Leave --config out.")
+                         hint=f"Leave out the {said('constexprs')} values its configs set." if has_tuner
+                         else f"Leave {said('config')} out.", data=field_data("config", "predicted"))
     rows: list[dict[str, Any]] = []
     best = None
     for index in range(1, tuned["count"] + 1):
         loaded = first if index == 1 else pipeline.bind(dataclasses.replace(config, config=index),
                                                         kernel_object=kernel_object)
         if loaded.spec.grid is None:
-            raise UsageError("--config predicted needs the launch grid to predict each config at.",
-                             hint="Give it with --grid, e.g. --grid 'cdiv(n, BLOCK)'.")
+            raise UsageError(f"{said('config', 'predicted')} needs the launch grid to predict each config at.",
+                             hint="Give it with --grid, e.g. --grid 'cdiv(n, BLOCK)'." if terms() == "cli"
+                             else "Compile it from the command line with --grid, or give the file an EXAMPLES "
+                                  "launch.", data=field_data("config", "predicted"))
         try:
             compiled = pipeline.compile(None, loaded=loaded, status=f"config {index} of {tuned['count']}: compiling "
                                                                     f"{loaded.spec.label()} to predict it...")
@@ -61,8 +65,9 @@ def compile_predicted(pipeline, config: Config, *, kernel_object: Any = None):
             best = (p.predicted_ms, index, compiled, p)
     if best is None:
         reasons = "; ".join(f"config {r['index']}: {r['why']}" for r in rows)
-        raise UsageError(f"--config predicted: no config of {first.spec.kernel} could be predicted ({reasons}).",
-                         hint="Pick one with --config N instead.")
+        raise UsageError(f"{said('config', 'predicted')}: no config of {first.spec.kernel} could be predicted "
+                         f"({reasons}).", hint=f"Pick one with {said('config', 'N')} instead.",
+                         data=field_data("config", "predicted"))
     _, index, compiled, p = best
     spec = compiled.artifact.spec
     info = {**(spec.autotune or {}), "chosen_by": PREDICTED, "predictions": rows,
