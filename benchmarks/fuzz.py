@@ -2,6 +2,18 @@
 
     python benchmarks/fuzz.py [--cases 10000] [--seed 1] [--series 3.9] [--jobs 4]
     python benchmarks/fuzz.py --found [--cases 10000] [--jobs 2]
+    python benchmarks/fuzz.py --records [--cases 10000] [--jobs 2]
+
+`--records` (issue 33) builds each case from a checked-in `versions --record`
+folder (tests/data/versions), a set of managed environments or a record path:
+a manifest tampered (values of the wrong type, nested 5,000 deep, hostile
+kernel keys and labels, artifact names out of the folder, failure reports of
+any shape, a cut-off file), an artifact damaged or a gzip bomb; environments
+with a damaged tritonscope-env.json, no Python, no triton, stale builds with
+junk locks; record paths onto a file, into /proc, over a record, 300
+characters long, through a symlink.  Each runs in-process through what
+`versions --replay` (every report format, the JUnit parsed), `--envs`,
+`--add --no-install`, `--remove` and `--record` do.
 
 `--found` builds each case from the checked-in real capture (tests/data/capture)
 and AMD compile (tests/data/open_amd): a Triton cache, a dump, a capture, an
@@ -37,6 +49,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import signal
 import sys
@@ -435,6 +448,260 @@ def fuzz_found(cases: int, seed: int, limit: float = 20.0, show: int = 3) -> dic
             "first": crashes[:show], "kinds": kinds, "explained": explained, "refused": refused}
 
 
+# --------------------------------------------------------------------------
+# --records: versions records and replays, managed environments, record paths
+# --------------------------------------------------------------------------
+
+VERSIONS_DIR = DATA / "versions"
+RECORD_KINDS = ("replay", "env", "record_path")
+_HOSTILE_TEXT = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "\x1b[2J\x1b]52;c;AAAA\x07", "\x00",
+                 "a\nb\r\nc", "]]>&amp;<!--", "|pipe|`tick`*star*", "\ud800", "\ufffe", "x" * 5000, "", "[bold]x[/]",
+                 "%s%n{0}", "../../etc/passwd", "/abs/path", "é\u202e"]
+
+
+_DEEP = "__tritonscope_fuzz_deep__"
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, allow_nan=True).replace(json.dumps(_DEEP), "[" * 5000 + "]" * 5000)
+
+
+def _junk(rng: random.Random, depth: int = 0):
+    """A JSON value of any type, sometimes hostile text or an absurd number, rarely nested deep."""
+    k = rng.randrange(10)
+    if k == 0 and depth < 3:
+        return {rng.choice(_HOSTILE_TEXT + ["key", "line", "failure"]): _junk(rng, depth + 1) for _ in range(2)}
+    if k == 1 and depth < 3:
+        return [_junk(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if k == 2:
+        return rng.choice([0, -1, 2 ** 63, 10 ** 400 if rng.random() < 0.1 else 1e308, float("nan")])
+    if k == 3:
+        return rng.choice([True, False, None])
+    if k == 4:
+        return _DEEP   # written as 5,000 nested lists (json.dumps cannot nest that deep itself)
+    return rng.choice(_HOSTILE_TEXT)
+
+
+def _sides(rng: random.Random, jobs) -> list:
+    job = rng.choice(jobs) if isinstance(jobs, list) and jobs else {}
+    sides = job.get("sides") if isinstance(job, dict) else None
+    return sides if isinstance(sides, list) and sides else [{}]
+
+
+def _tamper_manifest(rng: random.Random, m: dict) -> None:
+    jobs = m.get("jobs") if isinstance(m.get("jobs"), list) else []
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.randrange(12)
+        if kind == 0:
+            m[rng.choice(["format", "sides", "jobs"])] = _junk(rng)
+        elif kind == 1 and jobs and isinstance(jobs[0], dict):
+            jobs[0][rng.choice(["key", "arch", "sides"])] = _junk(rng)
+        elif kind == 2 and jobs and isinstance(jobs[-1], dict):   # a hostile key or arch: the report escapes it
+            jobs[-1][rng.choice(["key", "arch"])] = rng.choice(_HOSTILE_TEXT)
+        elif kind == 3 and jobs:      # a side's artifact named out of the folder, or missing
+            side = rng.choice(_sides(rng, jobs))
+            if isinstance(side, dict):
+                side["artifact"] = rng.choice(["../manifest.json", "/etc/passwd", "nope.json.gz", "", ".hidden",
+                                               "a/b.json.gz", "000-a.json.gz"])
+        elif kind == 4 and jobs:      # an error entry: hostile words, a failure report of any shape
+            side = rng.choice(_sides(rng, jobs))
+            if isinstance(side, dict):
+                side.pop("artifact", None)
+                side["error"] = rng.choice([_junk(rng), {"type": "CompileError", "message": rng.choice(_HOSTILE_TEXT),
+                                                         "line": rng.choice(_HOSTILE_TEXT),
+                                                         "failure": rng.choice([_junk(rng), {
+                                                             "one_line": rng.choice(_HOSTILE_TEXT),
+                                                             "error": rng.choice(_HOSTILE_TEXT),
+                                                             "op": _junk(rng)}])}])
+        elif kind == 5 and jobs:
+            import copy
+
+            jobs.append(copy.deepcopy(rng.choice(jobs)))
+        elif kind == 6 and jobs:
+            del jobs[rng.randrange(len(jobs))]
+        elif kind == 7:
+            m["sides"] = [{"label": rng.choice(_HOSTILE_TEXT)}, {"label": rng.choice(_HOSTILE_TEXT)}]
+        elif kind == 8 and jobs and isinstance(jobs[0], dict):
+            jobs[0]["sides"] = rng.choice([[], [{}], [{}, {}, {}], "x"])
+        # else: untouched (a whole record is a case too)
+
+
+def _small_record(rng: random.Random, root: Path) -> Path:
+    """A record folder from a checked-in one: one or two of its jobs, most sides turned into errors (cheap to
+    replay: only artifacts are analysed), then tampered."""
+    src = rng.choice([p for p in VERSIONS_DIR.iterdir() if (p / "manifest.json").is_file()])
+    m = json.loads((src / "manifest.json").read_text())
+    m["jobs"] = rng.sample(m["jobs"], min(len(m["jobs"]), rng.choice([1, 1, 2])))
+    keep = rng.random() < 0.08   # now and then a whole, analysed replay
+    dst = root / "record"
+    dst.mkdir()
+    for job in m["jobs"]:
+        for side in job["sides"]:
+            name = side.get("artifact")
+            if name and keep:
+                (dst / name).write_bytes((src / name).read_bytes())
+                if rng.random() < 0.3:
+                    _damage_file(rng, dst / name, b"")
+            elif name:
+                side.pop("artifact")
+                side["error"] = {"type": "CompileError", "message": "Triton failed", "line": "pass X on tt.dot at k.py:1"}
+    if rng.random() < 0.85:
+        _tamper_manifest(rng, m)
+    text = _dumps(m) if rng.random() < 0.95 else _dumps(m)[: rng.randrange(200)]
+    (dst / "manifest.json").write_text(text)
+    if rng.random() < 0.05:   # a gzip bomb where an artifact should be
+        import gzip
+
+        name = "000-a.json.gz"
+        (dst / name).write_bytes(gzip.compress(b"[" * (3 << 20)))
+        m.setdefault("jobs", [{"key": "k", "arch": "sm_90a", "sides": [{}, {}]}])
+    return dst
+
+
+def _damaged_envs(rng: random.Random, cache: Path) -> list[str]:
+    """Managed environments in `cache` as a user or a crash may leave them; the versions to ask for."""
+    root = cache / "triton-envs"
+    root.mkdir(parents=True)
+    versions = []
+    for _ in range(rng.randint(1, 4)):
+        v = rng.choice(["3.4.0", "3.6.0", "3.5.1", "3.9.0", "3.2.0"])
+        versions.append(v)
+        kind = rng.randrange(6)
+        name = rng.choice([f"triton-{v}", f".building-{v}-{rng.choice([1, 999999999, os.getpid()])}-ab",
+                           f".building-{v}-notapid-x", f".removing-triton-{v}-1-2", "triton-" + rng.choice(
+                               ["", "..", "x\ny", "\x1b[2J"])])
+        folder = root / name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if kind >= 1:
+            (folder / "bin").mkdir(exist_ok=True)
+            (folder / "bin" / "python").write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")
+            (folder / "bin" / "python").chmod(0o755)
+        if kind >= 2:
+            meta = rng.choice([{"triton": v, "triton_dir": rng.choice(["lib/x/triton", "/etc", "", 5])}, _junk(rng),
+                               {"triton": _junk(rng), "backends": _junk(rng), "python": _junk(rng)}])
+            text = _dumps(meta) if rng.random() < 0.7 else rng.choice(["{", "", "\x00\xff", "[]", "null"])
+            (folder / "tritonscope-env.json").write_text(text, errors="surrogateescape")
+        if kind >= 3:
+            site = folder / "lib" / "python3.11" / "site-packages" / "triton"
+            site.mkdir(parents=True, exist_ok=True)
+            if kind >= 4:
+                (site / "__init__.py").write_text("")
+        if kind == 5:
+            (folder / "builder.lock").write_text(rng.choice(["", "junk", '{"pid": -1}']))
+    return versions + [rng.choice(["3.9", "latest", "3.1.0", "../x", "", "3.4.0; rm -rf /", "9" * 50])]
+
+
+def run_record_case(kind: str, rng: random.Random, root: Path) -> None:
+    """One case through what versions does with it, in-process; a typed TritonscopeError is an answer."""
+    import contextlib
+
+    from rich.console import Console
+
+    from tritonscope import versions as V
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.versions import envs as E
+    from tritonscope.versions import report as R
+    from tritonscope.versions.compare import parse_rule
+
+    if kind == "replay":
+        rules = [parse_rule(r) for r in rng.sample(["registers>+10%", "spills>0", "drains>=+1", "predicted>+5%"],
+                                                   rng.randint(0, 2))]
+        rep = V.from_record(_small_record(rng, root), rules=rules, predict=False)
+        con = Console(file=io.StringIO(), width=rng.choice([60, 100, 160]), color_system=None)
+        R.print_report(con, rep, details=rng.choice([0, 5]))
+        for fmt in ("html", "markdown", "json", "text"):
+            R.render(rep, fmt)
+        import xml.dom.minidom
+
+        xml.dom.minidom.parseString(R.junit(rep).encode("utf-8"))   # well-formed, whatever the keys hold
+    elif kind == "env":
+        from tritonscope.analyses.failure import other_tritons
+
+        versions = _damaged_envs(rng, root)
+        E.list_envs()
+        other_tritons(rng.choice(versions))
+        for v in rng.sample(versions, min(3, len(versions))):
+            with contextlib.suppress(TritonscopeError):
+                E.resolve(v, install=False, remake=rng.random() < 0.3)
+        with contextlib.suppress(TritonscopeError):
+            E.remove_env(rng.choice(versions + ["all"]))
+        E.clean_unfinished()
+    else:
+        from tritonscope.core.output import check_folder
+
+        target = rng.choice([root / "rec", root / "file", Path("/proc/nope/rec"), root / ("x" * 300),
+                             root / "file" / "under", root / "made", root / "link", Path(""), root / "a\x00b"])
+        (root / "file").write_text("x")
+        (root / "made").mkdir()
+        (root / "made" / "manifest.json").write_text("{}")
+        with contextlib.suppress(OSError):
+            (root / "link").symlink_to("/etc")
+        force = rng.random() < 0.5
+        folder = check_folder(target, force=force, holds="manifest.json", what="record")
+        jobs = [V.Job(rng.choice(_HOSTILE_TEXT), "sm_90a", {})]
+        V.write_record(folder, jobs, [V.Side("A", None), V.Side("B", None)],
+                       {(0, 0): {"error": {"message": rng.choice(_HOSTILE_TEXT)}},   # as the worker answers: str fields
+                        (1, 0): {"error": {"type": "CompileError", "message": rng.choice(_HOSTILE_TEXT),
+                                           "context": rng.choice(_HOSTILE_TEXT)}}})
+        V.from_record(folder)
+
+
+def fuzz_records(cases: int, seed: int, limit: float = 20.0, show: int = 3) -> dict:
+    """`cases` versions records (tampered replays, hostile keys, gzip bombs), damaged managed environments and
+    hostile record paths, through what versions does with them."""
+    import shutil
+    import tempfile
+
+    from tritonscope.core.errors import TritonscopeError
+
+    rng = random.Random(seed)
+    crashes: list[str] = []
+    slow = refused = 0
+    kinds: dict[str, int] = {}
+    old = signal.signal(signal.SIGALRM, _alarm)
+    saved = {k: os.environ.get(k) for k in ("TRITONSCOPE_CACHE_DIR", "TRITONSCOPE_MAX_REPORT_MB")}
+    start = time.perf_counter()
+    try:
+        for n in range(cases):
+            root = Path(tempfile.mkdtemp(prefix="tritonscope-fuzz-"))
+            kind = rng.choice(RECORD_KINDS)
+            kinds[kind] = kinds.get(kind, 0) + 1
+            os.environ["TRITONSCOPE_CACHE_DIR"] = str(root / "cache")
+            os.environ["TRITONSCOPE_MAX_REPORT_MB"] = "2"
+            try:
+                signal.setitimer(signal.ITIMER_REAL, limit)
+                try:
+                    run_record_case(kind, rng, root)
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            except TritonscopeError:
+                refused += 1
+            except _Slow:
+                slow += 1
+                crashes.append(f"case {n} ({kind}): slower than {limit} s")
+            except Exception:
+                crashes.append(f"case {n} ({kind}):\n{traceback.format_exc()}")
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return {"cases": cases, "crashes": len(crashes), "slow": slow, "seconds": time.perf_counter() - start,
+            "first": crashes[:show], "kinds": kinds, "explained": cases - refused - len(crashes), "refused": refused}
+
+
+def _records_shard(job: tuple[int, int, float]) -> dict:
+    cases, seed, limit = job
+    return fuzz_records(cases, seed, limit)
+
+
 def _found_shard(job: tuple[int, int, float]) -> dict:
     cases, seed, limit = job
     return fuzz_found(cases, seed, limit)
@@ -445,13 +712,15 @@ def _shard(job: tuple[int, int, str, float]) -> dict:
     return fuzz(cases, seed, series, limit)
 
 
-def fuzz_parallel(cases: int, seed: int, series: str, limit: float, jobs: int, found: bool = False) -> dict:
+def fuzz_parallel(cases: int, seed: int, series: str, limit: float, jobs: int, found: bool = False,
+                  records: bool = False) -> dict:
     """fuzz() (or fuzz_found()) over `jobs` processes, shard j with seed `seed * 1000 + j`; the figures summed."""
     import multiprocessing
 
     shares = [cases // jobs + (1 if j < cases % jobs else 0) for j in range(jobs)]
-    if found:
-        work, shard = [(n, seed * 1000 + j, limit) for j, n in enumerate(shares) if n], _found_shard
+    if found or records:
+        work, shard = [(n, seed * 1000 + j, limit) for j, n in enumerate(shares) if n], \
+            (_records_shard if records else _found_shard)
     else:
         work, shard = [(n, seed * 1000 + j, series, limit) for j, n in enumerate(shares) if n], _shard
     with multiprocessing.get_context("fork").Pool(len(work)) as pool:
@@ -464,7 +733,7 @@ def fuzz_parallel(cases: int, seed: int, series: str, limit: float, jobs: int, f
             "slow": sum(p["slow"] for p in parts), "seconds": max(p["seconds"] for p in parts),
             "first": [c for p in parts for c in p["first"]][:3], "kinds": kinds,
             **({"explained": sum(p["explained"] for p in parts), "refused": sum(p["refused"] for p in parts)}
-               if found else {})}
+               if found or records else {})}
 
 
 def main() -> int:
@@ -476,6 +745,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="processes to split the cases over")
     ap.add_argument("--found", action="store_true",
                     help="fuzz found kernels instead: caches, dumps, captures and stage files through open/explain")
+    ap.add_argument("--records", action="store_true",
+                    help="fuzz versions records and replays, managed environments and record paths instead")
     args = ap.parse_args()
     series = args.series
     if series is None:
@@ -484,18 +755,23 @@ def main() -> int:
         series = ".".join(map(str, triton_api.triton_series()))
     started = time.perf_counter()
     if args.jobs > 1:
-        r = fuzz_parallel(args.cases, args.seed, series, args.limit, args.jobs, found=args.found)
+        r = fuzz_parallel(args.cases, args.seed, series, args.limit, args.jobs, found=args.found,
+                          records=args.records)
+    elif args.records:
+        r = fuzz_records(args.cases, args.seed, args.limit)
     elif args.found:
         r = fuzz_found(args.cases, args.seed, args.limit)
     else:
         r = fuzz(args.cases, args.seed, series, args.limit)
     wall = time.perf_counter() - started
-    what = "found-kernel folders and files" if args.found else f"Triton {series} stages"
+    what = "versions records, environments and record paths" if args.records else \
+        "found-kernel folders and files" if args.found else f"Triton {series} stages"
     print(f"fuzz: {r['cases']} cases on {what}, {r['crashes']} crashes ({r['slow']} hangs), "
           f"{wall:.1f} s wall with {args.jobs} process(es) ({r['cases'] / max(wall, 1e-9):.1f} cases/s)")
     if r.get("kinds"):
         print("  by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(r["kinds"].items()))
-              + f"; {r['refused']} refused with a typed error, {r['explained']} kernels opened and explained")
+              + f"; {r['refused']} refused with a typed error, {r['explained']} "
+              + ("answered" if args.records else "kernels opened and explained"))
     for c in r["first"]:
         print(c)
     return 1 if r["crashes"] else 0

@@ -141,6 +141,9 @@ def check_folder(folder: str | Path, *, force: bool = False, holds: str | None =
     before any work, as check_writable checks a file.  An existing file there, a path under a file, or a
     folder where nothing can be made (/proc) is an OutputError; so is a folder that already holds the file
     `holds` (a record's manifest.json), unless `force`."""
+    if "\x00" in str(folder):   # no filesystem takes it (os.stat raises ValueError, not OSError)
+        raise OutputError(f"Cannot write into {str(folder)!r}: a path cannot hold a NUL character.",
+                          hint="Choose another name.")
     folder = _here(folder)
     with os_errors(folder, "write into"):
         return _check_folder(folder, force=force, holds=holds, what=what)
