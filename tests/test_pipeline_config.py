@@ -15,11 +15,11 @@ from tritonscope.pipeline.config import Config, resolve
 
 
 def test_resolve_checks_and_canonicalises_the_arch_once(monkeypatch):
-    import tritonscope.inputs.kernels as kernels
+    import tritonscope.inputs.request as request_mod
 
     calls = []
-    real = kernels.canonical_arch
-    monkeypatch.setattr(kernels, "canonical_arch", lambda name: calls.append(name) or real(name))
+    real = request_mod.canonical_arch
+    monkeypatch.setattr(request_mod, "canonical_arch", lambda name: calls.append(name) or real(name))
     config = resolve(Request("matmul", block=16, arch="SM-90a", options={"maxnreg": 64}))
     assert config.arch == "sm_90a" and calls == ["SM-90a"]
     assert resolve(config) is config and calls == ["SM-90a"]  # a Config is resolved already
@@ -34,12 +34,12 @@ def test_resolve_checks_and_canonicalises_the_arch_once(monkeypatch):
 
 
 def test_the_compile_command_canonicalises_the_arch_once(monkeypatch):
-    import tritonscope.inputs.kernels as kernels
+    import tritonscope.inputs.request as request_mod
     from tritonscope.cli import app
 
     calls = []
-    real = kernels.canonical_arch
-    monkeypatch.setattr(kernels, "canonical_arch", lambda name: calls.append(name) or real(name))
+    real = request_mod.canonical_arch
+    monkeypatch.setattr(request_mod, "canonical_arch", lambda name: calls.append(name) or real(name))
     res = CliRunner().invoke(app, ["compile", "matmul", "--block", "16", "--arch", "SM-80", "--stage", "none",
                                    "--json"])
     assert res.exit_code == 0, res.output
