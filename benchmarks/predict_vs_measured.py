@@ -25,6 +25,11 @@ the constants (`--write-calibration`); `--fit-only a,b` refits only those
 touches: unpipelined_factor, l2_latency_ns, l2_share, tile_fixed).
 `--report a.json,b.json` reads several measured files (the FRESH groups
 are in h100_measured_fresh.json).
+
+`--groups fresh10` (any SPLIT list's name, or group names, comma-separated) picks the tenth round's
+groups (benchmarks/round10_groups.py: zoo kernels and written patterns, never fitted on);
+`--compile-only` compiles the chosen groups' configs for sm_90a as `--out` does, GPU-less, and
+counts what compiled, fits and has the cost model's facts (no file written, no GPU needed).
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from round10_groups import FRESH10, round10_groups  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CAPTURE = os.path.join(HERE, "..", "tests", "data", "capture", "kernels",
@@ -65,6 +73,9 @@ SPLIT = {
     # judge it
     "fresh8": ["layer_norm-bf16-12288", "layer_norm-65536", "softmax-fp16-32768", "softmax-4096",
                "grouped-fp16-rect"],
+    # tenth round (issue 36): kernels people run, none a sample (benchmarks/round10_groups.py), defined before
+    # measuring with the model untouched (h100_measured_round10.json); never fitted on
+    "fresh10": FRESH10,
 }
 MOTIVATED = ["layer_norm"]   # held-out groups whose miss motivated a structural change of the model
 GEMM = ("grouped", "persistent")
@@ -154,8 +165,48 @@ def groups() -> list[dict]:
         ("captured-scale", "CAPTURED", "16777216", "fp16",
          _grid({"BLOCK": [256, 512, 1024, 2048, 4096, 8192, 16384], "num_warps": [1, 2, 4, 8, 16],
                 "num_stages": [1]}, 35, 12), {}),
-    ]
+    ] + round10_groups(_grid)
     return [{"name": n, "target": t, "shape": s, "dtype": d, "configs": cs, "fixed": fx} for n, t, s, d, cs, fx in out]
+
+
+def chosen(selection: str | None, name: str) -> bool:
+    """Whether --groups picks this group: its name, or the name of a SPLIT list holding it (comma-separated)."""
+    if not selection:
+        return True
+    words = selection.split(",")
+    return name in words or any(name in SPLIT.get(w, ()) for w in words)
+
+
+def compile_only(args) -> int:
+    """Every chosen group's configs compiled for sm_90a through `sweep`, as --out compiles them (GPU-less):
+    per group, how many compiled, fit the SM and carry the cost model's facts, and the compile time."""
+    import tempfile
+
+    from tritonscope.measure.sweep import run_sweep
+
+    captured = captured_kernel_file(tempfile.mkdtemp(prefix="tritonscope-compile-"))
+    total = usable = 0
+    bad = 0
+    for g in groups():
+        if (args.only and args.only not in g["name"]) or not chosen(args.groups, g["name"]):
+            continue
+        target = captured if g["target"] == "CAPTURED" else g["target"]
+        t0 = time.time()
+        reqs = requests_of(g, target)[:args.first] if args.first else requests_of(g, target)
+        sw = run_sweep(reqs, default_arch="sm_90a", jobs=args.jobs, use_cache=False)
+        ok = [r for r in sw.rows if r.ok]
+        fits = [r for r in ok if r.fits]
+        facts = [r for r in fits if r.cost_features]
+        total += len(sw.rows)
+        usable += len(facts)
+        bad += len(sw.rows) - len(facts)
+        print(f"{g['name']:<26} {len(sw.rows):>3} configs: {len(ok)} compiled, {len(fits)} fit, {len(facts)} with "
+              f"facts, {time.time() - t0:.0f} s", flush=True)
+        for r in sw.rows:
+            if not (r.ok and r.fits and r.cost_features):
+                print(f"  {r.config}: {'does not fit' if r.ok else (r.error or 'failed')[:160]}", flush=True)
+    print(f"{total} configs, {usable} measurable with the cost model's facts")
+    return 0 if total and not bad else 1
 
 
 def captured_kernel_file(folder: str) -> str:
@@ -253,7 +304,7 @@ def measure(args) -> int:
     print("micro", result["micro"], flush=True)
     started = time.time()
     for g in groups():
-        if (args.only and args.only not in g["name"]) or (args.groups and g["name"] not in args.groups.split(",")):
+        if (args.only and args.only not in g["name"]) or not chosen(args.groups, g["name"]):
             continue
         target = captured if g["target"] == "CAPTURED" else g["target"]
         reqs = requests_of(g, target)
@@ -612,6 +663,8 @@ def report(args) -> int:
             [t["model"] for t in table.values() if t["split"] == "fresh7"])
     summary("fresh, eighth round (measured after the in-step change)",
             [t["model"] for t in table.values() if t["split"] == "fresh8"])
+    summary("fresh, tenth round (kernels people run, the model untouched)",
+            [t["model"] for t in table.values() if t["split"] == "fresh10"])
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"constants": constants, "split": SPLIT, "groups": table}, f, indent=1)
@@ -657,9 +710,13 @@ def main() -> int:
     ap.add_argument("--refresh", help="a measured file: recompile its configs and replace their compiled facts")
     ap.add_argument("--out-refreshed", help="with --refresh: write here instead of in place")
     ap.add_argument("--tune", help="on the GPU: tune --top K --full over TUNE_GROUPS, results here (JSON)")
+    ap.add_argument("--first", type=int, help="with --compile-only: only each group's first N configs")
     ap.add_argument("--top", type=int, default=5)
     ap.add_argument("--tune-configs", type=int, default=16, help="with --tune: configs per group")
-    ap.add_argument("--groups", help="with --out or --tune: only these groups (comma-separated names)")
+    ap.add_argument("--groups", help="with --out, --tune or --compile-only: only these groups (comma-separated "
+                                     "names; a SPLIT list's name, e.g. fresh10, stands for its groups)")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="compile the chosen groups' configs for sm_90a as --out does, GPU-less, and count them")
     ap.add_argument("--only", help="only groups whose name contains this")
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--warmup", type=int, default=10)
@@ -668,6 +725,8 @@ def main() -> int:
                     help="with --out: time every config of a group this many times in turn, each with a "
                          "rounds-th of --rep, and keep its median (1: each once, one after another)")
     args = ap.parse_args()
+    if args.compile_only:
+        return compile_only(args)
     if args.out:
         return measure(args)
     if args.refresh:
