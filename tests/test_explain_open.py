@@ -56,7 +56,7 @@ def skipped(data: dict) -> dict[str, str]:
 
 
 def test_found_targets_are_told_from_kernels_to_compile(tmp_path, monkeypatch):
-    from tritonscope.commands.explain import is_found_target
+    from tritonscope.analyses.explain.run import is_found_target
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "cache").mkdir()

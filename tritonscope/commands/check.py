@@ -15,15 +15,15 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
-from tritonscope.commands.explain import TARGET_HELP, KernelOpt
+from tritonscope.commands import options as o
+from tritonscope.commands.options import CONFIG, DISPLAY, FOUND_TARGET_HELP, FoundKernelOpt, Values, composed
 
 
 @composed
 def check_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=TARGET_HELP),
-    kernel: Optional[str] = KernelOpt,
+    target: str = typer.Argument(..., help=FOUND_TARGET_HELP),
+    kernel: Optional[str] = FoundKernelOpt,
     expect: Optional[List[str]] = typer.Option(
         None, "--expect", "-e", metavar="EXPR",
         help="An expectation (repeatable): tensor-cores, pipelined, no-spills, fits, no-bank-conflicts, tf32, "
@@ -51,7 +51,7 @@ def check_cmd(
 
       tritonscope check ~/.triton/cache --kernel matmul_kernel --expect tensor-cores --expect no-spills
     """
-    from tritonscope.commands import explain as ex
+    from tritonscope.analyses.explain.run import is_found_target
     from tritonscope.core.errors import CheckFailedError, UsageError
     from tritonscope.analyses.explain import evaluate, parse_expectation
 
@@ -62,19 +62,19 @@ def check_cmd(
         check_path(junit, force=force, formats={".xml": "junit"}, what="JUnit")
     parsed = [parse_expectation(e) for e in (expect or [])]
     archs = list(cfg.arch or [None])
-    found = ex.is_found_target(target)
+    found = is_found_target(target)
     if found:
-        ex.refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--shape": cfg.shape, "--dtype": cfg.dtype})
-        changes = ex.recompile_changes(None, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
-                                       cfg.fp_fusion)
+        o.refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--shape": cfg.shape, "--dtype": cfg.dtype})
+        changes = o.recompile_changes(None, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
+                                      cfg.fp_fusion)
         for a in archs:  # every --arch checked before anything is opened
             if a:
-                ex.recompile_changes(a, None, None, None, None, None, None)
+                o.recompile_changes(a, None, None, None, None, None, None)
         if not parsed:
             raise UsageError("No expectations: give --expect EXPR (a kernel found on disk has no EXAMPLES entry "
                              "to read them from).", hint="e.g. --expect tensor-cores --expect no-spills")
     else:
-        ex.refuse_kernel_option(target, kernel)
+        o.refuse_kernel_option(target, kernel)
         from dataclasses import replace
 
         from tritonscope.pipeline.config import resolve
@@ -96,12 +96,12 @@ def check_cmd(
     checked = target  # the kernel's name, once one is explained
     for i, a in enumerate(archs):
         if found:
-            wanted = {**changes, **ex.recompile_changes(a, None, None, None, None, None, None)}
-            analysis, expl = ex.run_explain_found(target, kernel, env, changes=wanted, shapes=[], gpu=None,
-                                                  check_fixes=False, progress=not as_json, triton_banks=False)
+            wanted = {**changes, **o.recompile_changes(a, None, None, None, None, None, None)}
+            analysis, expl = o.run_explain_found(target, kernel, env, changes=wanted, shapes=[], gpu=None,
+                                                 check_fixes=False, progress=not as_json, triton_banks=False)
         else:
-            analysis, expl = ex.run_explain(configs[i], env, shapes=[], gpu=None, check_fixes=False,
-                                            progress=not as_json, triton_banks=False)
+            analysis, expl = o.run_explain(configs[i], env, shapes=[], gpu=None, check_fixes=False,
+                                           progress=not as_json, triton_banks=False)
         checked = expl.kernel
         results.extend(evaluate(expl, analysis, parsed))
     if as_json:

@@ -103,7 +103,7 @@ def compile_cmd(
         analysis.passes = trace.to_dict()
     _extras(analysis, layouts=views.layouts, predict=predict or gpu is not None, gpu=gpu)
     if explain:  # the verdicts ride with the analysis into the views, --json and --save
-        from tritonscope.commands.explain import explain_into_report
+        from tritonscope.commands.options import explain_into_report
 
         explain_into_report(analysis, request, env, shapes=[kernel.shape] if kernel.shape else [],
                             progress=not out.as_json)
@@ -126,7 +126,7 @@ def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout
             compiled = Compiled(sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
                                                           timeout=timeout), request)
     elif passes:  # one compile in a child gives the stages and the pass table
-        from tritonscope.commands.passes import trace_request
+        from tritonscope.commands.options import trace_request
         from tritonscope.pipeline.compile_path import Compiled
 
         try:

@@ -248,3 +248,114 @@ def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, 
     requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
                                                         arches=arches, dtypes=dtypes, autotune=auto)]
     return requests, loaded, base, auto, arches
+
+
+# --------------------------------------------------------------------------------------------------------------
+# explain's options (explain, check, compile --explain): refused where they mean nothing, and explain's runs
+# (analyses/explain/run.py) with the command's compile, spinner and failure report
+
+
+# explain's and check's TARGET: a kernel to compile, or one that already compiled (what `open` reads)
+FOUND_TARGET_HELP = ("A built-in sample, path/to/file.py:kernel_name, or a kernel that already compiled (as `open` "
+               "reads): a capture folder, a Triton cache or TRITON_KERNEL_DUMP folder, or a stage file (.ttgir, "
+               ".ptx, .cubin, ...).")
+FoundKernelOpt = typer.Option(None, "--kernel", "-k", help="For a folder of kernels: explain this one, by its name "
+                                                           "or (a prefix of) its hash, as `tritonscope open` lists "
+                                                           "them.")
+
+
+def refuse_for_found(target: str, **given: Any) -> None:
+    """Options that describe a launch to compile mean nothing for a kernel that already compiled: say so."""
+    from tritonscope.core.errors import UsageError
+
+    named = [name for name, value in given.items() if value not in (None, [], ())]
+    if named:
+        raise UsageError(f"{', '.join(named)} describe{'s' if len(named) == 1 else ''} a kernel to compile; "
+                         f"{target} holds kernels that already compiled, with their launch in their IR.",
+                         hint="-c, --arch, --num-warps, --num-stages, --maxnreg, --num-ctas and --fp-fusion "
+                              "recompile a found kernel (as `tritonscope open --recompile` does).")
+
+
+def refuse_kernel_option(target: str, kernel: Optional[str]) -> None:
+    from tritonscope.core.errors import UsageError
+
+    if kernel is not None:
+        raise UsageError(f"--kernel picks one kernel of a folder that `tritonscope open` reads; {target} is a "
+                         "kernel to compile.",
+                         hint="Name a kernel in a Python file as path/to/file.py:kernel_name.")
+
+
+def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages: Optional[int],
+                      constexpr: Optional[List[str]], maxnreg: Optional[int], num_ctas: Optional[int],
+                      fp_fusion: Optional[bool]) -> dict[str, Any]:
+    """The command line's changes to a found kernel, as sources.recompile's keywords (checked; {} for none)."""
+    from tritonscope.inputs.kernels import canonical_arch, parse_assignments
+
+    out: dict[str, Any] = {}
+    if arch:
+        out["arch"] = canonical_arch(arch)
+    if num_warps is not None:
+        out["num_warps"] = num_warps
+    if num_stages is not None:
+        out["num_stages"] = num_stages
+    constexprs = parse_assignments(constexpr, "constexpr")
+    if constexprs:
+        out["constexprs"] = constexprs
+    options = c.launch_options(maxnreg, num_ctas, fp_fusion)
+    if options:
+        out["options"] = options
+    return out
+
+
+def run_explain(config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
+                triton_banks: bool = True):
+    """Config -> (Analysis, Explanation): the command's compile (spinner, result cache, failure report), then
+    analyses/explain/run.explain_compiled (the verdicts, candidate compiles for the fixes)."""
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.config import resolve
+
+    config = resolve(config)  # a Request (the tests', the API's) resolved once here
+    analysis = analyze(c.compile_request(config, env, progress=progress).artifact)
+    return analysis, explain_analysis(analysis, config, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
+                                      progress=progress, triton_banks=triton_banks)
+
+
+def explain_analysis(analysis, config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool,
+                     progress: bool = True, triton_banks: bool = True):
+    """The Explanation of a compile of `config` already analysed (`compile --explain` shares it)."""
+    from tritonscope.analyses.explain.run import explain_compiled
+
+    return explain_compiled(analysis, config, c.pipeline(env, progress=False), shapes=shapes, gpu=gpu,
+                            check_fixes=check_fixes, status=c.spinner(env, progress), triton_banks=triton_banks)
+
+
+def explain_into_report(analysis, request, env, *, shapes: list[str], progress: bool = True):
+    """`compile --explain`: the same verdicts (fixes checked), carried by `analysis` into its views and reports."""
+    from tritonscope.analyses.explain import attach_explanation
+
+    expl = explain_analysis(analysis, request, env, shapes=shapes, gpu=None, check_fixes=True, progress=progress)
+    attach_explanation(analysis, expl.to_dict())
+    return expl
+
+
+def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[str, Any], shapes: list[str],
+                      gpu: Optional[str], check_fixes: bool, progress: bool = True, triton_banks: bool = True,
+                      launches: Optional[list] = None):
+    """A kernel found at `path` (as `open` finds it) -> (Analysis, Explanation): analyses/explain/run.explain_found
+    with the command's spinner."""
+    from tritonscope.analyses.explain.run import explain_found
+
+    return explain_found(path, kernel, changes=changes, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
+                         status=c.spinner(env, progress), triton_banks=triton_banks, launches=launches)
+
+
+def trace_request(config, env, *, progress: bool = True):
+    """`passes` and `compile --passes`: Config -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
+
+    The trace carries the compile's Artifact too (`trace.artifact`), so
+    `compile --passes` and `passes --save` need no second compile.
+    """
+    from tritonscope.analyses import passes
+
+    with c.spinner(env, progress)(f"compiling {config.target} with every pass dumped..."):
+        return passes.trace_passes(config, config.arch)

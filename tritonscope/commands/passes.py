@@ -8,19 +8,7 @@ from typing import List, Optional
 import typer
 
 from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
-
-
-def trace_request(config, env, *, progress: bool = True):
-    """Config -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
-
-    The trace carries the compile's Artifact too (`trace.artifact`), so
-    `compile --passes` and `passes --save` need no second compile.
-    """
-    from tritonscope.analyses import passes
-
-    with c.spinner(env, progress)(f"compiling {config.target} with every pass dumped..."):
-        return passes.trace_passes(config, config.arch)
+from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed, trace_request
 
 
 DiffStyleOpt = typer.Option("auto", "--diff-style", metavar="STYLE",

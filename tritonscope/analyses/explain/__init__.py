@@ -52,6 +52,8 @@ renderer or a command; the modules below import only those above them):
     roofline.py   waves and the roofline for a problem shape
     entry.py      explain(analysis): every family in order
     check.py      the `check` language
+    run.py        the orchestration: a compiled config or a found kernel -> (Analysis, Explanation), fixes
+                  compiled through the caller's Pipeline (explain, check, compile --explain, the API)
 """
 
 
