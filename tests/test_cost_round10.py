@@ -1,0 +1,88 @@
+"""The tenth accuracy round (issue 36): fresh held-out groups of kernels people run, measured once with the model
+untouched (tests/data/cost/h200_measured_round10.json; the device call landed on an H200, so the model predicts
+with its H200 datasheet figures).  The file must reproduce the figures the notes publish, its configs must be the
+ones benchmarks/round10_groups.py defines, and a model change that does worse on any group fails here."""
+
+import argparse
+import importlib.util
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data" / "cost"
+BENCH = Path(__file__).parent.parent / "benchmarks" / "predict_vs_measured.py"
+MEASURED = DATA / "h200_measured_round10.json"
+
+# (timed configs, spread, spearman, top-1 regret, median error) per group, as --report printed them (2026-11-28).
+PUBLISHED10 = {
+    "r10-rms-norm": (24, 10.7, 0.82, 1.00, 0.06),
+    "r10-cross-entropy": (24, 5.1, 0.66, 1.05, 0.29),
+    "r10-sage-attn-fwd": (40, 2.8, 0.69, 1.16, 0.38),
+    "r10-w4a16-gemm": (31, 6.1, 0.94, 2.20, 0.32),
+    "r10-int8-gemm": (40, 7.2, 0.84, 1.17, 0.23),
+    "r10-fp8-gemm": (40, 8.0, 0.88, 1.01, 0.09),
+    "r10-decode-m16": (40, 116.1, 0.84, 1.03, 0.26),
+    "r10-attn-bwd-dkdv": (36, 7.9, 0.65, 1.16, 1.12),
+    "r10-moe-grouped": (40, 6.6, 0.85, 1.16, 0.08),
+}
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("predict_vs_measured", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def data(bench):
+    return bench.load_measured(str(MEASURED))   # each group keeps its run's header: predicted for the H200
+
+
+def test_round10_file_measures_the_defined_groups(bench, data):
+    """Every fresh10 group, in turns, with exactly the configs round10_groups.py defines (seeded, reproducible)."""
+    assert [g["name"] for g in data["groups"]] == [g["name"] for g in bench.groups()
+                                                   if g["name"] in bench.SPLIT["fresh10"]]
+    assert set(bench.SPLIT["fresh10"]) == set(PUBLISHED10) and len(PUBLISHED10) >= 8
+    assert not set(bench.SPLIT["fresh10"]) & set(bench.SPLIT["train"])
+    assert data["rounds"] == 5 and data["header"]["triton"] == "3.6.0"
+    assert data["header"]["device"] == "NVIDIA H200" and bench.gpu_of(data["header"]["device"]) == "H200"
+    defined = {g["name"]: g for g in bench.groups()}
+    for g in data["groups"]:
+        d = defined[g["name"]]
+        assert (g["target"], g["shape"], g["dtype"]) == (d["target"], d["shape"], d["dtype"])
+        assert len(g["rows"]) == len(d["configs"])
+        for row, c in zip(g["rows"], d["configs"]):
+            assert (row["num_warps"], row["num_stages"]) == (c["num_warps"], c["num_stages"])
+            assert all(str(row["constexprs"][k]) == str(v) for k, v in c.items()
+                       if k not in ("num_warps", "num_stages")), (g["name"], row["config"])
+    assert sum(len(bench.timed_rows(g)) for g in data["groups"]) == 315
+
+
+def test_round10_figures_are_the_published_ones(bench, data):
+    figs = bench.group_figures(data)
+    for name, (n, spread, rho, regret, err) in PUBLISHED10.items():
+        f = figs[name]
+        assert (f["n"], round(f["spread"], 1)) == (n, spread), name
+        assert f["spearman"] >= rho - 0.005 and f["regret"] <= regret + 0.005, (name, f)
+        assert math.expm1(f["median_log_error"]) <= err + 0.005, (name, f)
+    ranked = [f for f in figs.values() if f["spread"] >= 2]
+    assert len(ranked) == 9
+    # the misses, published beside the hits: the issue's goals are not met on this round
+    assert statistics.mean(f["spearman"] for f in ranked) >= 0.795
+    assert max(f["regret"] for f in figs.values()) <= 2.205
+    assert math.expm1(statistics.median(f["median_log_error"] for f in figs.values())) <= 0.265
+
+
+def test_round10_report_prints_every_group_and_the_summary(bench, capsys):
+    args = argparse.Namespace(report=str(MEASURED), fit=False, fit_only=None, json=None, write_calibration=None)
+    assert bench.report(args) == 0
+    out = capsys.readouterr().out
+    assert "measured on NVIDIA H200 (132 SMs), driver 580.159.04, Triton 3.6.0" in out
+    assert "315 configs timed in 9 groups" in out
+    assert "r10-w4a16-gemm         fresh10    31    6.1x     0.94   2.20x" in out
+    assert ("fresh, tenth round (kernels people run, the model untouched): mean Spearman (groups with spread >= 2x) "
+            "0.80, worst 0.65; worst regret 2.20x; median error 26%") in out
