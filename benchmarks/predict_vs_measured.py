@@ -184,6 +184,11 @@ def compile_only(args) -> int:
 
     from tritonscope.measure.sweep import run_sweep
 
+    names = {g["name"] for g in groups()}
+    unknown = [w for w in (args.groups or "").split(",") if w and w not in names and w not in SPLIT]
+    if unknown:
+        print(f"no such group or SPLIT list: {', '.join(unknown)} (SPLIT lists: {', '.join(SPLIT)})", file=sys.stderr)
+        return 2
     captured = captured_kernel_file(tempfile.mkdtemp(prefix="tritonscope-compile-"))
     total = usable = 0
     bad = 0
