@@ -190,3 +190,14 @@ def test_compare_chunked_on_the_outputs_device_matches_a_whole_float64_compare(m
     assert bad.unwritten == 1 and not bad.passed and math.isnan(bad.rel_error) and math.isnan(bad.max_abs_error)
     far = rn.compare("c", want + 1.0, want, 2e-3)
     assert not far.passed and far.unwritten == 0 and math.isclose(far.max_abs_error, 1.0, rel_tol=1e-6)
+
+
+def test_run_interpret_without_torch_says_so(monkeypatch):
+    """Without PyTorch, `run --interpret` said "unexpected ModuleNotFoundError" (exit 1): one message, exit 9."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    result = invoke("run", "matmul", "--interpret")
+    assert result.exit_code == ExitCode.NO_GPU, result.output
+    assert "needs PyTorch" in result.output and "Traceback" not in result.output

@@ -19,7 +19,7 @@ class ExitCode(enum.IntEnum):
     OUT_OF_RESOURCES = 6  # the config does not fit the target (shared memory, registers)
     BAD_INPUT_FILE = 7    # malformed IR file, layout string or report
     OUTPUT_ERROR = 8      # cannot write the output file
-    NO_GPU = 9            # the command needs a CUDA GPU and none is present
+    NO_GPU = 9            # the command needs a CUDA GPU (or PyTorch, for run --interpret) and none is present
     CHECK_FAILED = 10     # `tritonscope check`: an expectation did not hold
     REGRESSION = 10       # `tritonscope versions --fail-on`: a kernel got worse (the same code: a check failed)
     TIMEOUT = 11          # --timeout: the compile did not finish in time and was stopped

@@ -391,8 +391,14 @@ def run_interpreted(request: Request, *, seed: int | None = 0, timeout: float = 
     With `save_to`, the child also writes {arg name: tensor} (inputs and
     outputs after the run) there with torch.save, e.g. to compare with a GPU.
     """
+    import importlib.util
+
     from tritonscope.core.child import run_in_child
 
+    if importlib.util.find_spec("torch") is None:  # the inputs are torch tensors: say so before any work
+        raise NoGPUError("`tritonscope run --interpret` needs PyTorch (it makes the inputs and the reference on "
+                         "the CPU); PyTorch is not installed.",
+                         hint="Install the CPU build: pip install torch (or pip install 'tritonscope[run]').")
     payload = {"request": asdict(request), "seed": seed, "save_to": save_to}
     answer = run_in_child("tritonscope.measure.runner:_interpret_worker", payload, what="The interpreter process",
                           env=dict(os.environ, TRITON_INTERPRET="1"), timeout=timeout)
