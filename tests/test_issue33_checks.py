@@ -35,7 +35,7 @@ def _no_compile(monkeypatch):
 
     for module, name in (("pipeline.triton_compile", "compile_artifact"), ("pipeline.triton_compile", "_compile"),
                          ("pipeline.child_compile", "compile_elsewhere"), ("measure.sweep", "run_sweep"),
-                         ("commands.passes", "trace_request")):
+                         ("commands.passes", "trace_request"), ("commands.options", "trace_request")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 
