@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -116,12 +117,18 @@ def test_autotune_compiles_every_config_and_times_none(captures):
     assert {e.record["constexprs"]["BLOCK_N"] for e in rows} == {64, 128}
 
 
-def test_amd_autotune_says_no_config_could_be_predicted(captures):
+def test_amd_autotune_picks_the_datasheet_only_prediction(captures):
+    """Issue 36: AMDGCN loops are read, so a gfx942 capture's autotune configs are predicted on the MI300X, from
+    datasheet figures only: the record says so (never a timing, never measured on an AMD GPU)."""
     out, _ = captures["gfx942"]
-    for t in _tunings(out):
-        assert t["timed"] is False and t["chosen_by"] == "first"
-        assert t["best_config"]["kwargs"] == t["configs"][0]["kwargs"]
-        assert all(c["predicted_ms"] is None and "AMD targets are not modelled" in c["why"] for c in t["configs"])
+    tunings = _tunings(out)
+    assert {t["kernel"] for t in tunings} == {"scale_kernel", "row_sum_kernel"}
+    for t in tunings:
+        assert t["timed"] is False and t["chosen_by"] == "predicted" and t["datasheet_only"] is True
+        assert "datasheet only, not measured on any AMD GPU" in t["note"]
+        assert all(c["ms"] is None and c["predicted_ms"] > 0 for c in t["configs"])
+        fastest = min(t["configs"], key=lambda c: c["predicted_ms"])
+        assert t["best_config"]["kwargs"] == fastest["kwargs"]
 
 
 @pytest.mark.parametrize("arch", ["sm_90a", "gfx942"])
@@ -158,8 +165,8 @@ def test_recompile_each_kernel(captures, arch, name):
 
 def test_predict_each_kernel(captures):
     """explain --predict on each captured kernel, at its recorded grid.  row_sum_kernel's loop runs to n_cols, a
-    launch argument the found kernel's spec does not carry yet (its arguments are types): explain says so, while
-    the capture itself predicted it (the launch's scalars are at hand there)."""
+    scalar its first launch passed: the found kernel's spec carries the recorded value (1000, not i32), so the
+    loop's trip count is known and explain predicts it as the capture itself did."""
     from tritonscope.inputs.capture import recorded_scalars
 
     out, _ = captures["sm_90a"]
@@ -167,21 +174,43 @@ def test_predict_each_kernel(captures):
     for entry in sources.open_source(out).entries:
         r = runner.invoke(app, ["explain", str(out), "-k", entry.key, "--predict", "--width", "200"])
         assert r.exit_code == 0, r.output
-        if entry.name == "row_sum_kernel":
-            assert "loop bounds are not known from the launch's arguments" in r.output
-            assert recorded_scalars(entry.record, launches[entry.key]) == {"n_cols": 1000, "stride": 1000}
-            continue
         assert "predicted:" in r.output and " ms on H100" in r.output, (entry.name, r.output[-800:])
+        assert "loop bounds are not known" not in r.output
+        if entry.name == "row_sum_kernel":
+            assert recorded_scalars(entry.record, launches[entry.key]) == {"n_cols": 1000, "stride": 1000}
+            spec = sources.load_artifact(entry).spec
+            assert spec.args["n_cols"] == 1000 and spec.args["stride"] == 1000 and spec.args["x_ptr"] == "*fp16"
     rows = next(t for t in _tunings(out) if t["kernel"] == "row_sum_kernel")
     assert rows["chosen_by"] == "predicted" and all(c["predicted_ms"] > 0 for c in rows["configs"])
 
 
-def test_predict_on_amd_says_why_there_is_none(captures):
+def test_one_kernels_view_says_its_outputs_were_not_computed(captures):
+    """open's single-kernel view (and its --json) says what the listing says: the kernel was compiled, not run."""
+    out, _ = captures["sm_90a"]
+    entry = next(e for e in sources.open_source(out).entries if e.name == "add_kernel")
+    r = runner.invoke(app, ["open", str(out), "-k", entry.key, "--stage", "none", "--width", "200"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "Outputs not computed (captured with no GPU): compiled for sm_90a and not run" in text
+    r = runner.invoke(app, ["open", str(out), "-k", entry.key, "--stage", "none", "--json"])
+    warnings = json.loads(r.output)["artifact"]["warnings"]
+    assert any(w.startswith("Outputs not computed (captured with no GPU)") for w in warnings)
+    # a capture made on a GPU ran its kernels: no such words
+    gpu_capture = Path(__file__).parent / "data" / "capture"
+    gpu_entry = sources.open_source(gpu_capture).entries[0]
+    assert not any("not computed" in w for w in sources.load_artifact(gpu_entry).warnings)
+
+
+def test_predict_on_amd_is_datasheet_only(captures):
+    """explain --predict on a captured gfx942 kernel: a time on the MI300X, marked datasheet-only with its doubled
+    expected error (issue 36)."""
     out, _ = captures["gfx942"]
-    entry = sources.open_source(out).entries[0]
+    entry = next(e for e in sources.open_source(out).entries if e.name == "add_kernel")
     r = runner.invoke(app, ["explain", str(out), "-k", entry.key, "--predict", "--width", "200"])
     assert r.exit_code == 0, r.output
-    assert "AMD targets are not modelled" in " ".join(r.output.split())
+    text = " ".join(r.output.split())
+    assert re.search(r"predicted: [\d.e-]+ ms on MI300X", text), text[-1500:]
+    assert re.search(r"datasheet only, not measured on any AMD GPU; expected error doubled \(±\d+%\)", text)
 
 
 def test_a_failing_program_is_told_the_outputs_were_not_computed(tmp_path):

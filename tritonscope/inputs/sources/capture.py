@@ -75,9 +75,12 @@ def _capture(p: Path) -> Source:
         autotune += tunings
     if autotune:
         info = {**info, "autotune": autotune}
+    gpuless = info.get("gpuless")
     for entry in entries:
         if entry.launches is None:
             entry.launches = 0
+        if isinstance(gpuless, dict):  # capture --arch: each kernel's view says it was not run
+            entry.launch_info["gpuless"] = gpuless
     return Source(p, "capture", entries, info=info, warnings=warnings)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from tritonscope.language.dialects.ptx import VERSION as _PTX_VERSION_RE  # noqa: F401  (recompile's)
 from tritonscope.language.mlir_syntax import FUNC_ARGS, TT_INT_ATTR, TYPED_ARG
 from tritonscope.inputs import codeobject
+from tritonscope.inputs.capture import recorded_scalars
 from tritonscope.language.dialects import SOURCE
 from tritonscope.language.dialects import stages as dialect_stages
 from tritonscope.core.errors import InputFileError
@@ -82,6 +83,10 @@ def load_artifact(entry: KernelEntry, *, target: str = "") -> Artifact:
                         "but does not disassemble it, so there is no stage to show; open the folder that holds "
                         "its .amdgcn and IR for those.")
     warnings += _environment_notes(entry)
+    gpuless = entry.launch_info.get("gpuless") if entry.kind == "capture" else None
+    if isinstance(gpuless, dict):  # capture --arch: compiled, not run (as open's listing says)
+        warnings.append(f"Outputs not computed (captured with no GPU): compiled for {gpuless.get('arch') or '?'} and "
+                        "not run, so the program went on with whatever this kernel's output buffers held.")
     spec, specialization = _spec_of(entry, target or str(entry.folder or entry.files[next(iter(entry.files))]))
     if "shared" not in entry.metadata:
         metadata = {**metadata, "shared_recorded": False}  # summary.py: shown as unknown, never as 0 bytes
@@ -243,13 +248,16 @@ def _spec_of(entry: KernelEntry, target: str) -> tuple[KernelSpec, list[ArgSpeci
     args: dict[str, Any] = {}
     if record.get("signature"):
         constexprs = record.get("constexprs") or {}
+        # a capture's scalars as its first launch passed them (n_cols: 1000, not i32): loop bounds and grids
+        # that run to them can be evaluated; pointers stay their types
+        values = recorded_scalars(record, entry.launch_info) if entry.kind == "capture" else {}
         for name, ty in record["signature"].items():
             attrs = tuple(record.get("attrs", {}).get(name, []))
             if ty == "constexpr":
                 specialization.append(ArgSpecialization(name, "constexpr", (), constexprs.get(name)))
             else:
                 specialization.append(ArgSpecialization(name, ty, attrs))
-                args[name] = ty
+                args[name] = values.get(name, ty)
     else:
         ir_path = entry.files.get("source") or entry.files.get("ttir")
         for name, ty, attrs in signature_from_ttir(_read_text(ir_path)) if ir_path else []:
