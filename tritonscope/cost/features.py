@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, NamedTuple
 
+from tritonscope.cost.amdgcn import read_amdgcn
 from tritonscope.cost.sass import read_sass
 
 FEATURES_VERSION = 3   # 3: load-use waits per SASS loop (sass.load_waits)
@@ -248,6 +249,7 @@ def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> Fea
 
     spec = art.spec
     grid, args, sass_text = _checked_inputs(art, summary, ttgir_stage, grid, args, need_sass=not bound)
+    amd = _is_amd(art, summary)
     ttgir = art.stages.get("ttgir", "")
     ops = ttgir_ops(ttgir_stage)
     aliases = alias_table(ttgir)
@@ -269,8 +271,9 @@ def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> Fea
         sass_facts = bound_facts(lo, pipelined)
         config = dict(_config_facts(spec, summary, grid, programs, pid_dependent), spill_instructions=None)
     else:
-        sass = read_sass(sass_text)
-        sass_facts = _sass_facts(sass, lo, aliases, busiest, spec.num_warps)
+        sass = read_amdgcn(sass_text) if amd else read_sass(sass_text)
+        sass_facts = _sass_facts(sass, lo, aliases, busiest, spec.num_warps, lanes=_lanes(art) if amd else 32,
+                                 amd=amd)
         sass_facts["mma_shape"] = sass.mma_shapes[0] if sass.mma_shapes else None
         config = _config_facts(spec, summary, grid, programs, pid_dependent)
     facts = {
@@ -297,14 +300,29 @@ def _checked_inputs(art, summary, ttgir_stage, grid, args, need_sass: bool = Tru
     if not grid:
         raise NoFeatures("no launch grid is known for this kernel: give --grid (e.g. --grid 'cdiv(n, BLOCK)'), or "
                          "--shape where its file's EXAMPLES launch gives the grid")
-    if summary.backend == "hip" or "amdgcn" in art.stages:
-        raise NoFeatures("AMD targets are not modelled yet (the model reads SASS loops; AMDGCN loops are not read)")
     if ttgir_stage is None:
         raise NoFeatures("needs the TTGIR (its dots, loads and loops)")
+    if _is_amd(art, summary):   # AMD: the AMDGCN's loops stand for the SASS's (cost/amdgcn.py)
+        text = art.stages.get("amdgcn")
+        if not text and need_sass:
+            raise NoFeatures("needs the AMDGCN (instructions per loop iteration); the compile kept none")
+        return grid, args, text
     sass_text = art.stages.get("sass")
     if not sass_text and need_sass:
         raise NoFeatures("needs the SASS (instructions per loop iteration); cuobjdump/nvdisasm gave none")
     return grid, args, sass_text
+
+
+def _is_amd(art, summary) -> bool:
+    """An AMD target (HIP backend): its machine code is AMDGCN, read by cost/amdgcn.py."""
+    return summary.backend == "hip" or "amdgcn" in art.stages
+
+
+def _lanes(art) -> int:
+    """Lanes per wavefront of an AMD kernel (its descriptor says wave32; CDNA runs 64)."""
+    from tritonscope.language.dialects.amdgcn import wave_size
+
+    return wave_size(art.stages.get("amdgcn") or "")
 
 
 def _loops_of(ops) -> _Loops:
@@ -409,22 +427,24 @@ def _busiest_program(lo: _Loops, scalars, grid, programs: int, pid_dependent: bo
     return busiest, total_flops, total_bytes
 
 
-def _sibling_loops(inner, lo: _Loops, busiest: dict, num_warps) -> list[dict[str, Any]]:
+def _sibling_loops(inner, lo: _Loops, busiest: dict, num_warps, lanes: int = 32) -> list[dict[str, Any]]:
     """Each innermost SASS loop with its own trip count and bytes, when they pair one to one with the TTGIR's."""
     # several sibling loops (a layer norm's three passes): each SASS loop body with its own trip count and the
     # bytes its loads move (a later pass re-reading what the first one read hits L2 only while the rows of the
     # co-resident programs fit there: model.py)
     if not (len(inner) == len(lo.leaves) and len(lo.leaves) > 1):
         return []
-    threads = 32 * int(num_warps or 4)
+    threads = lanes * int(num_warps or 4)
     return [{"counts": dict(lp.counts), "iters": n, "loaded": b, "local_bytes": lp.local_bytes,
              "unroll": _unroll(lp.ldg_bytes, _thread_bytes(lo.ops, leaf.index, threads)),
              "ldgs": lp.ldgs, "waits": lp.waits, "tail_ldgs": lp.tail_ldgs, "tail_waits": lp.tail_waits}
             for lp, leaf, n, b in zip(inner, lo.leaves, busiest["leaf_iters"], busiest["leaf_loaded"])]
 
 
-def _sass_facts(sass, lo: _Loops, aliases, busiest: dict, num_warps) -> dict[str, Any]:
-    """The SASS's side of the facts: instructions in the main loop and outside it, sibling loops, spills, waits."""
+def _sass_facts(sass, lo: _Loops, aliases, busiest: dict, num_warps, lanes: int = 32,
+                amd: bool = False) -> dict[str, Any]:
+    """The SASS's side of the facts: instructions in the main loop and outside it, sibling loops, spills, waits
+    (`lanes`: threads per warp, 32; an AMD wavefront's 64 where `amd`: the AMDGCN cost/amdgcn.py reads)."""
     inner = sass.innermost()
     body: dict[str, int] = {}
     best = None
@@ -432,16 +452,17 @@ def _sass_facts(sass, lo: _Loops, aliases, busiest: dict, num_warps) -> dict[str
         best = sass.main()   # the loop reader's main loop (language/loops.main_loop): diff --loop's, versions'
         body = dict(best.counts)
     outside = {k: v - body.get(k, 0) for k, v in sass.counts.items()}
-    sass_loops = _sibling_loops(inner, lo, busiest, num_warps)
+    sass_loops = _sibling_loops(inner, lo, busiest, num_warps, lanes)
     loop_local = 0
     loop_waits: dict[str, int] = {}
     if best is not None:
         loop_local = best.local_bytes
-        threads = 32 * int(num_warps or 4)
+        threads = lanes * int(num_warps or 4)
         loop_waits = {"ldgs": best.ldgs, "waits": best.waits, "tail_ldgs": best.tail_ldgs,
                       "tail_waits": best.tail_waits, "unroll": _unroll(best.ldg_bytes,
                                                                       _thread_bytes(lo.ops, lo.main_loop, threads))}
-    ways_loop, ways_any = _main_loop_ways(lo, aliases)
+    # the bank model is NVIDIA's (32 banks of 4 bytes, a warp's wavefronts): on AMD no conflicts are counted
+    ways_loop, ways_any = _main_loop_ways(lo, aliases) if not amd else (1, 1)
     return {
         "sass_loop": body, "sass_outside": outside, "sass_loops": sass_loops,
         # bytes of local memory (spill) traffic one thread's LDL/STL move: per main-loop iteration, and outside it

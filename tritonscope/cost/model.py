@@ -41,6 +41,15 @@ from tritonscope.core.gpus import Gpu, find_gpu, gpu_names, gpu_table, reference
 
 HERE = Path(__file__).parent
 TERMS = ("tensor", "issue", "shared", "L2", "DRAM", "latency")
+# CDNA3 (MI300X, gfx942) in place of an NVIDIA SM's structure: AMD's CDNA3 ISA reference and CDNA 3 white paper,
+# not fitted (no AMD GPU was measured).  A CU has 4 SIMDs, each 16 lanes wide: a wave64 VALU instruction takes a
+# SIMD 4 clocks, so a CU issues one wavefront instruction a clock (an SM: 4 warp instructions); its scalar unit
+# issues one SALU instruction a clock beside them; transcendentals run at a quarter of the VALU rate; the LDS
+# serves 128 bytes a clock (a wave64 32-bit access: 2 clocks, a warp's: 1); scratch is cached in the 32 KB
+# vector L1, apart from the LDS.
+CDNA = {"lanes": 64, "valu_per_clock": 1.0, "salu_per_clock": 1.0, "sfu_weight": 4.0, "lds_passes": 2,
+        "l1_bytes": 32768}
+_VALU = ("fp", "other", "sfu", "shfl")   # cost classes the CU's VALU issues (memory, matrix and SALU apart)
 REGIME_WORDS = {"tensor": "tensor-core bound", "issue": "instruction-issue bound",
                 "shared": "shared-memory bound (bank conflicts)", "L2": "L2-bandwidth bound",
                 "DRAM": "memory-bandwidth bound", "latency": "latency bound"}
@@ -60,6 +69,9 @@ class Prediction:
     notes: list[str] = field(default_factory=list)
     why: str | None = None               # no prediction: the reason
     facts: dict[str, Any] = field(default_factory=dict)  # what the terms were computed from
+    # AMD: from datasheet figures and NVIDIA-fitted constants only, not measured on any AMD GPU (its expected
+    # error doubled); in to_dict only where set (NVIDIA's datasheet-only GPUs say so in `calibration`)
+    datasheet_only: bool = False
 
     @property
     def ok(self) -> bool:
@@ -71,6 +83,8 @@ class Prediction:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        if not self.datasheet_only:
+            del d["datasheet_only"]
         d["regime_words"] = self.regime_words if self.ok else None
         return d
 
@@ -162,13 +176,19 @@ def predict_features(f: Features | Mapping[str, Any], gpu: Gpu,
     iters = max(0, int(f.main_iters or 0))
     outer = max(1, int(f.outer_iters or 1))
     many = f.sass_loops or []
-    per_thread, wavefronts, iters = _instructions(f, c, loop, out, iters, outer, many)
+    amd = gpu.vendor == "amd"
+    if amd:
+        per_thread, wavefronts, iters = _amd_instructions(f, c, loop, out, iters, outer, many, notes)
+    else:
+        per_thread, wavefronts, iters = _instructions(f, c, loop, out, iters, outer, many)
     # Each of the 4 schedulers of an SM issues one instruction a clock only while it has enough ready warps to
     # cover dependent-instruction latency: below `issue_warps` resident warps, issue slows in proportion.
     warps_sm = min(L.blocks, per_sm) * W
-    issue_s = per_sm * per_thread * W / (4 * clock * 1e9 * c["issue_eff"] * min(1.0, warps_sm / c["issue_warps"]))
+    per_clock = CDNA["valu_per_clock"] if amd else 4
+    issue_s = per_sm * per_thread * W / (per_clock * clock * 1e9 * c["issue_eff"] *
+                                         min(1.0, warps_sm / c["issue_warps"]))
     shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
-    spill_traffic, spill_dram = _spill_traffic(f, gpu, c, L, loop, iters, outer, notes)
+    spill_traffic, spill_dram = _spill_traffic(f, gpu, c, L, loop, iters, outer, notes, amd)
     bytes_p = (f.bytes_loaded_per_program or 0) + (f.bytes_stored_per_program or 0) + spill_traffic
     l2_s = per_sm * bytes_p / _l2_rate(c, clock)
     dram, miss = _dram_bytes(f, gpu, c, L, many, spill_dram, notes)
@@ -190,6 +210,8 @@ def predict_features(f: Features | Mapping[str, Any], gpu: Gpu,
     if L.active < S:
         notes.append(f"{G} programs for {S} SMs: {S - L.active} SMs idle")
     err = _expected_error(regime, measured)
+    if amd and not measured:
+        source = _amd_source(gpu, err)
     bound = _bound_seconds(f, gpu, unit)
     facts = {"programs": G, "sms": S, "programs_per_sm": per_sm, "blocks_per_sm": L.blocks, "rounds": L.rounds,
              "main_iters": iters, "instructions_per_thread": round(per_thread), "bytes_per_program": bytes_p,
@@ -197,7 +219,16 @@ def predict_features(f: Features | Mapping[str, Any], gpu: Gpu,
              "bank_ways_loop": f.bank_ways_loop, "in_step": in_step}
     return Prediction(predicted_ms=total * 1e3, gpu=gpu.name, regime=regime,
                       terms_ms={k: v * 1e3 for k, v in terms.items()}, expected_error=err,
-                      bound_ms=bound * 1e3 if bound else None, calibration=source, notes=notes, facts=facts)
+                      bound_ms=bound * 1e3 if bound else None, calibration=source, notes=notes, facts=facts,
+                      datasheet_only=amd and not measured)
+
+
+def _amd_source(gpu: Gpu, err: float) -> str:
+    """Where an AMD prediction's figures come from: the datasheet and NVIDIA's fit, never an AMD measurement."""
+    src = calibration().get("fitted_on", {})
+    return (f"datasheet only, not measured on any AMD GPU; expected error doubled (±{err:.0%}): {gpu.name} peaks "
+            f"from {gpu.source.split(' (')[0]}, efficiencies, latency and L2 rate from the {src.get('gpu', '?')} "
+            f"calibration ({src.get('date', '?')}), CDNA3 issue rates from AMD's CDNA3 ISA")
 
 
 def _refusal(f: Features, gpu: Gpu) -> str | None:
@@ -240,6 +271,9 @@ def _tensor_seconds(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch) -> t
         peak = gpu.tflops.get("fp32" if unit == "fma" else kind)
         if peak is None:
             return tensor_s, f"no datasheet {kind} peak for the {gpu.name}"
+        if kind == "tf32" and unit == "mfma" and "xf32" not in (f.mma_shape or "xf32"):
+            kind = "fp32"   # an fp32 dot on AMD's matrix cores: v_mfma_*_f32 runs at the fp32 matrix rate
+            peak = gpu.tflops.get(kind)
         eff = c.get(f"eff_{unit}", c["eff_mma"])
         if unit == "mma" and f.arch.startswith(("sm_90", "sm_100")):
             eff = c["eff_mma_legacy"]  # mma.sync on a GPU whose full rate needs wgmma / tcgen05
@@ -286,26 +320,50 @@ def _instructions(f: Features, c: dict[str, float], loop: dict[str, int], out: d
     return per_thread, wavefronts, iters
 
 
+def _amd_instructions(f: Features, c: dict[str, float], loop: dict[str, int], out: dict[str, int], iters: int,
+                      outer: int, many: list[dict[str, Any]], notes: list[str]) -> tuple[float, float, int]:
+    """_instructions for a CDNA CU: (wavefront instructions of the busier of its VALU and its scalar unit, which
+    issue side by side, per wave; LDS passes; main-loop passes).  Memory and matrix instructions have their own
+    terms (L2, shared, tensor); no bank conflicts are counted (the bank model is NVIDIA's)."""
+    cc = {**c, "sfu_weight": CDNA["sfu_weight"]}
+
+    def part(counts: dict[str, int], keep) -> dict[str, int]:
+        return {k: v for k, v in counts.items() if keep(k)}
+
+    def run(keep) -> tuple[float, float, int]:
+        sub = [dict(lp, counts=part(lp["counts"], keep)) for lp in many]
+        return _instructions(f, cc, part(loop, keep), part(out, keep), iters, outer, sub)
+
+    valu, _, passes = run(lambda k: k in _VALU)
+    salu = run(lambda k: k == "salu")[0] * CDNA["valu_per_clock"] / CDNA["salu_per_clock"]
+    wavefronts = _instructions(f, cc, loop, out, iters, outer, many)[1] * CDNA["lds_passes"]
+    notes.append("AMD CU: VALU and scalar instructions at one wavefront instruction a clock each (CDNA3); no LDS "
+                 "bank conflicts counted")
+    return max(valu, salu), wavefronts, passes
+
+
 def _spill_traffic(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch, loop: dict[str, int], iters: int,
-                   outer: int, notes: list[str]) -> tuple[float, float]:
-    """(L2-equivalent spill bytes per program, spill bytes that overflow L1 to DRAM): spills cost where they live."""
+                   outer: int, notes: list[str], amd: bool = False) -> tuple[float, float]:
+    """(L2-equivalent spill bytes per program, spill bytes that overflow L1 to DRAM): spills cost where they live.
+    `amd`: wavefronts of 64 lanes, scratch cached in the CU's vector L1, which the LDS does not share (CDNA)."""
     W, G, blocks = L.warps, L.programs, L.blocks
-    threads = W * 32
+    lanes = CDNA["lanes"] if amd else 32
+    threads = W * lanes
     spill_traffic = 0
     spill_dram = 0.0
     if not f.spill_instructions:
         return spill_traffic, spill_dram
     # spills inside the main loop (a GEMM's accumulators) stall every iteration: their L2-equivalent cost is
     # fitted (spill_factor); spills outside it are priced by where their bytes live (L1, else L2/DRAM)
-    spill_traffic = (loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * 32 * 4 * c["spill_factor"]
+    spill_traffic = (loop.get("ldl", 0) + loop.get("stl", 0)) * max(iters, 1) * W * lanes * 4 * c["spill_factor"]
     notes.append(f"spills: {f.spill_bytes} B per thread, counted as local-memory traffic")
     # Local memory is cached in L1: the spilled bytes of every co-resident thread stay there while they fit
     # in what shared memory leaves of it; the share that does not fit goes out to L2 and DRAM, each time a
     # LDL/STL moves it (the bytes the SASS's LDL/STL widths give).
     local = (f.local_bytes_loop or 0) * max(iters, 1) + (f.local_bytes_outside or 0) * outer
     footprint = (f.spill_bytes or 0) * threads * blocks
-    l1 = gpu.l1_bytes or c["default_l1_bytes"]
-    room = max(0, l1 - (f.shared or 0) * blocks)
+    l1 = CDNA["l1_bytes"] if amd else gpu.l1_bytes or c["default_l1_bytes"]
+    room = l1 if amd else max(0, l1 - (f.shared or 0) * blocks)
     if local and footprint > room:
         spill_dram = (1 - room / footprint) * local * threads * G
         spill_traffic += spill_dram / G

@@ -559,11 +559,17 @@ class _Recorder:
                   "configs": timings, "seconds": duration, "cache_hit": bool(cache_hit)}
         if self.gpuless:
             predicted = any(t.get("predicted_ms") is not None for t in timings)
+            # an AMD target's predictions come from datasheet figures only (cost/model.py): said where they are
+            amd = predicted and str(self.gpuless.get("arch") or "").startswith("gfx")
             tuning.update(timed=False, seconds=None,
                           chosen_by="predicted" if predicted else "first",
                           note="no config was timed (no GPU): " +
                                ("the cost model's fastest prediction was chosen" if predicted else
-                                "no config could be predicted, so the first config the pruning kept was chosen"))
+                                "no config could be predicted, so the first config the pruning kept was chosen") +
+                               (" (datasheet only, not measured on any AMD GPU; expected error doubled)" if amd
+                                else ""))
+            if amd:
+                tuning["datasheet_only"] = True
         with self.lock:
             self.tunings.append(tuning)
             data = json.dumps({"pid": self.pid, "rank": self.rank, "tunings": self.tunings}, indent=1, default=str)

@@ -14,12 +14,14 @@ from tritonscope.language.mlir_syntax import (  # noqa: F401  (the TTGIR pattern
 # Reading the TTGIR: ops with their types, loops, allocations
 # ==========================================================================
 
+# AMD's TTGIR ops are amdgpu.* up to Triton 3.6, amdg.* from 3.7 on
 GLOBAL_LOADS = ("tt.load", "ttg.async_copy_global_to_local", "ttng.async_tma_copy_global_to_local",
-                "tt.descriptor_load", "amdgpu.buffer_load", "amdgpu.buffer_load_to_local")
+                "tt.descriptor_load", "amdgpu.buffer_load", "amdgpu.buffer_load_to_local", "amdg.buffer_load",
+                "amdg.buffer_load_to_local")
 GLOBAL_STORES = ("tt.store", "ttng.async_tma_copy_local_to_global", "tt.descriptor_store", "amdgpu.buffer_store",
-                 "tt.atomic_rmw", "tt.atomic_cas")
+                 "tt.atomic_rmw", "tt.atomic_cas", "amdg.buffer_store")
 ASYNC_COPIES = ("ttg.async_copy_global_to_local", "ttng.async_tma_copy_global_to_local",
-                "amdgpu.buffer_load_to_local")
+                "amdgpu.buffer_load_to_local", "amdg.buffer_load_to_local")
 DOTS = ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "tt.dot_scaled", "ttng.tc_gen5_mma_scaled")
 
 

@@ -322,6 +322,55 @@ _CLASSES = ("async copy", "async wait", "mma", "barrier", "global load", "global
             "shared store", "scratch store", "scratch load")
 
 
+
+# --------------------------------------------------------------------------
+# The cost model's classes (cost/amdgcn.py reads them; the SASS vocabulary's `cost` field, for AMDGCN)
+# --------------------------------------------------------------------------
+
+# Transcendental VALU ops (quarter rate on CDNA3: the CDNA3 ISA's VALU chapter): the SASS MUFU's "sfu"
+_SFU = re.compile(r"^v_(?:exp|log|rcp|rsq|sqrt|sin|cos)(?:_legacy)?_(?:f16|f32|f64)")
+# Cross-lane VALU/LDS ops: DPP and permlane moves, ds_bpermute/ds_permute/ds_swizzle (SASS SHFL's "shfl")
+_SHFL = re.compile(r"^(?:ds_(?:bpermute|permute|swizzle)|v_permlane|v_\w+_dpp$|v_readlane|v_writelane|"
+                   r"v_readfirstlane)")
+# No work for the cost model: padding, the end of the program, branches, and the counter waits (their cost is
+# the latency they wait: cost/amdgcn.load_waits counts them)
+_NO_COST = re.compile(r"^s_(?:nop|endpgm|branch|cbranch_\w+|waitcnt\w*|wait_\w+|setprio|sleep)$")
+# Vector-memory atomics (global_atomic_add_f32, buffer_atomic_cmpswap) and LDS atomics (ds_add_u32 ...)
+_ATOM = re.compile(r"^(?:(?:global|buffer|flat)_atomic_|ds_(?:add|sub|min|max|and|or|xor|inc|dec|cmpst|"
+                   r"cmpswap|wrxchg)\w*(?:_rtn)?_[buif]\d+$)")
+# Float VALU arithmetic: v_fma_f32, v_pk_fma_f16, v_add_f32_e32, v_max_f32, v_cvt_*_f32 ... (SASS FFMA/HFMA2's "fp")
+_FP = re.compile(r"^v_(?:pk_)?\w*_(?:f16|bf16|f32|f64)(?:_e32|_e64|_sdwa)?$")
+
+# The classes this vocabulary gives, as the cost model weighs them (cost/model.py):
+#   the SASS ones (mma, ldg, ldgsts, stg, lds, sts, ldl, stl, sfu, sync, fp, shfl, atom, other), and
+#   salu: scalar ALU (s_*): issued beside the VALU by the CU's scalar unit, so kept apart from it
+COST_CLASSES = ("mma", "ldg", "ldgsts", "stg", "lds", "sts", "ldl", "stl", "sfu", "sync", "fp", "shfl", "atom",
+                "other", "salu")
+_BY_CLS = {"mma": "mma", "global load": "ldg", "async copy": "ldgsts", "global store": "stg", "shared load": "lds",
+           "shared store": "sts", "scratch load": "ldl", "scratch store": "stl", "barrier": "sync"}
+
+
+def cost_class(op: str, ins: Instr | None = None) -> str | None:
+    """The cost model's class of an AMDGCN opcode (`ins`: its classify() reading, when at hand); None: no work
+    (s_nop, s_endpgm, branches, and s_waitcnt, whose cost is the wait cost/amdgcn.load_waits counts)."""
+    if _NO_COST.match(op):
+        return None
+    if ins is None:
+        ins = classify("\t" + op)
+    if ins is not None and ins.cls in _BY_CLS:
+        return _BY_CLS[ins.cls]
+    if _ATOM.match(op):
+        return "atom"
+    if _SHFL.match(op):
+        return "shfl"
+    if _SFU.match(op):
+        return "sfu"
+    if op.startswith("s_"):
+        return "salu"
+    if _FP.match(op):
+        return "fp"
+    return "other"
+
 # --------------------------------------------------------------------------
 # Notes
 # --------------------------------------------------------------------------

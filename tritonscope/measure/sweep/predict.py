@@ -65,6 +65,7 @@ def attach_predictions(rows: list[SweepRow], gpu: str | None, *, top: int = 3) -
     out.pick = best.index
     err = (best.prediction or {}).get("expected_error") or 0.0
     out.expected_error = err
+    out.calibration = (best.prediction or {}).get("calibration") or out.calibration   # the pick's (its error)
     chosen = [r.index for _, r in timed[:max(1, top)]]
     close = [r.index for ms, r in timed if ms <= best_ms * (1 + err) and r.index not in chosen][:2 * max(1, top)]
     out.widened = bool(close)

@@ -173,6 +173,10 @@ def sweep_table(result: SweepResult, rows: list[SweepRow]):
     labels, fixed = _short_labels(rows)
     title = _sweep_title(result, rows) + (f"\nfixed: {fixed}" if fixed else "")
     predicted = any(r.predicted_ms is not None for r in rows)
+    # AMD predictions come from datasheet figures only (never measured on an AMD GPU): the column says so
+    datasheet = any((r.prediction or {}).get("datasheet_only") for r in rows if r.predicted_ms is not None)
+    if datasheet:
+        title += "\n* pred ms: datasheet only, not measured on any AMD GPU (expected error doubled)"
     mix_name = "mix" if any(r.arch and r.arch.startswith("gfx") for r in rows) else "PTX mix"
     cols = [Col("config"), Col("shared B", justify="right"), Col("regs", justify="right"),
             Col("spill", justify="right"),
@@ -180,7 +184,7 @@ def sweep_table(result: SweepResult, rows: list[SweepRow]):
             Col("blocks", justify="right", wrap=True, drop=1), Col(mix_name, wrap=True, drop=2),
             Col("s", justify="right", drop=3)]
     if predicted:
-        cols.append(Col("pred ms", justify="right"))
+        cols.append(Col("pred ms*" if datasheet else "pred ms", justify="right"))
     for r in rows:
         if not r.ok:
             cells = [labels[r.index], "-", "-", "-", Text("FAILED: " + (r.error or "unknown error"), style="red"),
