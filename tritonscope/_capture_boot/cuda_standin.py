@@ -24,7 +24,7 @@ devices: `current_stream()`/`default_stream()`/`Stream`/`stream()`, `Event` (a C
 
 What this does not cover (said in the docs): torch functions called from threads other than the main one
 (the mode is per thread), code that asks torch's C++ for the device (custom C++/CUDA extensions, NCCL),
-`torch.compile`, and CUDA graphs.
+and CUDA graphs.  `torch.compile` is inductor_gpuless.py's: Dynamo traces with this mode off.
 """
 
 from __future__ import annotations
@@ -242,6 +242,16 @@ def _zero(*_, **__) -> int:
     return 0
 
 
+def _own(fn, name: str):
+    """A copy of `fn` that is its own object, named as the torch.cuda function it stands in for (Dynamo's trace
+    rules map each torch function object to one rule: one shared no-op for several names is refused)."""
+    def own(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    own.__name__ = own.__qualname__ = name
+    return own
+
+
 _DEFAULT = None
 
 
@@ -252,6 +262,8 @@ def patch_torch_cuda(torch) -> list[tuple[Any, str, Any]]:
     saved: list[tuple[Any, str, Any]] = []
 
     def put(name: str, value) -> None:
+        if value in (_noop, _zero):  # one function object per name: torch.compile's rules key on the object
+            value = _own(value, name)
         saved.append((cuda, name, getattr(cuda, name, None)))
         setattr(cuda, name, value)
 
@@ -297,6 +309,11 @@ def patch_torch_cuda(torch) -> list[tuple[Any, str, Any]]:
         put(name, _zero)
     put("reset_peak_memory_stats", _noop)
     put("reset_max_memory_allocated", _noop)
+    # torch.compile saves and restores the device's random state around each frame it traces
+    put("get_rng_state", lambda device="cuda": torch.empty(0, dtype=torch.uint8))
+    put("set_rng_state", lambda new_state, device="cuda": None)
+    put("get_rng_state_all", lambda: [torch.empty(0, dtype=torch.uint8)])
+    put("set_rng_state_all", lambda new_states: None)
     return saved
 
 

@@ -12,6 +12,9 @@ Started by sitecustomize in each Python process of the program when TRITONSCOPE_
   that GPU would; the one change is `warmup=True`, so it stops before loading and launching the kernel.
   The capture's hooks then record the compile (the compilation listener) and the launch (arguments, grid)
   as they do on a GPU; the launch count is counted here, since no launch hook fires.
+- torch.compile (inductor_gpuless.py): Dynamo's graphs go to Inductor as graphs on `cuda`; Inductor writes
+  its kernel files and Triton compiles each for the target (recorded by the same listener); no binary is
+  loaded and nothing runs: the compiled graph returns `cuda` tensors whose values are not computed.
 - An Autotuner cannot time its configs.  Its `_bench` (the one step that needs a GPU) is replaced: each
   config its pruning keeps is compiled (as benchmarking it would), and the cost model predicts its time at
   its own grid where it can (`tritonscope.cost.predict`, as `explain --predict`); Triton's own
@@ -57,6 +60,9 @@ def start() -> None:
         from tritonscope._capture_boot import cuda_standin
 
         cuda_standin.install(sys.modules["torch"])
+        from tritonscope._capture_boot import inductor_gpuless
+
+        inductor_gpuless.install(sys.modules["torch"])
 
     def triton_ready() -> None:
         _answer_as_target(arch, gpu)
