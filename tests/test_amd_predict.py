@@ -153,3 +153,19 @@ def test_an_nvidia_prediction_has_no_amd_mark():
     p = _json(r.output)["prediction"]
     assert p["predicted_ms"] > 0 and "datasheet_only" not in p
     assert p["calibration"].startswith("calibrated on NVIDIA H100") and "AMD" not in p["calibration"]
+
+
+def test_diff_predict_says_datasheet_only(tmp_path):
+    saved = []
+    for warps in ("4", "8"):
+        path = tmp_path / f"softmax_w{warps}.json"
+        r = runner.invoke(app, ["compile", "softmax", "-w", warps, "--arch", "gfx942", "--stage", "none",
+                                "--save", str(path)])
+        assert r.exit_code == 0, r.output[-2000:]
+        saved.append(str(path))
+    r = runner.invoke(app, ["diff", *saved, "--predict", "--width", "200", "--no-color"])
+    assert r.exit_code == 0, r.output[-2000:]
+    text = " ".join(r.output.replace("│", " ").split())
+    assert "predicted time (ms, MI300X, datasheet only)" in text
+    assert re.search(r"predicted [\d.]+x faster on MI300X.*; datasheet only, not measured on any AMD GPU "
+                     r"\(expected error doubled\)", text), text[-2000:]

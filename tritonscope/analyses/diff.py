@@ -321,6 +321,8 @@ def _prediction_rows(pa: dict | None, pb: dict | None) -> list[SummaryRow]:
     ta, tb = (pa or {}).get("predicted_ms"), (pb or {}).get("predicted_ms")
     delta = f"{tb / ta:.3g}x" if ta and tb else ""
     gpu = (pa or pb or {}).get("gpu") or "?"
+    if any((p or {}).get("datasheet_only") for p in (pa, pb)):   # AMD: never measured on an AMD GPU (cost/model.py)
+        gpu += ", datasheet only"
     return [SummaryRow("predicted", f"predicted time (ms, {gpu})", ms(pa), ms(pb), delta, bool(delta) and ta != tb),
             _text_row("predicted", "limited by", (pa or {}).get("regime_words") or "-",
                       (pb or {}).get("regime_words") or "-")]
@@ -346,7 +348,9 @@ def prediction_story(pa: dict | None, pb: dict | None) -> list[str]:
     regimes = ""
     if pa.get("regime") != pb.get("regime"):
         regimes = f"; A is {pa.get('regime_words')}, B {pb.get('regime_words')}"
-    return [f"{faster} is predicted {ratio:.2f}x faster on {pa.get('gpu')}{close}: {words}{regimes}"]
+    honest = ("; datasheet only, not measured on any AMD GPU (expected error doubled)"
+              if pa.get("datasheet_only") or pb.get("datasheet_only") else "")
+    return [f"{faster} is predicted {ratio:.2f}x faster on {pa.get('gpu')}{close}: {words}{regimes}{honest}"]
 
 
 def _arch_pair(a: str, b: str) -> str:
