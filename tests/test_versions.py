@@ -91,13 +91,14 @@ def test_samples_and_capture_36_vs_39(samples):
     # sorted worst first
     scores = [r.score for r in samples.rows]
     assert scores == sorted(scores, reverse=True)
-    # predictions where the cost model covers the kernel (NVIDIA), "no prediction" with a reason elsewhere
+    # predictions on NVIDIA; on AMD (issue 36) a datasheet-only MI300X figure, marked so in its GPU and its cell
     nv = [r for r in samples.rows if r.arch == "sm_90a" and r.b.predicted_ms]
-    assert nv
-    amd = [r for r in samples.rows if r.arch == "gfx942"]
-    assert all(r.b.predicted_ms is None and r.b.no_prediction for r in amd)
+    assert nv and all("datasheet" not in (r.b.prediction_gpu or "") for r in nv)
+    amd = [r for r in samples.rows if r.arch == "gfx942" and r.b.predicted_ms]
+    assert amd and all(r.b.prediction_gpu == "MI300X, datasheet only" for r in amd)
     cells = V.report.table_cells(amd[0])
-    assert cells[-1] == "no prediction"
+    assert cells[-1].startswith("x") and cells[-1].endswith(" (datasheet only)")
+    assert not V.report.table_cells(nv[0])[-1].endswith("(datasheet only)")
 
 
 def test_fail_on_rules(samples, moe):

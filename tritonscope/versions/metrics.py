@@ -191,7 +191,9 @@ def _prediction(analysis) -> tuple[float | None, str | None, str | None]:
         return None, None, f"the cost model failed: {type(e).__name__}: {e}"
     if p.predicted_ms is None or not math.isfinite(p.predicted_ms) or p.predicted_ms <= 0:
         return None, p.gpu, p.why or "the cost model gave no time"
-    return p.predicted_ms, p.gpu, None
+    # an AMD figure is from datasheet peaks, never measured: the GPU it names says so wherever it is shown
+    gpu = f"{p.gpu}, datasheet only" if getattr(p, "datasheet_only", False) else p.gpu
+    return p.predicted_ms, gpu, None
 
 
 def _remark_messages(remarks) -> list[str]:

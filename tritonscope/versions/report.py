@@ -83,6 +83,8 @@ def table_cells(r: KernelRow) -> list[str]:
         f"{la.memory_waits} ({la.drains})" if la else "no loop", f"{lb.memory_waits} ({lb.drains})" if lb else "no loop")
     ratio = predicted_ratio(a, b)
     pred = f"x{ratio:.2f}" if ratio is not None else "no prediction"
+    if ratio is not None and "datasheet only" in f"{a.prediction_gpu} {b.prediction_gpu}":
+        pred += " (datasheet only)"  # an AMD prediction: datasheet peaks, not measured on any AMD GPU
     return [r.kernel, r.arch, status, _pair(_regs(a), _regs(b)), _pair(a.spill_bytes, b.spill_bytes),
             _pair(a.shared, b.shared), _pair(a.occupancy_text, b.occupancy_text), waits,
             _pair(f"{a.buffer_loads}/{a.global_loads}", f"{b.buffer_loads}/{b.global_loads}"),
