@@ -29,3 +29,15 @@ def test_a_record_path_with_a_nul_character_is_an_output_error(tmp_path):
 
     with pytest.raises(OutputError, match="NUL"):
         check_folder(str(tmp_path / "a\x00b"), what="record")
+
+
+@pytest.mark.parametrize("name", ["", " ", "."])
+def test_an_empty_record_path_never_writes_into_the_current_folder(tmp_path, monkeypatch, name):
+    """`Path("")` is the current folder: the fuzz wrote a record's manifest.json into the repository's root."""
+    from tritonscope.core.errors import OutputError
+    from tritonscope.core.output import check_folder
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OutputError, match="give it a folder of its own"):
+        check_folder(name, force=True, holds="manifest.json", what="record")
+    assert not any(tmp_path.iterdir())

@@ -144,6 +144,9 @@ def check_folder(folder: str | Path, *, force: bool = False, holds: str | None =
     if "\x00" in str(folder):   # no filesystem takes it (os.stat raises ValueError, not OSError)
         raise OutputError(f"Cannot write into {str(folder)!r}: a path cannot hold a NUL character.",
                           hint="Choose another name.")
+    if not str(folder).strip() or str(folder) in (".", "./"):  # '' is the current folder: never write a record there
+        raise OutputError(f"Cannot write the {what} into {str(folder)!r}: give it a folder of its own.",
+                          hint=f"e.g. --record {what}s/run1 (the folder is made when missing).")
     folder = _here(folder)
     with os_errors(folder, "write into"):
         return _check_folder(folder, force=force, holds=holds, what=what)
