@@ -423,3 +423,16 @@ def test_versions_compiles_an_inductor_kernel_under_both_tritons(folders, tmp_pa
     for side in ("a", "b"):   # compiled with the .best_config's config and predicted at Inductor's grid
         assert row[side]["num_stages"] == 1 and row[side]["registers"]
         assert row[side]["predicted_ms"], row[side]
+
+
+def test_the_listing_fits_the_width_it_is_drawn_at():
+    """At 80 columns rich folded every cell of seven columns into a tall stack; the listing now keeps the hash,
+    the name and the chosen config whole-worded, leaves out what does not fit, and says which."""
+    narrow = invoke("open", DATA / "cache", "--width", "80")
+    assert narrow.exit_code == 0, narrow.output
+    assert "left out at this width: kind, device, launched" in narrow.output
+    assert max(len(line) for line in narrow.output.splitlines()) <= 80
+    assert "XBLOCK=16 w4 s1" in narrow.output and "cjjdnydeeuwe" in narrow.output  # no number or hash split
+    wide = invoke("open", DATA / "cache", "--width", "160")
+    assert wide.exit_code == 0 and "left out" not in wide.output
+    assert "persistent_reduction" in wide.output and "cuda:0 cc 90" in wide.output

@@ -30,9 +30,10 @@ def compile_for_open(entry, env, *, arch, num_warps, num_stages, constexpr, diff
 def print_inductor_listing(source, env, *, sort, where, as_json) -> None:
     from rich import box
     from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
     from tritonscope.inputs import sources
+    from tritonscope.outputs.render.fit import Col, FittedTable
 
     rows = sources.sort_rows(sources.filter_rows([e.row() for e in source.entries], where), sort or "name")
     if sort is None:   # the kernels the output code runs first, in file order, then the rest by name
@@ -46,10 +47,8 @@ def print_inductor_listing(source, env, *, sort, where, as_json) -> None:
     ran = sum(1 for r in rows if r.get("runs_in"))
     title = (f"Inductor kernels: {source.path} ({len(rows)} of {len(source.entries)} generated kernels, "
              f"{ran} launched by the compiled graph; not compiled yet)")
-    table = Table(title=escape(title), box=box.SIMPLE_HEAD, title_justify="left")
-    for name, justify in (("hash", "left"), ("name", "left"), ("kind", "left"), ("device", "left"),
-                          ("chosen config", "left"), ("grid", "left"), ("launched", "left")):
-        table.add_column(name, justify=justify, overflow="fold", no_wrap=name in ("device", "grid"))
+    cols = [Col("hash"), Col("name", fold=True, min_width=24), Col("kind", fold=True, min_width=9, drop=3),
+            Col("device", drop=2), Col("chosen config", wrap=True), Col("grid", drop=1), Col("launched", drop=4)]
     for r in rows:
         chosen = r.get("chosen") or "?"
         if r.get("chosen_from") == "best_config":
@@ -57,8 +56,10 @@ def print_inductor_listing(source, env, *, sort, where, as_json) -> None:
         elif r.get("chosen_from") == "the decorator":
             chosen += " (template)"
         grid = "x".join(str(g) for g in r["grid"]) if r.get("grid") else ""
-        table.add_row(r["key"], escape(r["name"]), escape(r.get("heuristic") or ""), escape(r.get("device") or ""),
-                      escape(chosen), grid, "yes" if r.get("runs_in") else "")
+        for col, cell in zip(cols, (r["key"], r["name"], r.get("heuristic") or "", r.get("device") or "", chosen,
+                                    grid, "yes" if r.get("runs_in") else "")):
+            col.cells.append(Text(str(cell)))   # Text: a kernel's name is never read as markup
+    table = FittedTable(cols, title=escape(title), box=box.SIMPLE_HEAD, title_justify="left")
     with env.paged(console):
         console.print(table)
         for warning in source.warnings:
