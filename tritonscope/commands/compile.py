@@ -8,13 +8,19 @@ import typer
 
 from tritonscope.commands import _common as c
 from tritonscope.core.errors import CompileError, CompileTimeoutError
-from tritonscope.commands.options import CONFIG, GRID, OUTPUT, STAGE_VIEWS, GpuOpt, Values, composed
+from tritonscope.commands.options import (CONFIG, GRID, OUTPUT, STAGE_VIEWS, GpuOpt, Values, composed,
+                                          refuse_kernel_option)
 
 
 @composed
 def compile_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    target: str = typer.Argument(..., help=c.TARGET_HELP + " Or a kernel that already compiled (a capture, a "
+                                                           "Triton or Inductor cache, a stage file), as `open` "
+                                                           "reads it: it is recompiled with -c/-w/-s/--arch."),
+    found_kernel: Optional[str] = typer.Option(None, "--kernel", "-k",
+                                               help="For a folder of kernels: compile this one, by its name or (a "
+                                                    "prefix of) its hash, as `tritonscope open` lists them."),
     kernel: Values = CONFIG + GRID,
     config: Optional[str] = c.ConfigOpt,
     predict: bool = typer.Option(False, "--predict",
@@ -76,7 +82,10 @@ def compile_cmd(
       tritonscope compile matmul_grouped --shape 4096x4096x4096 --predict --gpu H100 --stage none
 
       tritonscope compile matmul --arch gfx942 --triton 3.6.0 --stage amdgcn
+
+      tritonscope compile captures/ -k add_kernel --predict --stage none
     """
+    from tritonscope.analyses.explain.run import is_found_target
     from tritonscope.analyses.summary import out_of_resources
 
     env = out.env(ctx)
@@ -84,6 +93,16 @@ def compile_cmd(
     c.check_line(views.line)
     c.check_timeout(timeout)
     hide = c.noise_filter(out.raw, out.keep)
+    if is_found_target(target):  # a kernel that already compiled: recompiled where -c/-w/-s/--arch change it
+        analysis = _found(target, found_kernel, kernel, env, gpu=gpu, predict=predict, config=config,
+                          others={"--passes": passes, "--explain": explain, "--emit": emit, "--timeout": timeout,
+                                  "--triton": triton, "--python": python, "--no-cache": no_cache},
+                          save=save, force=force, stage=views.stage, quiet=out.as_json)
+        c.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths,
+                          hide=hide, stage=views.stage, view=view, line=views.line, layouts=views.layouts,
+                          max_lines=out.max_lines)
+        return
+    refuse_kernel_option(target, found_kernel)
     # the one Config: values checked, the arch resolved, e.g. --maxnreg for an AMD target refused (exit 2)
     request = kernel.config(target, config=config, gpu=gpu)
     _check_early(views.stage, gpu=gpu, save=save, force=force, emit=emit)
@@ -112,6 +131,40 @@ def compile_cmd(
     err = out_of_resources(analysis)
     if err is not None:
         raise err
+
+
+def _found(target: str, found_kernel, kernel: Values, env, *, gpu, predict: bool, config, others: dict, save,
+           force: bool, stage, quiet: bool):
+    """`compile` of a kernel that already compiled (as `open` finds it): its Analysis, recompiled with the
+    command line's changes, predicted at its recorded grid (or --grid)."""
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.explain.run import found_artifact, found_launch
+    from tritonscope.commands.options import recompile_changes, refuse_for_found
+    from tritonscope.core.errors import UsageError
+
+    refuse_for_found(target, **{"--block": kernel.block, "--arg": kernel.arg, "--dtype": kernel.dtype,
+                                "--shape": kernel.shape, "--config": config})
+    given = [name for name, value in others.items() if value not in (None, False)]
+    if given:
+        raise UsageError(f"{', '.join(given)}: not for a kernel that already compiled ({target}).",
+                         hint=f"`tritonscope open {target} -k KERNEL --recompile` recompiles and diffs it; "
+                              "`tritonscope explain` explains it.")
+    _check_early(stage, gpu=gpu, save=save, force=force, emit=None)
+    if kernel.grid:  # a bad --grid: exit 2 before anything loads
+        from tritonscope.inputs.grid import parse_grid
+
+        parse_grid(kernel.grid)
+    changes = recompile_changes(kernel.arch, kernel.num_warps, kernel.num_stages, kernel.constexpr, kernel.maxnreg,
+                                kernel.num_ctas, kernel.fp_fusion)
+    found = found_artifact(target, found_kernel, changes=changes, status=c.spinner(env, not quiet))
+    analysis = analyze(found.artifact)
+    _extras(analysis, layouts=False, predict=False, gpu=gpu)
+    if predict or gpu is not None:
+        from tritonscope.cost import predict as predicted
+
+        grid, args = found_launch(analysis.artifact.spec, kernel.grid, [])
+        analysis.prediction = predicted(analysis, gpu=gpu, grid=grid, args=args).to_dict()
+    return analysis
 
 
 def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout):

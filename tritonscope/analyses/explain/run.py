@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ContextManager
 
@@ -118,8 +119,36 @@ def explain_found(path: str, kernel: str | None, *, changes: dict[str, Any], sha
     `launches`: a list that gets each --shape's explain.Shape (its launch grid, when its file's EXAMPLES gives
     one), for a prediction at that launch.
     """
-    from tritonscope.inputs import sources
     from tritonscope.analyses.analysis import analyze
+
+    found = found_artifact(path, kernel, changes=changes, status=status)
+    entry, original, cubin, described = found.entry, found.original, found.cubin, found.described
+    analysis = analyze(found.artifact)
+    recompile = found_recompiler(entry, original, changes) if check_fixes else None
+    problem = found_shapes(analysis.artifact, shapes, WHERE.get(entry.kind, "kernel")) if shapes else []
+    if launches is not None:
+        launches.extend(problem)
+    expl = _explain_with_status(analysis, status, recompile=recompile, shapes=problem, gpu=gpu, cubin=cubin,
+                                triton_banks=triton_banks, source=described,
+                                where="compile" if changes else WHERE.get(entry.kind, "kernel"))
+    return analysis, expl
+
+
+@dataclass(frozen=True)
+class Found:
+    """A kernel `open` finds, loaded (and recompiled where the command line changed its config)."""
+
+    artifact: Any      # what is analysed: the recompile, else the found kernel itself
+    original: Any      # the found kernel as it compiled
+    entry: Any         # its sources entry
+    cubin: Any         # the binary of `artifact`, where one is kept
+    described: str     # 'captured kernel add_kernel (01c9a1bcb1eb) in caps, recompiled with num_warps=8'
+
+
+def found_artifact(path: str, kernel: str | None, *, changes: dict[str, Any], status: Status | None = None) -> Found:
+    """A kernel found at `path` (as `open` finds it), recompiled first with `changes` (--arch, -w, -s, -c, launch
+    options; sources.recompile) when there are any: what `explain` and `compile` take a found kernel as."""
+    from tritonscope.inputs import sources
     from tritonscope.core.model import option_words
 
     source = sources.open_source(path)
@@ -133,15 +162,7 @@ def explain_found(path: str, kernel: str | None, *, changes: dict[str, Any], sha
         cubin = sources.binaries_of_artifact(artifact).get("cubin")
         described += ", recompiled with " + ", ".join(
             f"{k}={v}" if k != "options" else option_words(v) for k, v in changes.items())
-    analysis = analyze(artifact)
-    recompile = found_recompiler(entry, original, changes) if check_fixes else None
-    problem = found_shapes(analysis.artifact, shapes, WHERE.get(entry.kind, "kernel")) if shapes else []
-    if launches is not None:
-        launches.extend(problem)
-    expl = _explain_with_status(analysis, status, recompile=recompile, shapes=problem, gpu=gpu, cubin=cubin,
-                                triton_banks=triton_banks, source=described,
-                                where="compile" if changes else WHERE.get(entry.kind, "kernel"))
-    return analysis, expl
+    return Found(artifact, original, entry, cubin, described)
 
 
 def _described(source, entry, path: str) -> str:
