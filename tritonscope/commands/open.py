@@ -207,9 +207,10 @@ def _check_views_apply(artifact, *, line, view, stage, as_json) -> None:
 def _print_listing(source, env, *, sort, where, as_json) -> None:
     from rich import box
     from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
     from tritonscope.inputs import sources
+    from tritonscope.outputs.render.fit import Col, FittedTable
 
     rows = sources.sort_rows(sources.filter_rows([e.row() for e in source.entries], where), sort or "name")
     if source.kind == "capture":  # each kernel's recorded launch: grid and arguments (inputs/capture.py)
@@ -225,15 +226,19 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
         return
     console = env.console()
     title = f"{source.kind}: {source.path} ({len(rows)} of {len(source.entries)} kernels)"
-    table = Table(title=escape(title), box=box.SIMPLE_HEAD, title_justify="left")
     # launches are known only to a capture: the column is left out for caches and dumps
     launches = source.kind == "capture" or any(r["launches"] is not None for r in rows)
-    columns = [("hash", "left"), ("name", "left"), ("arch", "left"), ("config", "left"), ("regs", "right"),
-               ("shared", "right"), ("spills", "right"), *([("launches", "right")] if launches else []),
-               *([("grid", "left"), ("args", "left")] if source.kind == "capture" else []), ("source", "left")]
-    for name, justify in columns:
-        # numbers and arch names stay whole ("58v/28s" folded in two reads as two numbers); the rest folds
-        table.add_column(name, justify=justify, overflow="fold", no_wrap=justify == "right" or name == "arch")
+    capture = source.kind == "capture"
+    # numbers, hashes and arch names stay whole ("58v/28s" folded in two reads as two numbers); a name, a config
+    # or a path may break; what does not fit the width is left out, last first, and the caption names it
+    cols = [Col("hash"), Col("name", fold=True, min_width=16), Col("arch"), Col("config", wrap=True, min_width=12),
+            Col("regs", justify="right"), Col("shared", justify="right", drop=4),
+            Col("spills", justify="right", drop=3)]
+    if launches:
+        cols.append(Col("launches", justify="right", drop=5))
+    if capture:
+        cols += [Col("grid", drop=6), Col("args", fold=True, min_width=16, drop=7)]
+    cols.append(Col("source", fold=True, min_width=12, drop=8))
 
     def num(value) -> str:
         return "?" if value is None else f"{value:,}"
@@ -245,11 +250,12 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
 
     for r in rows:
         spills = "?" if r["spills"] is None else ("-" if r["spills"] == 0 else f"{r['spills']} B")
-        cells = [r["key"], escape(r["name"]), escape(r["arch"]), escape(r["config"]), regs(r), num(r["shared"]),
-                 spills, *(["" if r["launches"] is None else num(r["launches"])] if launches else []),
-                 *([escape(r["grid"]), escape(r["args"])] if source.kind == "capture" else []),
-                 escape(_short_source(r["source"]))]
-        table.add_row(*cells)
+        cells = [r["key"], r["name"], r["arch"], r["config"], regs(r), num(r["shared"]), spills,
+                 *(["" if r["launches"] is None else num(r["launches"])] if launches else []),
+                 *([r["grid"], r["args"]] if capture else []), _short_source(r["source"])]
+        for col, cell in zip(cols, cells):
+            col.cells.append(Text(str(cell)))   # Text: a kernel's name or path is never read as markup
+    table = FittedTable(cols, title=escape(title), box=box.SIMPLE_HEAD, title_justify="left")
     with env.paged(console):
         console.print(table)
         if any(r.get("backend") == "hip" for r in rows):
