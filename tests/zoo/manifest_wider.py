@@ -1,6 +1,6 @@
 """The wider zoo (issue 32): real kernels of seven more projects, in manifest.py's format.
 
-Plain data, no tritonscope import; manifest.py appends WIDER to ZOO (PENDING, at the end, holds four more
+Plain data, no tritonscope import; manifest.py appends WIDER to ZOO (PENDING, at the end, holds three more
 that would harm the in-process zoo test until tritonscope issues named in their expect are fixed).  Each entry's args are the
 library's own launch arguments (copied from the `launch` line's host code) for a realistic problem:
 batch 4 x 1024 tokens, Llama-3-8B shapes (hidden 4096, 32 query / 8 KV heads, head 128) or
@@ -472,6 +472,23 @@ WIDER = [
         "grid": "in_ptr.shape[0]",
         "expect": {arch: {"exit": 4, "why": _GEMS_WHY} for arch in ("sm_90a", "sm_100a", "gfx942")},
     },
+    {
+        "name": "megatron_multimem_all_gather",
+        "package": MEGATRON,
+        "target": "megatron.core.inference.communication.torch_symm_triton.collectives:_multimem_all_gather_kernel",
+        # 8 GPUs, bf16 [4096, 4096] gathered; the pointers are ints (data_ptr(), the symmetric memory
+        # handle's multicast_ptr and signal_pad_ptrs_dev)
+        "args": "--arg local_ptr=139637976727552 --arg multicast_ptr=139912854634496 "
+                "--arg signal_pad_ptrs=139912787525632 --arg numel=16777216 -c BLOCK_SIZE=1024 "
+                "-c NUMEL_PER_THREAD=8 -c RANK=0 -c WORLD_SIZE=8 -w 32",
+        "patterns": ["inline-asm", "int-pointers", "keyword-launch", "launch-options"],
+        "launch": "megatron/core/inference/communication/torch_symm_triton/collectives.py:116",
+        "grid": "min(cdiv(cdiv(numel // NUMEL_PER_THREAD, WORLD_SIZE), BLOCK_SIZE), 24)",
+        "expect": {"gfx942": {"exit": 5, "why": "multimem.st / ld.global are inline PTX (NVLink multicast): "
+                                                "CUDA only"}},
+        # Triton 3.6's LLVM ends the process on the PTX asm constraint 'l' (exit 1, nothing said): tritonscope
+        # compiles inline assembly for AMD targets in a child and says so as a compile error (exit 5)
+    },
 ]
 
 # Held back from ZOO: real kernels whose tritonscope run harms the test process itself.  The zoo test compiles
@@ -525,24 +542,6 @@ PENDING = [
                                                 "(or gfx950)"},
                    "gfx942": {"exit": 3, "why": "torchao defines its MX kernels only on sm_100+ with CUDA >= 12.8 "
                                                 "(or gfx950)"}},
-    },
-    {
-        "name": "megatron_multimem_all_gather",
-        "package": MEGATRON,
-        "target": "megatron.core.inference.communication.torch_symm_triton.collectives:_multimem_all_gather_kernel",
-        # 8 GPUs, bf16 [4096, 4096] gathered; the pointers are ints (data_ptr(), the symmetric memory
-        # handle's multicast_ptr and signal_pad_ptrs_dev)
-        "args": "--arg local_ptr=139637976727552 --arg multicast_ptr=139912854634496 "
-                "--arg signal_pad_ptrs=139912787525632 --arg numel=16777216 -c BLOCK_SIZE=1024 "
-                "-c NUMEL_PER_THREAD=8 -c RANK=0 -c WORLD_SIZE=8 -w 32",
-        "patterns": ["inline-asm", "int-pointers", "keyword-launch", "launch-options"],
-        "launch": "megatron/core/inference/communication/torch_symm_triton/collectives.py:116",
-        "grid": "min(cdiv(cdiv(numel // NUMEL_PER_THREAD, WORLD_SIZE), BLOCK_SIZE), 24)",
-        "expect": {"gfx942": {"exit": 5, "why": "multimem.st / ld.global are inline PTX (NVLink multicast): "
-                                                "CUDA only"}},
-        "expect_triton": {"3.6": {"gfx942": {"exit": 1, "why": "tritonscope: Triton 3.6's LLVM ends the process on "
-                                                               "the PTX asm constraint 'l' (exit 1, no message); "
-                                                               "in-process (the zoo test) it ends the test worker"}}},
     },
     {
         "name": "megatron_batch_invariant_matmul",

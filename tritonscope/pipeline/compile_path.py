@@ -130,7 +130,57 @@ class Pipeline:
 
         loaded = loaded or self.bind(config, kernel_object=kernel_object)
         spec = loaded.spec
+        if kernel_object is None and config is not None and may_end_the_process(loaded):
+            # Triton's LLVM can end the whole process (exit 1, no message) on such a kernel: compile it in a child,
+            # whose death is then said as a compile error; not stored in the result cache (as a --timeout compile)
+            from tritonscope.pipeline.child_compile import compile_elsewhere
+
+            with self.status(status or f"compiling {spec.kernel} for {spec.arch} in a child process (inline "
+                                       "assembly for an AMD target)..."):
+                return Compiled(compile_elsewhere(config, what=f"The compile of {spec.kernel}",
+                                                  died=INLINE_ASM_DIED.format(kernel=spec.kernel, arch=spec.arch)),
+                                config, loaded)
         with self.status(status or f"compiling {spec.kernel} for {spec.arch} ({spec.label()})..."):
             artifact = compile_artifact(loaded, meanwhile=self.meanwhile, remarks=self.remarks, sass=self.sass)
         entry = result_cache.store(config, config.arch, loaded, artifact) if keep else None
         return Compiled(artifact, config, loaded, entry)
+
+
+# Triton 3.6's LLVM ends the process (exit 1, nothing on stderr) on NVIDIA inline PTX compiled for an AMD target
+# (megatron-core's multimem all-gather, asm constraint 'l'); 3.9 raises a CompileError instead.
+INLINE_ASM_DIED = ("Triton ended the compile of {kernel} for {arch} without an error message (its compiler process "
+                   "exited). {kernel} has inline assembly (tl.inline_asm_elementwise), which Triton passes to LLVM "
+                   "as it is; Triton 3.6's AMD backend is known to end the process this way on NVIDIA (PTX) inline "
+                   "assembly.")
+
+
+def may_end_the_process(loaded: Loaded) -> bool:
+    """Whether compiling this kernel may end the process: inline assembly (in the kernel or a @triton.jit function
+    it calls) compiled for an AMD target."""
+    from tritonscope.core.model import ARCHES
+
+    arch = ARCHES.get(loaded.spec.arch)
+    return arch is not None and arch.backend == "hip" and _calls_inline_asm(loaded.jit_fn, set())
+
+
+def _calls_inline_asm(jit_fn, seen: set[int], depth: int = 0) -> bool:
+    import inspect
+
+    from tritonscope import triton_api
+
+    fn = triton_api.python_function(jit_fn) if jit_fn is not None else None
+    if fn is None or id(fn) in seen or depth > 8:
+        return False
+    seen.add(id(fn))
+    try:
+        if "inline_asm_elementwise" in inspect.getsource(fn):
+            return True
+    except (OSError, TypeError):
+        return False
+    code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", {})
+    for name in getattr(code, "co_names", ()):
+        callee = names.get(name)
+        if callee is not None and triton_api.jit_function(callee) is not None:
+            if _calls_inline_asm(triton_api.jit_function(callee), seen, depth + 1):
+                return True
+    return False
