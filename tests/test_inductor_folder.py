@@ -10,7 +10,7 @@ that run's Triton cache the TTGIR, PTX and metadata of each kernel the model ran
 Compiling imports the generated modules (they import torch._inductor, here torch 2.13's
 runtime) in a child process; the pytest process never imports torch for it.  Under
 Triton 3.6 (.venv36) the kernels the model ran must equal the GPU run's TTGIR and PTX
-(locations and file names stripped as tests/gpu/test_gpu.py's `normalize` does).  The
+(locations and file names stripped by tests/fidelity.py's `normalize`, as the GPU fidelity tests do).  The
 GPU run assembled some kernels with torch's ptxas (CUDA 13.0: PTX `.version 9.0`, Inductor
 sets TRITON_PTXAS_PATH in its process) and others with Triton's bundled one (`.version
 8.7`): each is compiled here with the ptxas its reference PTX names.
@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from fidelity import first_difference, normalize
 from tritonscope.cli import app
 
 DATA = Path(__file__).parent / "data" / "inductor"
@@ -48,56 +49,6 @@ RAN = {
 
 def invoke(*args, env: dict[str, str] | None = None):
     return CliRunner().invoke(app, [str(a) for a in args], env=env)
-
-
-# --------------------------------------------------------------------------
-# The normalization of tests/gpu/test_gpu.py (that module needs a GPU to import)
-# --------------------------------------------------------------------------
-
-
-def _strip_locs(line: str) -> str:
-    out, i = [], 0
-    while True:
-        j = line.find(" loc(", i)
-        if j < 0:
-            out.append(line[i:])
-            return "".join(out)
-        out.append(line[i:j])
-        depth, k = 0, j + 4
-        while k < len(line):
-            if line[k] == "(":
-                depth += 1
-            elif line[k] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            k += 1
-        i = k + 1
-
-
-def normalize(stage: str, text: str) -> str:
-    lines = []
-    for line in text.splitlines():
-        if stage == "ttgir":
-            if line.startswith("#loc"):
-                continue
-            line = _strip_locs(line)
-        elif stage == "ptx":
-            s = line.strip()
-            if s.startswith(".file") or s.startswith(".loc"):
-                continue
-        lines.append(line.rstrip())
-    text = "\n".join(lines)
-    if stage == "ptx":  # DWARF sections hold file names and offsets
-        text = re.sub(r"\t\.section\t\.debug_\w+\n\t\{.*?\n\t\}\n?", "", text, flags=re.S)
-    return text.strip()
-
-
-def _first_difference(a: str, b: str) -> str:
-    for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())):
-        if x != y:
-            return f"line {i + 1}:\n  here:    {x}\n  GPU run: {y}"
-    return f"lengths differ: {len(a.splitlines())} vs {len(b.splitlines())} lines"
 
 
 def _ptx_version(text: str) -> str:
@@ -289,7 +240,7 @@ def test_ran_kernel_equals_the_gpu_run(compiled, name):
     assert (art.spec.num_warps, art.spec.num_stages) == (meta["num_warps"], meta["num_stages"])
     for stage in ("ttgir", "ptx"):
         mine, real = normalize(stage, art.stages[stage]), normalize(stage, (ref / f"{name}.{stage}").read_text())
-        assert mine == real, f"{name} {stage}: " + _first_difference(mine, real)
+        assert mine == real, f"{name} {stage}: " + first_difference(mine, real, "here", "GPU run")
 
 
 @pytest.mark.needs("torch")

@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 pytestmark = pytest.mark.gpu
@@ -20,6 +18,7 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():  # pragma: no cover - collected only with -m gpu
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
+from fidelity import first_difference, normalize  # noqa: E402
 from tritonscope.measure import runner  # noqa: E402
 from tritonscope.pipeline.binding import build_spec  # noqa: E402
 from tritonscope.inputs.kernels import Request, list_samples  # noqa: E402
@@ -46,55 +45,7 @@ if not torch.cuda.get_device_capability(0) == (9, 0):  # pragma: no cover
     pytest.skip("the fidelity reference arch is sm_90a: run on an H100/H200", allow_module_level=True)
 
 
-def _strip_locs(line: str) -> str:
-    """Remove every loc(...) (nested parentheses included) from an MLIR line."""
-    out, i = [], 0
-    while True:
-        j = line.find(" loc(", i)
-        if j < 0:
-            out.append(line[i:])
-            return "".join(out)
-        out.append(line[i:j])
-        depth, k = 0, j + 4
-        while k < len(line):
-            if line[k] == "(":
-                depth += 1
-            elif line[k] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            k += 1
-        i = k + 1
-
-
-def normalize(stage: str, text: str) -> str:
-    lines = []
-    for line in text.splitlines():
-        if stage in ("ttir", "ttgir"):
-            if line.startswith("#loc"):
-                continue
-            line = _strip_locs(line)
-        elif stage == "llir":
-            if line.startswith("!") or line.startswith("declare void @llvm.dbg"):
-                continue
-            line = re.sub(r", !dbg !\d+", "", line)
-            line = re.sub(r" !dbg !\d+", "", line)
-        elif stage == "ptx":
-            s = line.strip()
-            if s.startswith(".file") or s.startswith(".loc"):
-                continue
-        lines.append(line.rstrip())
-    text = "\n".join(lines)
-    if stage == "ptx":  # DWARF sections hold file names and offsets
-        text = re.sub(r"\t\.section\t\.debug_\w+\n\t\{.*?\n\t\}\n?", "", text, flags=re.S)
-    return text.strip()
-
-
-def _first_difference(a: str, b: str) -> str:
-    for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())):
-        if x != y:
-            return f"line {i + 1}:\n  tritonscope: {x}\n  real launch: {y}"
-    return f"lengths differ: {len(a.splitlines())} vs {len(b.splitlines())} lines"
+_first_difference = first_difference
 
 
 @pytest.mark.parametrize("target,kw", CASES, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CASES)])
