@@ -45,9 +45,6 @@ if not torch.cuda.get_device_capability(0) == (9, 0):  # pragma: no cover
     pytest.skip("the fidelity reference arch is sm_90a: run on an H100/H200", allow_module_level=True)
 
 
-_first_difference = first_difference
-
-
 @pytest.mark.parametrize("target,kw", CASES, ids=[f"{t}-{i}" for i, (t, _) in enumerate(CASES)])
 def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
     from tritonscope.pipeline.triton_compile import compile_artifact
@@ -76,7 +73,7 @@ def test_launch_fidelity(target, kw, tmp_path, monkeypatch):
           + f" check={'pass' if result.passed else 'FAIL'} rel_err={result.checks[0].rel_error:.2e}"
           + (" tf32" if result.tf32 else ""))
     for stage, ok in same.items():
-        assert ok, f"{stage} differs: " + _first_difference(normalize(stage, artifact.stages[stage]),
+        assert ok, f"{stage} differs: " + first_difference(normalize(stage, artifact.stages[stage]),
                                                              normalize(stage, compiled.asm[stage]))
     assert real_hash == artifact.kernel_hash
     assert result.passed, result.checks

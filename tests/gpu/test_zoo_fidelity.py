@@ -29,7 +29,7 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():  # pragma: no cover
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-from test_gpu import _first_difference, normalize  # noqa: E402
+from fidelity import first_difference as _first_difference, normalize  # noqa: E402
 
 from tritonscope.pipeline.binding import build_spec  # noqa: E402
 from tritonscope.inputs.kernels import Request, parse_assignments, parse_scalar  # noqa: E402
