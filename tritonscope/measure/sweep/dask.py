@@ -169,14 +169,20 @@ def _dask_row(index: int, req, default_arch: str, shipment: dict[str, Any] | Non
 
             from tritonscope.core.output import write_cache
 
-            path = Path(tempfile.gettempdir()) / "tritonscope-dask" / shipment["sha256"][:16] / path.name
-            if not path.exists():
-                path.parent.mkdir(parents=True, exist_ok=True)
+            # a private folder of this worker process (mkdtemp), never a fixed /tmp name another user could plant
+            # a module in; one copy per file content for the process's life
+            path = _SHIPPED.get(shipment["sha256"])
+            if path is None:
+                path = Path(tempfile.mkdtemp(prefix="tritonscope-dask-")) / Path(shipment["path"]).name
                 write_cache(path, shipment["source"])
+                _SHIPPED[shipment["sha256"]] = path
         # the absolute path: the worker's folder is not the client's
         kernel = _kernel_name(req.target)
         req = replace(req, target=f"{path}:{kernel}" if kernel else str(path))
     return compile_row(index, req, default_arch)
+
+
+_SHIPPED: dict[str, Path] = {}   # sha256 of a shipped kernel file -> this worker's private copy
 
 
 def _kernel_name(target: str) -> str:
