@@ -356,7 +356,7 @@ def test_timeout_stops_a_runaway_compile(tmp_path):
 
 
 def test_timeout_gives_the_same_compile(compiled):
-    from tritonscope.commands._common import compile_request
+    from tritonscope.commands.running import compile_request
     from tritonscope.core.env import Env
     from tritonscope.inputs.kernels import Request
 

@@ -22,7 +22,7 @@ def _no_work(monkeypatch):
 
     for module, name in (("pipeline.triton_compile", "compile_artifact"), ("pipeline.triton_compile", "_compile"), ("pipeline.child_compile", "compile_elsewhere"),
                          ("measure.sweep", "run_sweep"), ("pipeline.binding", "build_spec"), ("commands.passes", "trace_request"),
-                         ("commands.options", "trace_request"), ("outputs.report", "load_analysis")):
+                         ("commands.running", "trace_request"), ("outputs.report", "load_analysis")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 

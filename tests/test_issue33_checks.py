@@ -35,7 +35,7 @@ def _no_compile(monkeypatch):
 
     for module, name in (("pipeline.triton_compile", "compile_artifact"), ("pipeline.triton_compile", "_compile"),
                          ("pipeline.child_compile", "compile_elsewhere"), ("measure.sweep", "run_sweep"),
-                         ("commands.passes", "trace_request"), ("commands.options", "trace_request")):
+                         ("commands.passes", "trace_request"), ("commands.running", "trace_request")):
         monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
 
 
@@ -70,7 +70,7 @@ def test_a_gpu_of_another_arch_or_none_is_refused_before_any_compile(monkeypatch
 
 
 def test_the_check_accepts_a_gpu_of_the_arch():
-    from tritonscope.commands._common import check_gpu
+    from tritonscope.commands.checks import check_gpu
 
     check_gpu(None, ["sm_90a"])
     check_gpu("H100", ["sm_90a", "sm_90a", None])

@@ -80,7 +80,7 @@ def reading_kernel(tmp_path, monkeypatch):
 
 
 def _ttir(folder: Path) -> str:
-    from tritonscope.commands._common import compile_request
+    from tritonscope.commands.running import compile_request
     from tritonscope.core.env import Env
     from tritonscope.inputs.kernels import Request
 
@@ -381,7 +381,7 @@ def test_a_found_kernel_says_not_compiled_here():
 def test_a_result_cache_answer_and_a_replay_say_replayed(reading_kernel):
     from rich.console import Console
 
-    from tritonscope.commands._common import analysis_of, compile_request
+    from tritonscope.commands.running import analysis_of, compile_request
     from tritonscope.core.env import Env
     from tritonscope.inputs.kernels import Request
     from tritonscope.outputs.render.terminal import summary_panel

@@ -280,7 +280,7 @@ def test_bench_compiles_and_launches_with_the_options(monkeypatch):
     monkeypatch.setattr(r, "device_name", lambda: "NVIDIA H100 80GB HBM3")
     monkeypatch.setattr(r, "versions", lambda: {"triton": "x", "torch": "y"})
     monkeypatch.setattr(b, "bench_loaded", timed)
-    monkeypatch.setattr("tritonscope.commands._common.default_arch", lambda: "sm_90a")
+    monkeypatch.setattr("tritonscope.commands.checks.default_arch", lambda: "sm_90a")
     data = ok_json("bench", "vector_add", "-c", "BLOCK=4096", "--maxnreg", "32", "--no-torch")
     (bench_row,) = data["rows"]
     assert data["options"] == {"maxnreg": 32} and "maxnreg=32" in bench_row["label"]

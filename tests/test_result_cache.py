@@ -90,7 +90,7 @@ def kernel(tmp_path, monkeypatch):
 
 
 def compile_once(request):
-    from tritonscope.commands._common import compile_request
+    from tritonscope.commands.running import compile_request
     from tritonscope.core.env import Env
 
     return compile_request(request, Env(), progress=False).artifact
@@ -176,7 +176,7 @@ def test_the_entry_names_the_helper_file_and_the_knobs_triton_keys_on(kernel):
 
 
 def test_no_cache_compiles_again_and_a_damaged_entry_is_a_miss(kernel, monkeypatch):
-    from tritonscope.commands._common import compile_request
+    from tritonscope.commands.running import compile_request
     from tritonscope.core.env import Env
 
     _, _, request, compiles = kernel
@@ -274,7 +274,7 @@ def test_the_key_is_read_without_importing_triton(tmp_path):
 def test_the_entry_travels_with_the_compile_and_keeps_its_analysis(kernel):
     """pipeline.compile_path: a compile gives its artifact with its entry; the analysis goes into that entry (no
     table keyed by id() on the side), and the next repeat reads it from there."""
-    from tritonscope.commands._common import analysis_of, compile_request
+    from tritonscope.commands.running import analysis_of, compile_request
     from tritonscope.core.env import Env
 
     _, _, request, compiles = kernel

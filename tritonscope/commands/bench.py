@@ -8,14 +8,14 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, Values, composed
+from tritonscope.commands import checks, requests as build
+from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, TARGET_HELP, DtypeOpt, Values, composed
 
 
 @composed
 def bench_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    target: str = typer.Argument(..., help=TARGET_HELP),
     grid: Values = AXES.but(
         constexpr=(Optional[List[str]], typer.Option(
             None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
@@ -27,7 +27,7 @@ def bench_cmd(
     shape: Optional[List[str]] = typer.Option(
         None, "--shape", metavar="SHAPE",
         help="Problem shape, repeatable: --shape 1024x1024x1024 --shape 4096x4096x4096."),
-    dtype: Optional[str] = c.DtypeOpt,
+    dtype: Optional[str] = DtypeOpt,
     launch: Values = LAUNCH,
     warmup: int = typer.Option(25, "--warmup", help="do_bench warm-up time in ms."),
     rep: int = typer.Option(100, "--rep", help="do_bench repetition time in ms (the median is reported)."),
@@ -86,7 +86,7 @@ def bench_cmd(
     axes: list[tuple[str, list[str]]] = []
     for name, value in parse_assignments(grid.constexpr, "constexpr").items():
         axes.append((f"c:{name}", [v.strip() for v in value.split(",") if v.strip()]))
-    block_values = c.block_axis(grid.block, grid.blocks)
+    block_values = checks.block_axis(grid.block, grid.blocks)
     if block_values:
         axes.append(("block", [str(v) for v in block_values]))
     for key, text in (("w", grid.num_warps), ("s", grid.num_stages)):
@@ -97,7 +97,7 @@ def bench_cmd(
     for point in itertools.product(*(values for _, values in axes)):
         chosen = dict(zip((k for k, _ in axes), point))
         cx = {k[2:]: v for k, v in chosen.items() if k.startswith("c:")}
-        request = c.make_request(target, [f"{k}={v}" for k, v in cx.items()],
+        request = build.make_request(target, [f"{k}={v}" for k, v in cx.items()],
                                  _int(chosen.get("block"), "--block"), grid.arg, _int(chosen.get("w"), "--num-warps"),
                                  _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype,
                                  maxnreg=launch.maxnreg, num_ctas=launch.num_ctas, fp_fusion=launch.fp_fusion)

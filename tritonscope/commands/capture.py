@@ -99,7 +99,7 @@ def _gpuless(arch: Optional[str], gpu: Optional[str], has_command: bool) -> dict
                              hint="e.g. tritonscope capture --arch sm_90a --gpu H100 -o cap -- python prog.py")
         return None
     from tritonscope import triton_api
-    from tritonscope.commands import _common as c
+    from tritonscope.commands import checks
     from tritonscope.core.model import ARCHES, reference_device
     from tritonscope.inputs.kernels import canonical_arch
 
@@ -110,7 +110,7 @@ def _gpuless(arch: Optional[str], gpu: Optional[str], has_command: bool) -> dict
         raise UsageError(f"--arch {name}: this Triton has no {backend} backend to compile for it.",
                          hint="`tritonscope samples` lists the archs this Triton has.")
     if gpu is not None:
-        c.check_gpu(gpu, (name,))
+        checks.check_gpu(gpu, (name,))
     device = reference_device(name)["name"]
     return {"arch": name, "gpu": gpu, "as": gpu or device, "outputs_computed": False,
             "note": f"captured with no GPU: each launch was compiled for {name} and not run, so the kernels' "

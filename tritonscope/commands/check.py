@@ -14,9 +14,9 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands import options as o
-from tritonscope.commands.options import CONFIG, DISPLAY, FOUND_TARGET_HELP, FoundKernelOpt, Values, composed
+from tritonscope.commands.options import CONFIG, DISPLAY, FOUND_TARGET_HELP, ForceOpt, FoundKernelOpt, Values, composed
+from tritonscope.commands import checks, running
+from tritonscope.commands import requests as build
 
 
 @composed
@@ -34,7 +34,7 @@ def check_cmd(
                              "compile.  A found kernel is recompiled for each."))),
     junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="Also write JUnit XML (.xml)."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
-    force: bool = c.ForceOpt,
+    force: bool = ForceOpt,
     display: Values = DISPLAY.without("pager"),
 ):
     """Check expectations about a compiled kernel; exit 10 when one does not hold (for CI).
@@ -64,17 +64,17 @@ def check_cmd(
     archs = list(cfg.arch or [None])
     found = is_found_target(target)
     if found:
-        o.refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--shape": cfg.shape, "--dtype": cfg.dtype})
-        changes = o.recompile_changes(None, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
+        checks.refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--shape": cfg.shape, "--dtype": cfg.dtype})
+        changes = build.recompile_changes(None, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
                                       cfg.fp_fusion)
         for a in archs:  # every --arch checked before anything is opened
             if a:
-                o.recompile_changes(a, None, None, None, None, None, None)
+                build.recompile_changes(a, None, None, None, None, None, None)
         if not parsed:
             raise UsageError("No expectations: give --expect EXPR (a kernel found on disk has no EXAMPLES entry "
                              "to read them from).", hint="e.g. --expect tensor-cores --expect no-spills")
     else:
-        o.refuse_kernel_option(target, kernel)
+        checks.refuse_kernel_option(target, kernel)
         from dataclasses import replace
 
         from tritonscope.pipeline.config import resolve
@@ -96,11 +96,11 @@ def check_cmd(
     checked = target  # the kernel's name, once one is explained
     for i, a in enumerate(archs):
         if found:
-            wanted = {**changes, **o.recompile_changes(a, None, None, None, None, None, None)}
-            analysis, expl = o.run_explain_found(target, kernel, env, changes=wanted, shapes=[], gpu=None,
+            wanted = {**changes, **build.recompile_changes(a, None, None, None, None, None, None)}
+            analysis, expl = running.run_explain_found(target, kernel, env, changes=wanted, shapes=[], gpu=None,
                                                  check_fixes=False, progress=not as_json, triton_banks=False)
         else:
-            analysis, expl = o.run_explain(configs[i], env, shapes=[], gpu=None, check_fixes=False,
+            analysis, expl = running.run_explain(configs[i], env, shapes=[], gpu=None, check_fixes=False,
                                            progress=not as_json, triton_banks=False)
         checked = expl.kernel
         results.extend(evaluate(expl, analysis, parsed))

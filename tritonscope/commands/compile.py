@@ -6,23 +6,25 @@ from typing import Optional
 
 import typer
 
-from tritonscope.commands import _common as c
+from tritonscope.commands import checks, printing, running
+from tritonscope.commands import requests as build
+from tritonscope.commands.options import (CONFIG, GRID, OUTPUT, STAGE_VIEWS, TARGET_HELP, ConfigOpt, EmitOpt, ForceOpt,
+                                          GpuOpt, KeepPathsOpt, NoCacheOpt, PythonOpt, ReportSaveOpt, TimeoutOpt,
+                                          TritonOpt, Values, composed)
 from tritonscope.core.errors import CompileError, CompileTimeoutError
-from tritonscope.commands.options import (CONFIG, GRID, OUTPUT, STAGE_VIEWS, GpuOpt, Values, composed,
-                                          refuse_kernel_option)
 
 
 @composed
 def compile_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=c.TARGET_HELP + " Or a kernel that already compiled (a capture, a "
+    target: str = typer.Argument(..., help=TARGET_HELP + " Or a kernel that already compiled (a capture, a "
                                                            "Triton or Inductor cache, a stage file), as `open` "
                                                            "reads it: it is recompiled with -c/-w/-s/--arch."),
     found_kernel: Optional[str] = typer.Option(None, "--kernel", "-k",
                                                help="For a folder of kernels: compile this one, by its name or (a "
                                                     "prefix of) its hash, as `tritonscope open` lists them."),
     kernel: Values = CONFIG + GRID,
-    config: Optional[str] = c.ConfigOpt,
+    config: Optional[str] = ConfigOpt,
     predict: bool = typer.Option(False, "--predict",
                                  help="Also predict the kernel's time at its launch (GPU-less cost model, see "
                                       "README 'Predicted time'): a 'predicted' summary row, in --json under "
@@ -38,14 +40,14 @@ def compile_cmd(
                                       "waves and roofline for it): shown after the summary and saved as an "
                                       "Explain section in --save reports (see `tritonscope explain`)."),
     out: Values = OUTPUT,
-    save: Optional[str] = c.ReportSaveOpt,
-    emit: Optional[str] = c.EmitOpt,
-    force: bool = c.ForceOpt,
-    timeout: Optional[float] = c.TimeoutOpt,
-    no_cache: bool = c.NoCacheOpt,
-    keep_paths: bool = c.KeepPathsOpt,
-    triton: Optional[str] = c.TritonOpt,
-    python: Optional[str] = c.PythonOpt,
+    save: Optional[str] = ReportSaveOpt,
+    emit: Optional[str] = EmitOpt,
+    force: bool = ForceOpt,
+    timeout: Optional[float] = TimeoutOpt,
+    no_cache: bool = NoCacheOpt,
+    keep_paths: bool = KeepPathsOpt,
+    triton: Optional[str] = TritonOpt,
+    python: Optional[str] = PythonOpt,
 ):
     """Compile a kernel for a config and show every stage, annotated.
 
@@ -89,20 +91,20 @@ def compile_cmd(
     from tritonscope.analyses.summary import out_of_resources
 
     env = out.env(ctx)
-    view = c.check_view(views.view)
-    c.check_line(views.line)
-    c.check_timeout(timeout)
-    hide = c.noise_filter(out.raw, out.keep)
+    view = checks.check_view(views.view)
+    checks.check_line(views.line)
+    checks.check_timeout(timeout)
+    hide = checks.noise_filter(out.raw, out.keep)
     if is_found_target(target):  # a kernel that already compiled: recompiled where -c/-w/-s/--arch change it
         analysis = _found(target, found_kernel, kernel, env, gpu=gpu, predict=predict, config=config,
                           others={"--passes": passes, "--explain": explain, "--emit": emit, "--timeout": timeout,
                                   "--triton": triton, "--python": python, "--no-cache": no_cache},
                           save=save, force=force, stage=views.stage, quiet=out.as_json)
-        c.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths,
+        printing.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths,
                           hide=hide, stage=views.stage, view=view, line=views.line, layouts=views.layouts,
                           max_lines=out.max_lines)
         return
-    refuse_kernel_option(target, found_kernel)
+    checks.refuse_kernel_option(target, found_kernel)
     # the one Config: values checked, the arch resolved, e.g. --maxnreg for an AMD target refused (exit 2)
     request = kernel.config(target, config=config, gpu=gpu)
     _check_early(views.stage, gpu=gpu, save=save, force=force, emit=emit)
@@ -112,21 +114,19 @@ def compile_cmd(
         compiled, trace = _compiled(request, env, other=other, passes=passes, out=out, no_cache=no_cache,
                                     timeout=timeout)
     except (CompileError, CompileTimeoutError) as e:  # a failure inside Triton: its report, then exit 5 (11)
-        c.output_failure(e, env, as_json=out.as_json, save=save, force=force, emit=emit)
+        printing.output_failure(e, env, as_json=out.as_json, save=save, force=force, emit=emit)
         raise
     artifact = compiled.artifact
     if emit:
         _emit(artifact, emit, env, force=force, passes=passes)
-    analysis = c.analysis_of(compiled)
+    analysis = running.analysis_of(compiled)
     if trace is not None:
         analysis.passes = trace.to_dict()
     _extras(analysis, layouts=views.layouts, predict=predict or gpu is not None, gpu=gpu)
     if explain:  # the verdicts ride with the analysis into the views, --json and --save
-        from tritonscope.commands.options import explain_into_report
-
-        explain_into_report(analysis, request, env, shapes=[kernel.shape] if kernel.shape else [],
+        running.explain_into_report(analysis, request, env, shapes=[kernel.shape] if kernel.shape else [],
                             progress=not out.as_json)
-    c.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+    printing.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=views.stage, view=view, line=views.line, layouts=views.layouts, max_lines=out.max_lines)
     err = out_of_resources(analysis)
     if err is not None:
@@ -139,10 +139,9 @@ def _found(target: str, found_kernel, kernel: Values, env, *, gpu, predict: bool
     command line's changes, predicted at its recorded grid (or --grid)."""
     from tritonscope.analyses.analysis import analyze
     from tritonscope.analyses.explain.run import found_artifact, found_launch
-    from tritonscope.commands.options import recompile_changes, refuse_for_found
     from tritonscope.core.errors import UsageError
 
-    refuse_for_found(target, **{"--block": kernel.block, "--arg": kernel.arg, "--dtype": kernel.dtype,
+    checks.refuse_for_found(target, **{"--block": kernel.block, "--arg": kernel.arg, "--dtype": kernel.dtype,
                                 "--shape": kernel.shape, "--config": config})
     given = [name for name, value in others.items() if value not in (None, False)]
     if given:
@@ -154,9 +153,9 @@ def _found(target: str, found_kernel, kernel: Values, env, *, gpu, predict: bool
         from tritonscope.inputs.grid import parse_grid
 
         parse_grid(kernel.grid)
-    changes = recompile_changes(kernel.arch, kernel.num_warps, kernel.num_stages, kernel.constexpr, kernel.maxnreg,
+    changes = build.recompile_changes(kernel.arch, kernel.num_warps, kernel.num_stages, kernel.constexpr, kernel.maxnreg,
                                 kernel.num_ctas, kernel.fp_fusion)
-    found = found_artifact(target, found_kernel, changes=changes, status=c.spinner(env, not quiet))
+    found = found_artifact(target, found_kernel, changes=changes, status=running.spinner(env, not quiet))
     analysis = analyze(found.artifact)
     _extras(analysis, layouts=False, predict=False, gpu=gpu)
     if predict or gpu is not None:
@@ -175,24 +174,23 @@ def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout
         from tritonscope.pipeline.compile_path import Compiled
         from tritonscope.versions import sides
 
-        with c.spinner(env, not out.as_json)(f"compiling {request.target} with Triton {other.triton}..."):
+        with running.spinner(env, not out.as_json)(f"compiling {request.target} with Triton {other.triton}..."):
             compiled = Compiled(sides.compile_with_triton(request, other, what=f"The compile of {request.target}",
                                                           timeout=timeout), request)
     elif passes:  # one compile in a child gives the stages and the pass table
-        from tritonscope.commands.options import trace_request
         from tritonscope.pipeline.compile_path import Compiled
 
         try:
-            with trace_request(request, env, progress=not out.as_json) as trace:
+            with running.trace_request(request, env, progress=not out.as_json) as trace:
                 compiled = Compiled(trace.artifact, request)
         except CompileError as e:
             from tritonscope.analyses.failure import attach
             from tritonscope.pipeline.config import resolve
 
-            attach(e, resolve(request), status=c.spinner(env, not out.as_json))
+            attach(e, resolve(request), status=running.spinner(env, not out.as_json))
             raise
     else:
-        compiled = c.compile_request(request, env, progress=not out.as_json, cache=not no_cache, timeout=timeout,
+        compiled = running.compile_request(request, env, progress=not out.as_json, cache=not no_cache, timeout=timeout,
                                      diagnose="full")
     return compiled, trace
 
@@ -202,10 +200,10 @@ def _check_early(stage, *, gpu, save, force: bool, emit) -> None:
     written."""
     from tritonscope.language.dialects import stage_keys
 
-    c.parse_stage_list(stage, stage_keys())
-    c.check_gpu(gpu)  # its arch is checked when the launch is bound (kernels._answers), before the compile
+    checks.parse_stage_list(stage, stage_keys())
+    checks.check_gpu(gpu)  # its arch is checked when the launch is bound (kernels._answers), before the compile
     if save:
-        c.check_report_path(save, force)
+        checks.check_report_path(save, force)
     if emit:
         from tritonscope.inputs.sources import check_emit_dir
 

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
+from tritonscope.commands import checks, running
 from tritonscope.commands.options import CONFIG, DISPLAY, GRID, GpuOpt, Values, composed
 from tritonscope.core.errors import UsageError
 
@@ -174,7 +174,7 @@ def diff_cmd(
         raise UsageError(f"diff takes one or two targets, got {len(targets)}.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=32, or tritonscope diff old.json new.json")
     # every backend's stages: a side without one shows it as missing (sm_90a has no AMDGCN, gfx942 no PTX)
-    stages = c.parse_stage_list("none" if loop and stage is None else stage, every_stage_key())
+    stages = checks.parse_stage_list("none" if loop and stage is None else stage, every_stage_key())
     if context < 0:
         raise UsageError(f"-U/--context {context}: give 0 or more lines.",
                          hint="e.g. -U 2 (the default), or -U 0 for the changed lines alone.")
@@ -182,7 +182,7 @@ def diff_cmd(
         from tritonscope.outputs import save as saving
 
         saving.check(save, force=force, names=saving.DIFF, what="diff")
-    c.check_gpu(gpu)  # empty or unknown: before any kernel is loaded (its arch: once the sides are bound)
+    checks.check_gpu(gpu)  # empty or unknown: before any kernel is loaded (its arch: once the sides are bound)
     side_a, side_b = parse_side(a, "a"), parse_side(b, "b")
     pair = targets if len(targets) == 2 else [targets[0], targets[0]]
     if len(targets) == 1 and _is_report(targets[0]):
@@ -193,10 +193,10 @@ def diff_cmd(
     if passes and [k for k, _ in loaded] != ["kernel", "kernel"]:
         raise UsageError("--passes compiles both sides with Triton's per-pass dumps: give two kernel configs.",
                          hint="tritonscope diff matmul --a BLOCK=16 --b BLOCK=64 --passes")
-    pipe = c.pipeline(env, progress=not as_json)
+    pipe = running.pipeline(env, progress=not as_json)
     analyses = [load_analysis(what) if kind == "report" else pipe.bind(what) for kind, what in loaded]
     specs = [x.artifact.spec if kind == "report" else x.spec for (kind, _), x in zip(loaded, analyses)]
-    c.check_gpu(gpu, [s.arch for s in specs])  # a GPU of another arch: refused before either side compiles
+    checks.check_gpu(gpu, [s.arch for s in specs])  # a GPU of another arch: refused before either side compiles
     if _same(loaded, analyses, specs, side_a.get("triton") == side_b.get("triton")):
         return _say_same(specs[0], as_json)
 
@@ -281,7 +281,7 @@ def _compile_sides(pipe, loaded, analyses, tritons, env, *, passes: bool, progre
         from tritonscope.analyses.passes import first_divergence, trace_both
 
         configs = [what for _, what in loaded]
-        with c.spinner(env, progress)("compiling A and B with every pass dumped..."):
+        with running.spinner(env, progress)("compiling A and B with every pass dumped..."):
             ta, tb = trace_both(configs[0], configs[1], configs[0].arch)
         with ta, tb:
             return [analyze(ta.artifact), analyze(tb.artifact)], first_divergence(ta, tb)
@@ -291,7 +291,7 @@ def _compile_sides(pipe, loaded, analyses, tritons, env, *, passes: bool, progre
             say = f"compiling {'AB'[i]}: {analyses[i].spec.label()} ..."
             compiled = _compile_with_triton(pipe, config, tritons[i], "AB"[i], say) if tritons[i] else \
                 pipe.compile(config, loaded=analyses[i], status=say)
-            analyses[i] = c.analysis_of(compiled)
+            analyses[i] = running.analysis_of(compiled)
     return analyses, divergence
 
 

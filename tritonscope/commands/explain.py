@@ -19,10 +19,10 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import (CONFIG, DISPLAY, FOUND_TARGET_HELP, GRID, FoundKernelOpt, GpuOpt, Values,
-                                          composed, recompile_changes, refuse_for_found, refuse_kernel_option,
-                                          run_explain, run_explain_found)
+from tritonscope.commands import checks, running
+from tritonscope.commands import requests as build
+from tritonscope.commands.options import (CONFIG, DISPLAY, FOUND_TARGET_HELP, GRID, ForceOpt, FoundKernelOpt, GpuOpt,
+                                          KeepPathsOpt, Values, composed)
 
 ShapesOpt = typer.Option(None, "--shape", metavar="MxNxK",
                          help="A problem shape (repeatable, e.g. --shape 4096x4096x4096): tiles against SMs, the "
@@ -54,8 +54,8 @@ def explain_cmd(
     save: Optional[str] = typer.Option(None, "--save", help="Save a report: .html, .md or .json write the compile "
                                                             "report with an Explain section (`show` replays a "
                                                             ".json); .txt writes the verdicts as printed."),
-    force: bool = c.ForceOpt,
-    keep_paths: bool = c.KeepPathsOpt,
+    force: bool = ForceOpt,
+    keep_paths: bool = KeepPathsOpt,
     display: Values = DISPLAY.without("pager"),
 ):
     """Explain a config: one verdict per finding, with the stage line and Python line that show it and a fix.
@@ -94,7 +94,7 @@ def explain_cmd(
         from tritonscope.outputs import save as saving
 
         saving.check(save, force=force, names=saving.EXPLAIN, what="explain output")
-    c.check_gpu(gpu)  # empty or unknown (core/gpus.json): exit 2 before any compile, as for `compile`
+    checks.check_gpu(gpu)  # empty or unknown (core/gpus.json): exit 2 before any compile, as for `compile`
     if shape:
         from tritonscope.inputs.kernels import parse_shape
 
@@ -109,16 +109,16 @@ def explain_cmd(
     found = is_found_target(target)
     launches: list = []
     if found:
-        refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--dtype": cfg.dtype})
-        changes = recompile_changes(cfg.arch, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
+        checks.refuse_for_found(target, **{"--block": cfg.block, "--arg": cfg.arg, "--dtype": cfg.dtype})
+        changes = build.recompile_changes(cfg.arch, cfg.num_warps, cfg.num_stages, cfg.constexpr, cfg.maxnreg, cfg.num_ctas,
                                     cfg.fp_fusion)
-        analysis, expl = run_explain_found(target, kernel, env, changes=changes, shapes=list(shape or []), gpu=gpu,
+        analysis, expl = running.run_explain_found(target, kernel, env, changes=changes, shapes=list(shape or []), gpu=gpu,
                                            check_fixes=not no_check_fixes, progress=not as_json, launches=launches)
     else:
-        refuse_kernel_option(target, kernel)
+        checks.refuse_kernel_option(target, kernel)
         # e.g. --maxnreg for AMD: exit 2, no compile
         request = cfg.config(target, shape=shape[0] if shape else None, gpu=gpu)
-        analysis, expl = run_explain(request, env, shapes=list(shape or []), gpu=gpu,
+        analysis, expl = running.run_explain(request, env, shapes=list(shape or []), gpu=gpu,
                                      check_fixes=not no_check_fixes, progress=not as_json)
     if predict:
         from tritonscope.cost import predict as predicted

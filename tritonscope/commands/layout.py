@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from tritonscope.commands import _common as c
+from tritonscope.commands.options import ColorOpt, WidthOpt
 
 
 def layout_cmd(
@@ -25,8 +25,8 @@ def layout_cmd(
     svg: Optional[str] = typer.Option(None, "--svg", help="Also write the drawing as SVG to this file."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --svg file."),
     as_json: bool = typer.Option(False, "--json", help="Print the layout record (bases, facts) as JSON."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    width: Optional[int] = WidthOpt,
+    color: Optional[bool] = ColorOpt,
 ):
     """Draw who owns each element of a layout (or where it lands in shared memory).
 

@@ -16,8 +16,9 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import OUTPUT, STAGE_VIEWS, Values, composed
+from tritonscope.commands import checks, printing, running
+from tritonscope.commands.options import (OUTPUT, STAGE_VIEWS, ArchOpt, ConstexprOpt, EmitOpt, ForceOpt, KeepPathsOpt,
+                                          ReportSaveOpt, StagesOpt, Values, WarpsOpt, composed)
 
 
 @composed
@@ -39,16 +40,16 @@ def open_cmd(
     recompile: bool = typer.Option(False, "--recompile", help="Recompile the kernel with its exact specialization "
                                                                "for --arch / --num-warps / --num-stages / -c."),
     diff: bool = typer.Option(False, "--diff", help="With --recompile: diff the recompiled kernel against the original."),
-    arch: Optional[str] = c.ArchOpt,
-    num_warps: Optional[int] = c.WarpsOpt,
-    num_stages: Optional[int] = c.StagesOpt,
-    constexpr: Optional[List[str]] = c.ConstexprOpt,
+    arch: Optional[str] = ArchOpt,
+    num_warps: Optional[int] = WarpsOpt,
+    num_stages: Optional[int] = StagesOpt,
+    constexpr: Optional[List[str]] = ConstexprOpt,
     views: Values = STAGE_VIEWS,
     out: Values = OUTPUT,
-    save: Optional[str] = c.ReportSaveOpt,
-    emit: Optional[str] = c.EmitOpt,
-    force: bool = c.ForceOpt,
-    keep_paths: bool = c.KeepPathsOpt,
+    save: Optional[str] = ReportSaveOpt,
+    emit: Optional[str] = EmitOpt,
+    force: bool = ForceOpt,
+    keep_paths: bool = KeepPathsOpt,
 ):
     """Open kernels that already compiled: list a cache, dump or capture, or show one kernel.
 
@@ -75,10 +76,10 @@ def open_cmd(
     from tritonscope.language.dialects import every_stage_key
 
     env = out.env(ctx)
-    stage, view, line, layouts = views.stage, c.check_view(views.view), views.line, views.layouts
+    stage, view, line, layouts = views.stage, checks.check_view(views.view), views.line, views.layouts
     as_json, max_lines, raw, keep = out.as_json, out.max_lines, out.raw, out.keep
-    hide = c.noise_filter(raw, keep)
-    c.parse_stage_list(stage, every_stage_key())  # a bad --stage: exit 2 before any work
+    hide = checks.noise_filter(raw, keep)
+    checks.parse_stage_list(stage, every_stage_key())  # a bad --stage: exit 2 before any work
     if diff and not recompile:
         raise UsageError("--diff compares a recompile with the original: add --recompile and a target.",
                          hint="e.g. --recompile --arch sm_80 --diff")
@@ -117,7 +118,7 @@ def open_cmd(
 
         original = artifact
         want = parse_assignments(constexpr, "constexpr")
-        with _reported(env, as_json, save, force, emit), c.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
+        with _reported(env, as_json, save, force, emit), running.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
             artifact = sources.recompile(entry, original, arch=arch, num_warps=num_warps, num_stages=num_stages,
                                          constexprs=want)
     if diff and original is not None:
@@ -137,7 +138,7 @@ def open_cmd(
         from tritonscope.language.layouts import layouts_of
 
         analysis.layouts = layouts_of(analysis)
-    c.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+    printing.output_analysis(analysis, env, as_json=as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=stage, view=view, line=line, layouts=layouts, max_lines=max_lines)
 
 
@@ -152,8 +153,8 @@ def _reported(env, as_json: bool, save: Optional[str], force: bool, emit: Option
     except CompileError as e:
         from tritonscope.analyses.failure import diagnose_found
 
-        if diagnose_found(e, status=c.spinner(env, not as_json)) is not None:
-            c.output_failure(e, env, as_json=as_json, save=save, force=force, emit=emit)
+        if diagnose_found(e, status=running.spinner(env, not as_json)) is not None:
+            printing.output_failure(e, env, as_json=as_json, save=save, force=force, emit=emit)
         raise
 
 
@@ -164,7 +165,7 @@ def _check_save(save, diff, force) -> None:
 
         saving.check(save, force=force, names=saving.DIFF, what="diff")
     elif save:
-        c.check_report_path(save, force)
+        checks.check_report_path(save, force)
 
 
 def _diff_and_save(original, artifact, env, *, as_json, max_lines, stage, save, emit, force) -> None:
@@ -178,7 +179,7 @@ def _diff_and_save(original, artifact, env, *, as_json, max_lines, stage, save, 
         from tritonscope.language.dialects import stage_keys
         from tritonscope.outputs.save import save_diff
 
-        saved = save_diff(d, save, force=force, stages=c.parse_stage_list(stage, stage_keys()), max_lines=max_lines)
+        saved = save_diff(d, save, force=force, stages=checks.parse_stage_list(stage, stage_keys()), max_lines=max_lines)
         env.console(stderr=True).print(f"saved the diff to {escape(str(saved))}")
     if emit:
         sources.emit_files(artifact, emit, binaries=sources.binaries_of_artifact(artifact), force=force)
@@ -302,7 +303,7 @@ def _print_diff(a_art, b_art, env, *, as_json: bool, max_lines, stage):
         # the recompile's warnings say why its stages may differ (a pre-pass TTIR renames values): with the diff
         typer.echo(json.dumps({**d.to_dict(), "warnings": list(b_art.warnings)}, indent=1))
         return d
-    shown = c.parse_stage_list(stage, stage_keys())
+    shown = checks.parse_stage_list(stage, stage_keys())
     console = env.console()
     with env.paged(console):
         console.print(diff_summary(d))

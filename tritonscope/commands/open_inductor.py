@@ -16,13 +16,13 @@ def compile_entry(entry, *, arch=None, num_warps=None, num_stages=None):
 
 def compile_for_open(entry, env, *, arch, num_warps, num_stages, constexpr, diff, progress):
     """(the compile for its own device when --diff, else None; the compile for --arch or its device)."""
-    from tritonscope.commands import _common as c
+    from tritonscope.commands import running
     from tritonscope.core.errors import UsageError
 
     if constexpr:
         raise UsageError("-c does not apply to an Inductor kernel: Inductor's heuristics (or its .best_config) "
                          "choose its constexprs.", hint="Leave -c out; --arch, --num-warps and --num-stages apply.")
-    with c.spinner(env, progress)(f"compiling {entry.name} (Inductor's own heuristics, in a child process) ..."):
+    with running.spinner(env, progress)(f"compiling {entry.name} (Inductor's own heuristics, in a child process) ..."):
         original = compile_entry(entry) if diff else None
         return original, compile_entry(entry, arch=arch, num_warps=num_warps, num_stages=num_stages)
 

@@ -13,7 +13,10 @@ config.  A command now names a group where its options go:
 --help lists them in the same order as before) and hands the command one Values
 object for them.  A command that needs a group slightly otherwise says so where it
 uses it: `CONFIG.without("arch")`, `CONFIG.but(shape=(type, typer.Option(...)))`.
-The options themselves are declared in commands/_common.py.
+The options themselves are declared here too, once each (the TARGET help, -c, --block, ..., --json).
+What a command makes of their values lives beside: checks.py (each value checked before any work),
+requests.py (the Request / Config a command compiles), running.py (the compile with the command's
+spinner) and printing.py (an Analysis or a failure report printed).
 """
 
 from __future__ import annotations
@@ -24,7 +27,175 @@ from typing import Any, List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
+from tritonscope.commands import checks, requests
+
+
+TARGET_HELP = ("A built-in sample (see `tritonscope samples`), path/to/file.py:kernel_name, or an installed "
+               "module's kernel: package.module:kernel_name.")
+
+
+ConstexprOpt = typer.Option(None, "-c", "--constexpr", metavar="NAME=VALUE",
+                            help="A launch keyword (repeatable): a constexpr (-c BLOCK=32; a dtype "
+                                 "-c compute_type=tl.bfloat16; a string -c reduction=mean) or a backend "
+                                 "option (-c waves_per_eu=2, -c maxnreg=128).")
+
+
+def _config_choice(value):
+    """--config N (1-based) or --config predicted."""
+    if value is None or isinstance(value, int):
+        return value
+    text = str(value).strip().lower()
+    if text == "predicted":
+        return "predicted"
+    if text.isdigit() and int(text) >= 1 and len(text) < 10:
+        return int(text)
+    raise typer.BadParameter(f"{value!r} is not a config number (1, 2, ...) or 'predicted'.")
+
+
+ConfigOpt = typer.Option(None, "--config", metavar="N|predicted", callback=_config_choice,
+                         help="For an @triton.autotune kernel: compile its Nth config (after its "
+                              "prune_configs_by; default the first), or 'predicted': the one the cost model "
+                              "predicts fastest at the launch's grid (each config is compiled to predict it).")
+
+
+BlockOpt = typer.Option(None, "--block", metavar="N",
+                        help="Samples' shorthand for their tile size constexpr(s): one value, e.g. --block 16.")
+
+
+GridOpt = typer.Option(None, "--grid", metavar="GRID",
+                       help="The launch grid: up to 3 comma-separated numbers or expressions in the kernel's "
+                            "arguments and constexprs, e.g. --grid 128, --grid 32,8, --grid "
+                            "'cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)' (+ - * // %, cdiv, min, max, next_power_of_2, "
+                            "x_ptr.shape[i], x_ptr.numel()). Replaces an EXAMPLES launch's grid; --predict "
+                            "needs a grid.")
+
+
+BlocksOpt = typer.Option(None, "--blocks", metavar="N1,N2,...",
+                         help="--block as an axis: one config per value, e.g. --blocks 32,64,128.")
+
+
+ArgOpt = typer.Option(None, "--arg", metavar="NAME=VALUE",
+                      help="Describe a runtime argument (repeatable): a tensor as DTYPE[dims] "
+                           "(fp16[32,32], .T for a transposed view, +N for a view N elements into its "
+                           "storage: unaligned) or *DTYPE, a tensor descriptor as tensordesc<fp16[128,64]> or "
+                           "desc(fp16[4096,4096],[128,64]), a scalar as a number, true/false or none.")
+
+
+WarpsOpt = typer.Option(None, "--num-warps", "-w", help="Warps per program (default: the sample's, else 4).")
+
+
+StagesOpt = typer.Option(None, "--num-stages", "-s", help="Software-pipelining stages (default: the sample's, else 3).")
+
+
+def _arch_help() -> str:
+    from tritonscope.core.model import arches_of
+
+    return (f"Target GPU: NVIDIA {', '.join(arches_of('cuda'))}; AMD {', '.join(arches_of('hip'))} (through "
+            f"Triton's HIP backend; `tritonscope samples` says which this Triton has). Default: the local GPU's, "
+            f"else sm_90a.")
+
+
+ArchOpt = typer.Option(None, "--arch", metavar="ARCH", help=_arch_help())
+
+
+ShapeOpt = typer.Option(None, "--shape", metavar="SHAPE", help="Problem shape for a sample, e.g. 1024x1024x1024 (M x N x K).")
+
+
+DtypeOpt = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype for a sample: fp16, bf16, fp32, fp8e4nv, ...")
+
+
+_TRITON_HELP = ("Compile with another Triton: a version (e.g. 3.6.0; an environment is made with pip and cached on "
+               "first use, see `tritonscope versions --envs`) or the Python of an environment with Triton "
+               "(/path/to/venv/bin/python, or the environment's folder). The compile runs in a child of that "
+               "environment.")
+
+
+TritonOpt = typer.Option(None, "--triton", metavar="VERSION|PYTHON", help=_TRITON_HELP)
+
+
+PythonOpt = typer.Option(None, "--python", metavar="PYTHON",
+                         help="The Python of an environment with Triton to compile with (as --triton PATH).")  # compile, sweep (versions/sides.py)
+
+
+LayoutsOpt = typer.Option(False, "--layouts", help="Draw every layout the TTGIR uses.")
+
+
+ReportSaveOpt = typer.Option(None, "--save", help="Save a report: .html, .md, .json or .txt (by extension).")
+
+
+EmitOpt = typer.Option(None, "--emit", metavar="DIR",
+                       help="Write each stage as a plain file into DIR (kernel.ttir ... kernel.sass and kernel.cubin; "
+                            "AMD: kernel.amdgcn and kernel.hsaco; kernel.json), never filtered.")
+
+
+KeepPathsOpt = typer.Option(False, "--keep-paths", help="Keep absolute file paths in saved reports.")
+
+
+MaxnregOpt = typer.Option(None, "--maxnreg", help="Limit registers per thread, as a launch's maxnreg= does "
+                                                   "(ptxas then spills what does not fit).")
+
+
+NumCtasOpt = typer.Option(None, "--num-ctas", help="Thread-block cluster size, as a launch's num_ctas= (sm_90+).")
+
+
+FpFusionOpt = typer.Option(None, "--fp-fusion/--no-fp-fusion",
+                           help="Fuse a*b+c into FMA, as a launch's enable_fp_fusion= "
+                                "(default: Triton's, TRITON_DEFAULT_FP_FUSION).")
+
+
+ViewOpt = typer.Option("stages", "--view", metavar="VIEW",
+                       help="stages (each stage, annotated) | side-by-side (2-3 stages aligned by Python line, "
+                            "default ttgir,ptx) | walkthrough (the story of the compile, generated) | "
+                            "mix (instruction counts per class).")
+
+
+StageOpt = typer.Option(None, "--stage", "--stages", metavar="STAGES",
+                        help="Stages to show, comma-separated: python,ttir,ttgir,llir,ptx,sass "
+                             "(AMD targets: amdgcn in place of ptx,sass; default all; 'none' for the "
+                             "summary only).")
+
+
+LineOpt = typer.Option(None, "--line", help="Show Python line N and what it became in every stage.")
+
+
+JsonOpt = typer.Option(False, "--json", help="Print the analysis as JSON (the report schema).")
+
+
+WidthOpt = typer.Option(None, "--width", metavar="COLUMNS", min=20,
+                        help="Render for this many columns (at least 20; default: the terminal's).")
+
+
+ColorOpt = typer.Option(None, "--color/--no-color", help="Force color on or off (NO_COLOR is honoured).")
+
+
+PagerOpt = typer.Option(False, "--pager/--no-pager", help="Page long output through $PAGER (shows every line).")
+
+
+ForceOpt = typer.Option(False, "--force", help="Overwrite an existing --save file.")
+
+
+TimeoutOpt = typer.Option(None, "--timeout", metavar="SECONDS", min=1,
+                          help="Stop the compile after SECONDS (it runs in a child process; exit 11, nothing "
+                               "written). Also lifts the runaway guard (see README).")
+
+
+NoCacheOpt = typer.Option(False, "--no-cache",
+                          help="Compile even when tritonscope's result cache holds this exact compile "
+                               "(the fresh result replaces the kept one).")
+
+
+MaxLinesOpt = typer.Option(None, "--max-lines", min=0,
+                           help="Show at most N lines of each stage in the stages view "
+                                "(default 300, or all with --pager; 0 = all).")
+
+
+RawOpt = typer.Option(False, "--raw",
+                      help="Show every stage line exactly as the compiler wrote it: no debug sections, "
+                           "directives or comments folded (the stages and side-by-side views, and --save reports).")
+
+
+KeepOpt = typer.Option(None, "--keep", metavar="KINDS",
+                       help="Fold noise but keep these kinds, comma-separated: debug, header, directive, comment.")
 
 
 class Values:
@@ -45,11 +216,11 @@ class ConfigValues(Values):
 
     def request(self, target: str, **changes: Any):
         """A checked kernels.Request (for a command that compiles it for several arches)."""
-        return c.make_request(*self._words(target, changes), **self._keywords(changes))
+        return requests.make_request(*self._words(target, changes), **self._keywords(changes))
 
     def config(self, target: str, **changes: Any):
         """The one resolved Config (pipeline/config.py): checked, its arch canonical, its launch options fit for it."""
-        return c.make_config(*self._words(target, changes), **self._keywords(changes))
+        return requests.make_config(*self._words(target, changes), **self._keywords(changes))
 
     def _words(self, target: str, changes: dict) -> list:
         return [target, *(changes.get(n, getattr(self, n)) for n in
@@ -61,7 +232,7 @@ class ConfigValues(Values):
 
     def launch_options(self) -> dict:
         """--maxnreg / --num-ctas / --fp-fusion as Triton's option names, checked."""
-        return c.launch_options(self.maxnreg, self.num_ctas, self.fp_fusion)
+        return checks.launch_options(self.maxnreg, self.num_ctas, self.fp_fusion)
 
 
 class DisplayValues(Values):
@@ -101,33 +272,33 @@ class Group:
 
 
 CONSTEXPRS = Group([
-    ("constexpr", Optional[List[str]], c.ConstexprOpt),
-    ("block", Optional[int], c.BlockOpt),
-    ("arg", Optional[List[str]], c.ArgOpt),
+    ("constexpr", Optional[List[str]], ConstexprOpt),
+    ("block", Optional[int], BlockOpt),
+    ("arg", Optional[List[str]], ArgOpt),
 ])
 LAUNCH = Group([
-    ("maxnreg", Optional[int], c.MaxnregOpt),
-    ("num_ctas", Optional[int], c.NumCtasOpt),
-    ("fp_fusion", Optional[bool], c.FpFusionOpt),
+    ("maxnreg", Optional[int], MaxnregOpt),
+    ("num_ctas", Optional[int], NumCtasOpt),
+    ("fp_fusion", Optional[bool], FpFusionOpt),
 ], ConfigValues)
 # what one compile is of: the kernel's values, the target and the launch
 CONFIG = CONSTEXPRS + Group([
-    ("num_warps", Optional[int], c.WarpsOpt),
-    ("num_stages", Optional[int], c.StagesOpt),
-    ("arch", Optional[str], c.ArchOpt),
-    ("shape", Optional[str], c.ShapeOpt),
-    ("dtype", Optional[str], c.DtypeOpt),
+    ("num_warps", Optional[int], WarpsOpt),
+    ("num_stages", Optional[int], StagesOpt),
+    ("arch", Optional[str], ArchOpt),
+    ("shape", Optional[str], ShapeOpt),
+    ("dtype", Optional[str], DtypeOpt),
 ]) + LAUNCH
 CONFIG.values = ConfigValues
 # the launch grid (--grid), for a command that predicts or explains a launch: CONFIG + GRID
-GRID = Group([("grid", Optional[str], c.GridOpt)], ConfigValues)
+GRID = Group([("grid", Optional[str], GridOpt)], ConfigValues)
 # a grid of configs (sweep, bench): each comma-separated list is an axis
 AXES = Group([
     ("constexpr", Optional[List[str]], typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
                                                     help="A constexpr axis (repeatable), e.g. -c BLOCK=16,32,64.")),
-    ("block", Optional[int], c.BlockOpt),
-    ("blocks", Optional[str], c.BlocksOpt),
-    ("arg", Optional[List[str]], c.ArgOpt),
+    ("block", Optional[int], BlockOpt),
+    ("blocks", Optional[str], BlocksOpt),
+    ("arg", Optional[List[str]], ArgOpt),
     ("num_warps", Optional[str], typer.Option(None, "--num-warps", "-w", metavar="N1,N2,...",
                                               help="Warps axis, e.g. 2,4,8.")),
     ("num_stages", Optional[str], typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
@@ -135,22 +306,22 @@ AXES = Group([
 ])
 # how the result is drawn on the terminal
 DISPLAY = Group([
-    ("width", Optional[int], c.WidthOpt),
-    ("color", Optional[bool], c.ColorOpt),
-    ("pager", bool, c.PagerOpt),
+    ("width", Optional[int], WidthOpt),
+    ("color", Optional[bool], ColorOpt),
+    ("pager", bool, PagerOpt),
 ], DisplayValues)
 # which stages, and how (compile, open, show)
 STAGE_VIEWS = Group([
-    ("stage", Optional[str], c.StageOpt),
-    ("view", str, c.ViewOpt),
-    ("line", Optional[int], c.LineOpt),
-    ("layouts", bool, c.LayoutsOpt),
+    ("stage", Optional[str], StageOpt),
+    ("view", str, ViewOpt),
+    ("line", Optional[int], LineOpt),
+    ("layouts", bool, LayoutsOpt),
 ])
 # an Analysis printed: --json or the views, at this width, folded so (compile, open, show)
-OUTPUT = Group([("as_json", bool, c.JsonOpt)]) + DISPLAY + Group([
-    ("max_lines", Optional[int], c.MaxLinesOpt),
-    ("raw", bool, c.RawOpt),
-    ("keep", Optional[str], c.KeepOpt),
+OUTPUT = Group([("as_json", bool, JsonOpt)]) + DISPLAY + Group([
+    ("max_lines", Optional[int], MaxLinesOpt),
+    ("raw", bool, RawOpt),
+    ("keep", Optional[str], KeepOpt),
 ], DisplayValues)
 
 
@@ -195,59 +366,10 @@ GpuOpt = typer.Option(None, "--gpu", metavar="GPU", help=_gpu_help())
 # A grid of configs (AXES) as the requests `sweep` and `tune` compile
 
 
-def _block_bases(base, values: list[int], loaded, axes: dict) -> list:
-    """One base request per --blocks value, with the constexprs --block sets written out (labels show them)."""
-    from tritonscope.core.errors import UsageError
-    from tritonscope.inputs.kernels import names_set_by_block
-
-    names = names_set_by_block(loaded.example, list(loaded.spec.constexprs))
-    clash = [n for n in names if n in axes]
-    if clash:
-        raise UsageError(f"--block sets {', '.join(clash)}, which -c sets too.", hint="Give one of them.")
-    return [sw_replace(base, block=None, constexprs={**(base.constexprs or {}), **{n: str(v) for n in names}})
-            for v in values]
 
 
-def sw_replace(req, **changes):
-    from dataclasses import replace
-
-    return replace(req, **changes)
 
 
-def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, arch, shape, dtype, maxnreg,
-                   num_ctas, fp_fusion, gpu, *, grid=None):
-    """The grid of requests `sweep` and `tune` compile: (requests, loaded first config, base, autotune configs,
-    arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts.
-    `grid`: --grid's text, which every request carries (each config's launch grid is its own evaluation)."""
-    from tritonscope.measure import sweep as sw
-    from tritonscope import triton_api
-    from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
-    from tritonscope.pipeline.compile_path import Pipeline
-    from tritonscope.pipeline.config import resolve
-
-    axes = sw.parse_constexpr_axes(constexpr)
-    warps = sw.parse_ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
-    stages = sw.parse_ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
-    arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
-    dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
-    default_arch = c.default_arch()
-    c.check_gpu(gpu, arches or [default_arch])  # an unknown --gpu, or one of another arch: exit 2 before any compile
-
-    # Check the kernel once here (and find autotune configs) before any worker starts.
-    block_values = c.block_axis(block, blocks)
-    base = c.make_request(target, None, block_values[0] if block_values else None, arg, None, None,
-                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
-                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, grid=grid)
-    c.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
-    first = {k: v[0] for k, v in axes.items()}
-    loaded = Pipeline().bind(resolve(sw_replace(base, constexprs=first), default_arch))
-    auto = triton_api.autotune_configs(loaded.obj)
-    bases = [sw_replace(base, arch=arches[0] if arches else None)]
-    if block_values:  # --block(s): the tile constexprs it sets become part of each config
-        bases = _block_bases(bases[0], block_values, loaded, axes)
-    requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
-                                                        arches=arches, dtypes=dtypes, autotune=auto)]
-    return requests, loaded, base, auto, arches
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -264,98 +386,17 @@ FoundKernelOpt = typer.Option(None, "--kernel", "-k", help="For a folder of kern
                                                            "them.")
 
 
-def refuse_for_found(target: str, **given: Any) -> None:
-    """Options that describe a launch to compile mean nothing for a kernel that already compiled: say so."""
-    from tritonscope.core.errors import UsageError
-
-    named = [name for name, value in given.items() if value not in (None, [], ())]
-    if named:
-        raise UsageError(f"{', '.join(named)} describe{'s' if len(named) == 1 else ''} a kernel to compile; "
-                         f"{target} holds kernels that already compiled, with their launch in their IR.",
-                         hint="-c, --arch, --num-warps, --num-stages, --maxnreg, --num-ctas and --fp-fusion "
-                              "recompile a found kernel (as `tritonscope open --recompile` does).")
 
 
-def refuse_kernel_option(target: str, kernel: Optional[str]) -> None:
-    from tritonscope.core.errors import UsageError
-
-    if kernel is not None:
-        raise UsageError(f"--kernel picks one kernel of a folder that `tritonscope open` reads; {target} is a "
-                         "kernel to compile.",
-                         hint="Name a kernel in a Python file as path/to/file.py:kernel_name.")
 
 
-def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages: Optional[int],
-                      constexpr: Optional[List[str]], maxnreg: Optional[int], num_ctas: Optional[int],
-                      fp_fusion: Optional[bool]) -> dict[str, Any]:
-    """The command line's changes to a found kernel, as sources.recompile's keywords (checked; {} for none)."""
-    from tritonscope.inputs.kernels import canonical_arch, parse_assignments
-
-    out: dict[str, Any] = {}
-    if arch:
-        out["arch"] = canonical_arch(arch)
-    if num_warps is not None:
-        out["num_warps"] = num_warps
-    if num_stages is not None:
-        out["num_stages"] = num_stages
-    constexprs = parse_assignments(constexpr, "constexpr")
-    if constexprs:
-        out["constexprs"] = constexprs
-    options = c.launch_options(maxnreg, num_ctas, fp_fusion)
-    if options:
-        out["options"] = options
-    return out
 
 
-def run_explain(config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
-                triton_banks: bool = True):
-    """Config -> (Analysis, Explanation): the command's compile (spinner, result cache, failure report), then
-    analyses/explain/run.explain_compiled (the verdicts, candidate compiles for the fixes)."""
-    from tritonscope.analyses.analysis import analyze
-    from tritonscope.pipeline.config import resolve
-
-    config = resolve(config)  # a Request (the tests', the API's) resolved once here
-    analysis = analyze(c.compile_request(config, env, progress=progress).artifact)
-    return analysis, explain_analysis(analysis, config, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
-                                      progress=progress, triton_banks=triton_banks)
 
 
-def explain_analysis(analysis, config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool,
-                     progress: bool = True, triton_banks: bool = True):
-    """The Explanation of a compile of `config` already analysed (`compile --explain` shares it)."""
-    from tritonscope.analyses.explain.run import explain_compiled
-
-    return explain_compiled(analysis, config, c.pipeline(env, progress=False), shapes=shapes, gpu=gpu,
-                            check_fixes=check_fixes, status=c.spinner(env, progress), triton_banks=triton_banks)
 
 
-def explain_into_report(analysis, request, env, *, shapes: list[str], progress: bool = True):
-    """`compile --explain`: the same verdicts (fixes checked), carried by `analysis` into its views and reports."""
-    from tritonscope.analyses.explain import attach_explanation
-
-    expl = explain_analysis(analysis, request, env, shapes=shapes, gpu=None, check_fixes=True, progress=progress)
-    attach_explanation(analysis, expl.to_dict())
-    return expl
 
 
-def run_explain_found(path: str, kernel: Optional[str], env, *, changes: dict[str, Any], shapes: list[str],
-                      gpu: Optional[str], check_fixes: bool, progress: bool = True, triton_banks: bool = True,
-                      launches: Optional[list] = None):
-    """A kernel found at `path` (as `open` finds it) -> (Analysis, Explanation): analyses/explain/run.explain_found
-    with the command's spinner."""
-    from tritonscope.analyses.explain.run import explain_found
-
-    return explain_found(path, kernel, changes=changes, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
-                         status=c.spinner(env, progress), triton_banks=triton_banks, launches=launches)
 
 
-def trace_request(config, env, *, progress: bool = True):
-    """`passes` and `compile --passes`: Config -> PassTrace (one compile with every dump on, in a child), with a spinner on stderr.
-
-    The trace carries the compile's Artifact too (`trace.artifact`), so
-    `compile --passes` and `passes --save` need no second compile.
-    """
-    from tritonscope.analyses import passes
-
-    with c.spinner(env, progress)(f"compiling {config.target} with every pass dumped..."):
-        return passes.trace_passes(config, config.arch)

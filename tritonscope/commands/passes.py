@@ -7,8 +7,9 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed, trace_request
+from tritonscope.commands import checks
+from tritonscope.commands.options import CONFIG, DISPLAY, TARGET_HELP, ForceOpt, KeepPathsOpt, Values, composed
+from tritonscope.commands.running import trace_request
 
 
 DiffStyleOpt = typer.Option("auto", "--diff-style", metavar="STYLE",
@@ -23,7 +24,7 @@ DumpOpt = typer.Option(None, "--dump", metavar="FILE",
 @composed
 def passes_cmd(
     ctx: typer.Context,
-    target: Optional[str] = typer.Argument(None, help=c.TARGET_HELP + " (or give --dump FILE)."),
+    target: Optional[str] = typer.Argument(None, help=TARGET_HELP + " (or give --dump FILE)."),
     kernel: Values = CONFIG,
     show_all: bool = typer.Option(False, "--all", help="Show every pass step, not only those that changed the IR."),
     pass_: Optional[str] = typer.Option(None, "--pass", metavar="N|NAME",
@@ -40,8 +41,8 @@ def passes_cmd(
     save: Optional[str] = typer.Option(None, "--save",
                                        help="Save a report with the pass table and Triton's remarks: "
                                             ".html, .md, .json or .txt (by extension); `show` replays it."),
-    force: bool = c.ForceOpt,
-    keep_paths: bool = c.KeepPathsOpt,
+    force: bool = ForceOpt,
+    keep_paths: bool = KeepPathsOpt,
     display: Values = DISPLAY,
 ):
     """Compile once with Triton's per-pass IR dumps on and show what each pass changed.
@@ -75,10 +76,10 @@ def passes_cmd(
 
     env = display.env(ctx)
     diff_style = check_diff_style(diff_style)
-    c.check_line(line)
+    checks.check_line(line)
     find = [passes.check_query(q) for q in find or []]  # an empty or bad query fails before the compile
     if save:  # fail before compiling when the report cannot be written
-        c.check_report_path(save, force)
+        checks.check_report_path(save, force)
     if dump:
         if target:
             raise UsageError("Give a TARGET to compile or --dump FILE, not both.")

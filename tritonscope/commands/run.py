@@ -6,14 +6,14 @@ import json
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, Values, composed
+from tritonscope.commands import running
+from tritonscope.commands.options import CONFIG, DISPLAY, TARGET_HELP, Values, composed
 
 
 @composed
 def run_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    target: str = typer.Argument(..., help=TARGET_HELP),
     kernel: Values = CONFIG.without("arch"),
     interpret: bool = typer.Option(False, "--interpret",
                                    help="Run through Triton's interpreter on the CPU (TRITON_INTERPRET=1); "
@@ -55,7 +55,7 @@ def run_cmd(
     request = kernel.request(target)
     console = env.console()
     if interpret:
-        with c.spinner(env, not as_json)(f"running {target} in Triton's interpreter on the CPU..."):
+        with running.spinner(env, not as_json)(f"running {target} in Triton's interpreter on the CPU..."):
             result = runner.run_interpreted(request, seed=seed)
     else:
         runner.require_gpu("`tritonscope run` without --interpret")

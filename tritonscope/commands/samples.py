@@ -7,14 +7,14 @@ from typing import Optional
 
 import typer
 
-from tritonscope.commands import _common as c
+from tritonscope.commands.options import ColorOpt, WidthOpt
 
 
 def samples_cmd(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
-    width: Optional[int] = c.WidthOpt,
-    color: Optional[bool] = c.ColorOpt,
+    width: Optional[int] = WidthOpt,
+    color: Optional[bool] = ColorOpt,
 ):
     """List the built-in sample kernels.
 

@@ -12,8 +12,8 @@ from typing import Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import OUTPUT, STAGE_VIEWS, Values, composed
+from tritonscope.commands import checks, printing
+from tritonscope.commands.options import OUTPUT, STAGE_VIEWS, ForceOpt, Values, composed
 
 
 @composed
@@ -24,7 +24,7 @@ def show_cmd(
                                                                 help="Draw the layouts saved in the report."))),
     out: Values = OUTPUT,
     save: Optional[str] = typer.Option(None, "--save", help="Save it again as .html, .md, .json or .txt (by extension)."),
-    force: bool = c.ForceOpt,
+    force: bool = ForceOpt,
     keep_paths: bool = typer.Option(False, "--keep-paths", help="Keep the report's file paths as they are in --save."),
 ):
     """Re-render a saved JSON report in the terminal (no Triton needed).
@@ -48,20 +48,20 @@ def show_cmd(
     from tritonscope.outputs.report import load_analysis
 
     env = out.env(ctx)
-    hide = c.noise_filter(out.raw, out.keep)
-    c.check_line(views.line)
+    hide = checks.noise_filter(out.raw, out.keep)
+    checks.check_line(views.line)
     if save:  # fail before any work
-        c.check_report_path(save, force)
+        checks.check_report_path(save, force)
     from tritonscope.analyses.failure import load_failure
 
     failure = load_failure(report)
     if failure is not None:  # a failed compile's report (compile --save FILE.json): shown again, exit 0
-        c.show_failure(failure, env, as_json=out.as_json, save=save, force=force)
+        printing.show_failure(failure, env, as_json=out.as_json, save=save, force=force)
         return
     analysis = load_analysis(report)
     if views.layouts and not analysis.layouts:
         raise UsageError(f"{report} was saved without layouts.",
                          hint="Save it with `tritonscope compile ... --layouts --save FILE.json`.")
-    c.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
+    printing.output_analysis(analysis, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths, hide=hide,
                       stage=views.stage, view=views.view, line=views.line, layouts=views.layouts,
                       max_lines=out.max_lines)

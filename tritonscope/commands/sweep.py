@@ -7,8 +7,10 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import AXES, DISPLAY, LAUNCH, GpuOpt, Values, axes_requests, composed
+from tritonscope.commands import checks
+from tritonscope.commands import requests as build
+from tritonscope.commands.options import (AXES, DISPLAY, LAUNCH, TARGET_HELP, GpuOpt, GridOpt, PythonOpt, ShapeOpt,
+                                          TritonOpt, Values, composed)
 
 
 SchedulerOpt = typer.Option(None, "--scheduler", metavar="tcp://HOST:PORT|local",
@@ -28,12 +30,12 @@ TopOpt = typer.Option(3, "--top", min=1, help="Configs on the short list worth m
 @composed
 def sweep_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    target: str = typer.Argument(..., help=TARGET_HELP),
     axes: Values = AXES,
     arch: Optional[str] = typer.Option(None, "--arch", metavar="ARCH[,ARCH...]",
                                        help="Target(s): sm_80, sm_90a, ... (default: the local GPU's, else sm_90a)."),
-    shape: Optional[str] = c.ShapeOpt,
-    grid: Optional[str] = c.GridOpt,
+    shape: Optional[str] = ShapeOpt,
+    grid: Optional[str] = GridOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE[,DTYPE...]", help="Input dtype axis for a sample."),
     launch: Values = LAUNCH,
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: every core)."),
@@ -47,8 +49,8 @@ def sweep_cmd(
     save: Optional[str] = typer.Option(None, "--save", help="Save the rows as .csv or .json."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing --save file."),
     display: Values = DISPLAY.without("pager"),
-    triton: Optional[str] = c.TritonOpt,
-    python: Optional[str] = c.PythonOpt,
+    triton: Optional[str] = TritonOpt,
+    python: Optional[str] = PythonOpt,
 ):
     """Compile a grid of configs in parallel and tabulate what each needs and whether it fits.
 
@@ -92,11 +94,11 @@ def sweep_cmd(
         sides.check_value(other)
         if scheduler is not None:
             sides.refuse_with("--scheduler", "the Dask workers compile with their own Triton.")
-    requests, loaded, base, auto, arches = axes_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
+    requests, loaded, base, auto, arches = build.axes_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
                                                          axes.num_warps, axes.num_stages, arch, shape, dtype,
                                                          launch.maxnreg, launch.num_ctas, launch.fp_fusion, gpu,
                                                          grid=grid)
-    default_arch = c.default_arch()
+    default_arch = checks.default_arch()
     # a --where or --sort no row could answer fails now, not after every config has compiled
     sw.check_where_and_sort(where, sort, {*loaded.spec.constexprs, *(n for r in requests for n in r.constexprs or {})})
 

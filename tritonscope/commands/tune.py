@@ -11,8 +11,9 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import AXES, DISPLAY, GpuOpt, Values, axes_requests, composed
+from tritonscope.commands import checks
+from tritonscope.commands import requests as build
+from tritonscope.commands.options import AXES, DISPLAY, TARGET_HELP, GpuOpt, GridOpt, ShapeOpt, Values, composed
 from tritonscope.measure.turns import ROUNDS
 
 
@@ -79,7 +80,7 @@ def tune_lines(res: dict) -> list[str]:
 @composed
 def tune_cmd(
     ctx: typer.Context,
-    target: str = typer.Argument(..., help=c.TARGET_HELP),
+    target: str = typer.Argument(..., help=TARGET_HELP),
     axes: Values = AXES.but(
         constexpr=(Optional[List[str]], typer.Option(None, "-c", "--constexpr", metavar="NAME=V1,V2,...",
                                                      help="A constexpr axis of the grid (repeatable).")),
@@ -87,8 +88,8 @@ def tune_cmd(
                                                help="num_warps axis.")),
         num_stages=(Optional[str], typer.Option(None, "--num-stages", "-s", metavar="N1,N2,...",
                                                 help="num_stages axis."))),
-    shape: Optional[str] = c.ShapeOpt,
-    grid: Optional[str] = c.GridOpt,
+    shape: Optional[str] = ShapeOpt,
+    grid: Optional[str] = GridOpt,
     dtype: Optional[str] = typer.Option(None, "--dtype", metavar="DTYPE", help="Input dtype of a sample."),
     gpu: Optional[str] = GpuOpt,
     top: int = typer.Option(5, "--top", min=1, help="How many of the predicted fastest configs to time."),
@@ -115,7 +116,7 @@ def tune_cmd(
     from tritonscope.core.errors import UsageError
 
     env = display.env(ctx)
-    requests, loaded, _, _, _ = axes_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
+    requests, loaded, _, _, _ = build.axes_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
                                               axes.num_warps, axes.num_stages, None, shape, dtype, None, None, None,
                                               gpu, grid=grid)
     if not loaded.spec.grid:  # nothing to predict and nothing to launch: say so before any compile
@@ -125,8 +126,8 @@ def tune_cmd(
     runner.require_gpu("tune")
     from tritonscope.measure.tune import tune_outcome, tune_requests
 
-    res = tune_requests(requests, arch=c.default_arch(), gpu=gpu, top=top, full=full, jobs=jobs,
-                        kernel=loaded.spec.kernel, target=target)   # c.default_arch(): this machine's GPU
+    res = tune_requests(requests, arch=checks.default_arch(), gpu=gpu, top=top, full=full, jobs=jobs,
+                        kernel=loaded.spec.kernel, target=target)   # checks.default_arch(): this machine's GPU
     if as_json:
         typer.echo(json.dumps(res, indent=1))
     else:

@@ -7,8 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from tritonscope.commands import _common as c
-from tritonscope.commands.options import CONFIG, DISPLAY, Group, Values, composed
+from tritonscope.commands import checks
+from tritonscope.commands.options import CONFIG, DISPLAY, ConfigOpt, Group, Values, composed
 from tritonscope.core.errors import RegressionError, UsageError
 
 # versions' own options, in --help order, in the groups its steps read (the kernel's -c/-w/-s/--config and
@@ -85,7 +85,7 @@ def versions_cmd(
     sides: Values = SIDES,
     arch: Optional[List[str]] = ArchesOpt,
     kernel: Values = CONFIG.only("constexpr", "arg", "num_warps", "num_stages"),
-    config: Optional[str] = c.ConfigOpt,
+    config: Optional[str] = ConfigOpt,
     run: Values = RUN,
     files: Values = FILES,
     environments: Values = ENVIRONMENTS,
@@ -130,7 +130,7 @@ def versions_cmd(
         raise UsageError("versions compiles one config per side: --config predicted is compile's.",
                          hint="Give --config N, or pick it first with `tritonscope compile ... --config predicted`.")
     rules = [parse_rule(r) for r in run.fail_on or []]
-    c.check_timeout(run.timeout)
+    checks.check_timeout(run.timeout)
     _check_files(files)
     if files.replay:
         rep = _replay(files.replay, targets, sides, rules)
