@@ -29,6 +29,25 @@ PUBLISHED10 = {
 }
 
 
+# The same groups after the eleventh round's model changes, which were made looking at them (int8 at the INT8
+# rate, exp2 between dependent MMAs serialized, the spill price 9.5 -> 4, loops that only store are no pass):
+# (spearman, regret, median error) as --report prints them now.  Better than PUBLISHED10 on 6 groups; worse on
+# two, published as such: r10-w4a16-gemm (Spearman 0.94 -> 0.91, error 32% -> 36%) and r10-decode-m16 (0.84 ->
+# 0.83, 26% -> 28%), both from the lower spill price.
+CHANGED10 = {
+    "r10-rms-norm": (0.824, 1.000, 0.063),
+    "r10-cross-entropy": (0.812, 1.037, 0.188),
+    "r10-sage-attn-fwd": (0.891, 1.037, 0.082),
+    "r10-w4a16-gemm": (0.913, 2.195, 0.356),
+    "r10-int8-gemm": (0.839, 1.170, 0.076),
+    "r10-fp8-gemm": (0.881, 1.008, 0.080),
+    "r10-decode-m16": (0.833, 1.029, 0.275),
+    "r10-attn-bwd-dkdv": (0.699, 1.000, 0.522),
+    "r10-moe-grouped": (0.852, 1.165, 0.077),
+}
+WORSE10 = {"r10-w4a16-gemm", "r10-decode-m16"}
+
+
 def _relative(target: str) -> str:
     """'/any/clone/tests/data/cost/round10/x.py:k' -> 'tests/data/cost/round10/x.py:k'."""
     root = str(Path(__file__).resolve().parents[1]) + "/"
@@ -69,19 +88,38 @@ def test_round10_file_measures_the_defined_groups(bench, data):
     assert sum(len(bench.timed_rows(g)) for g in data["groups"]) == 315
 
 
-def test_round10_figures_are_the_published_ones(bench, data):
+def test_round10_figures_are_the_changed_model_s(bench, data):
+    """The figures of the current model on round 10 (CHANGED10): a change that does worse on any group fails."""
     figs = bench.group_figures(data)
-    for name, (n, spread, rho, regret, err) in PUBLISHED10.items():
+    for name, (n, spread, _, _, _) in PUBLISHED10.items():
         f = figs[name]
         assert (f["n"], round(f["spread"], 1)) == (n, spread), name
+        rho, regret, err = CHANGED10[name]
         assert f["spearman"] >= rho - 0.005 and f["regret"] <= regret + 0.005, (name, f)
         assert math.expm1(f["median_log_error"]) <= err + 0.005, (name, f)
     ranked = [f for f in figs.values() if f["spread"] >= 2]
     assert len(ranked) == 9
-    # the misses, published beside the hits: the issue's goals are not met on this round
-    assert statistics.mean(f["spearman"] for f in ranked) >= 0.795
-    assert max(f["regret"] for f in figs.values()) <= 2.205
-    assert math.expm1(statistics.median(f["median_log_error"] for f in figs.values())) <= 0.265
+    assert statistics.mean(f["spearman"] for f in ranked) >= 0.835
+    assert max(f["regret"] for f in figs.values()) <= 2.2
+    assert math.expm1(statistics.median(f["median_log_error"] for f in figs.values())) <= 0.085
+
+
+def test_round10_changes_against_the_untouched_model(bench, data):
+    """Against the figures published before the change (PUBLISHED10): no worse, except the two groups named
+    in WORSE10, which are published as worse."""
+    figs = bench.group_figures(data)
+    worse = set()
+    for name, (_, _, rho, regret, err) in PUBLISHED10.items():
+        f = figs[name]
+        if f["spearman"] < rho - 0.005 or f["regret"] > regret + 0.005 or \
+                math.expm1(f["median_log_error"]) > err + 0.005:
+            worse.add(name)
+    assert worse == WORSE10
+    # the misses the change was for: int8's error, attention's ranking and picks, cross entropy's ranking
+    assert math.expm1(figs["r10-int8-gemm"]["median_log_error"]) < 0.10
+    assert figs["r10-sage-attn-fwd"]["spearman"] > 0.85 and figs["r10-sage-attn-fwd"]["regret"] < 1.05
+    assert figs["r10-attn-bwd-dkdv"]["regret"] < 1.01
+    assert figs["r10-cross-entropy"]["spearman"] > 0.8
 
 
 def test_round10_report_prints_every_group_and_the_summary(bench, capsys):
@@ -90,6 +128,6 @@ def test_round10_report_prints_every_group_and_the_summary(bench, capsys):
     out = capsys.readouterr().out
     assert "measured on NVIDIA H200 (132 SMs), driver 580.159.04, Triton 3.6.0" in out
     assert "315 configs timed in 9 groups" in out
-    assert "r10-w4a16-gemm         fresh10    31    6.1x     0.94   2.20x" in out
-    assert ("fresh, tenth round (kernels people run, the model untouched): mean Spearman (groups with spread >= 2x) "
-            "0.80, worst 0.65; worst regret 2.20x; median error 26%") in out
+    assert "r10-w4a16-gemm         fresh10    31    6.1x     0.91   2.20x" in out
+    assert ("tenth round (kernels people run; the eleventh round's changes were made on these groups): mean "
+            "Spearman (groups with spread >= 2x) 0.84, worst 0.70; worst regret 2.20x; median error 8%") in out

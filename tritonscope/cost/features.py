@@ -21,7 +21,7 @@ from typing import Any, Mapping, NamedTuple
 from tritonscope.cost.amdgcn import read_amdgcn
 from tritonscope.cost.sass import read_sass
 
-FEATURES_VERSION = 3   # 3: load-use waits per SASS loop (sass.load_waits)
+FEATURES_VERSION = 4   # 3: load-use waits per SASS loop (sass.load_waits); 4: int8 dots, mixed-kind dots (dot_kinds)
 TMA_OPS = ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load", "ttng.async_tma_copy_local_to_global",
            "tt.descriptor_store")
 
@@ -54,7 +54,8 @@ class Features:
     spill_instructions: int | None = None
     # the TTGIR's work per program (the busiest), its dots and its main loop
     dot_unit: str | None = None                       # "wgmma", "mma", "tcgen05", "fma", "mfma"; None: no dots
-    peak_kind: str | None = None                      # "fp16", "bf16", "tf32", "fp8", "fp32"
+    peak_kind: str | None = None                      # "fp16", "bf16", "tf32", "fp8", "int8", "fp32"
+    dot_kinds: dict[str, float] | None = None         # dots of several kinds (int8 QK, fp16 PV): kind -> FLOP share
     pipelined: bool | None = None                     # the main loop copies asynchronously (cp.async, TMA)
     tma: bool | None = None
     flops_per_program: int | None = None
@@ -64,6 +65,7 @@ class Features:
     outer_iters: int | None = None                    # iterations of the loops around the main loop
     loop_bytes_per_iter: int | None = None
     has_loop: bool | None = None
+    loop_dots: int | None = None                      # dots in the main loop (attention: 2, its backward: 4)
     total_flops: int | None = None
     total_bytes: int | None = None
     compulsory_bytes: int | None = None
@@ -98,15 +100,16 @@ class NoFeatures(Exception):
     """Why the model cannot read this kernel (the caller turns it into "no prediction: ...")."""
 
 
-def _dot_unit(ops, aliases) -> tuple[str | None, str | None]:
-    """(unit, peak kind) of the kernel's dots: ('wgmma', 'fp16'), ('fma', 'fp32'), or (None, None) without dots."""
-    from tritonscope.analyses.explain import DOTS, _dot_unit as unit_of
+def _dot_unit(ops, aliases) -> tuple[str | None, str | None, dict[str, float] | None]:
+    """(unit, peak kind, FLOP share per kind) of the kernel's dots: ('wgmma', 'fp16', None), ('fma', 'fp32', None),
+    or (None, None, None) without dots.  The kind is the one with the most FLOPs; the shares are given only where
+    the dots are of several kinds (SageAttention's int8 QK and fp16 PV), each dot weighed by its own FLOPs."""
+    from tritonscope.analyses.explain import DOTS, _dot_unit as unit_of, dot_flops
 
     dots = [op for op in ops if op.name in DOTS]
     if not dots:
-        return None, None
+        return None, None, None
     unit_text = unit_of(dots[0], aliases)[0].lower()
-    elem = next((t.elem for t in dots[0].types[:1]), "f16") or "f16"
     if "wgmma" in unit_text:
         unit = "wgmma"
     elif "tcgen05" in unit_text:
@@ -118,16 +121,29 @@ def _dot_unit(ops, aliases) -> tuple[str | None, str | None]:
     else:
         unit = "mma"
     if unit == "fma":
-        kind = "fp32"
-    elif elem.startswith("f8") or "f8E" in elem:
-        kind = "fp8"
-    elif elem == "bf16":
-        kind = "bf16"
-    elif elem == "f32":
-        kind = "tf32"
-    else:
-        kind = "fp16"
-    return unit, kind
+        return unit, "fp32", None
+    shares: dict[str, float] = {}
+    for op in dots:
+        kind = _elem_kind(next((t.elem for t in op.types[:1]), "f16") or "f16")
+        shares[kind] = shares.get(kind, 0.0) + float(dot_flops(op) or 1)
+    first = _elem_kind(next((t.elem for t in dots[0].types[:1]), "f16") or "f16")
+    kind = max(shares, key=lambda k: (shares[k], k == first))
+    total = sum(shares.values())
+    mix = {k: round(v / total, 4) for k, v in sorted(shares.items())} if len(shares) > 1 else None
+    return unit, kind, mix
+
+
+def _elem_kind(elem: str) -> str:
+    """The datasheet rate a tensor-core dot of this operand type runs at."""
+    if elem.startswith("f8") or "f8E" in elem:
+        return "fp8"
+    if elem in ("i8", "ui8", "si8"):
+        return "int8"   # IMMA / IGMMA: the datasheet's INT8 TOPS, not the fp16 rate
+    if elem == "bf16":
+        return "bf16"
+    if elem == "f32":
+        return "tf32"
+    return "fp16"
 
 
 _WAYS: dict[tuple, int] = {}   # a worker's sweep rows share layouts: each is drawn once per process
@@ -244,7 +260,7 @@ class _Loops(NamedTuple):
 def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> Features:
     """The facts of one config: the inputs checked, the TTGIR's work per program, the SASS's loops, in one record
     (`bound`: without the SASS, its side at the least it can be: bound_facts)."""
-    from tritonscope.analyses.explain import Scalars, _compulsory_bytes, ttgir_ops
+    from tritonscope.analyses.explain import DOTS, Scalars, _compulsory_bytes, ttgir_ops
     from tritonscope.language.mlir_syntax import alias_table
 
     spec = art.spec
@@ -265,7 +281,7 @@ def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> Fea
     compulsory = _compulsory_bytes(args)
     if compulsory:
         busiest = dict(busiest, stored=min(busiest["stored"], -(-compulsory // programs)))
-    unit, kind = _dot_unit(ops, aliases)
+    unit, kind, mix = _dot_unit(ops, aliases)
     pipelined = _pipelined(ops, lo.main_loop)
     if bound:
         sass_facts = bound_facts(lo, pipelined)
@@ -279,13 +295,15 @@ def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> Fea
     facts = {
         "version": FEATURES_VERSION,
         **config,
-        "dot_unit": unit, "peak_kind": kind,
+        "dot_unit": unit, "peak_kind": kind, "dot_kinds": mix,
         "pipelined": pipelined,
         "tma": any(op.name in ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load") for op in ops),
         "flops_per_program": busiest["flops"], "bytes_loaded_per_program": busiest["loaded"],
         "bytes_stored_per_program": busiest["stored"], "main_iters": busiest["main_iters"],
         "outer_iters": busiest["outer_iters"], "loop_bytes_per_iter": busiest["loop_loaded"],
         "has_loop": lo.main_loop is not None,
+        "loop_dots": sum(1 for op in lo.counted if op.name in DOTS and op.loops and op.loops[-1] == lo.main_loop)
+        if lo.main_loop is not None else 0,
         "total_flops": total_flops, "total_bytes": total_bytes, "compulsory_bytes": compulsory,
     }
     facts.update(sass_facts)

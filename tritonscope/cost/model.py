@@ -187,6 +187,10 @@ def predict_features(f: Features | Mapping[str, Any], gpu: Gpu,
     per_clock = CDNA["valu_per_clock"] if amd else 4
     issue_s = per_sm * per_thread * W / (per_clock * clock * 1e9 * c["issue_eff"] *
                                          min(1.0, warps_sm / c["issue_warps"]))
+    if not amd and f.spill_instructions:
+        # local memory (spills) is cached in L1, whose data path the shared accesses use too: a warp's LDL/STL
+        # of b bytes a thread takes b / 4 wavefronts of it, every main-loop iteration
+        wavefronts += c.get("spill_l1_weight", 0.0) * (f.local_bytes_loop or 0) / 4 * max(iters, 1)
     shared_s = per_sm * wavefronts * W / (clock * 1e9 * c["shared_eff"])
     spill_traffic, spill_dram = _spill_traffic(f, gpu, c, L, loop, iters, outer, notes, amd)
     bytes_p = (f.bytes_loaded_per_program or 0) + (f.bytes_stored_per_program or 0) + spill_traffic
@@ -202,6 +206,13 @@ def predict_features(f: Features | Mapping[str, Any], gpu: Gpu,
         latency_s += L.rounds * _block_load_seconds(f, gpu, c, clock, G)
         notes.append("the warps of a block move in step (barriers, no async copies): its loads and waits "
                      "overlap only other blocks'")
+    serial = serial_softmax(f)
+    if serial and tensor_s:
+        # exp2 (MUFU) between dependent MMAs in one iteration (attention's softmax): a warp's MMAs wait for its
+        # softmax and its softmax for its MMAs, so within a block they add; only other blocks overlap them
+        tensor_s += issue_s * c.get("softmax_serial", 0.0) / min(L.blocks, per_sm)
+        notes.append("exp2 between dependent MMAs in the main loop: the softmax's issue adds to the MMAs' time, "
+                     "overlapped only by other blocks")
     terms = {"tensor": tensor_s, "issue": issue_s, "shared": shared_s, "L2": l2_s, "DRAM": dram_s, "latency": latency_s}
     body = _overlapped(f, c, terms, warps_sm)
     launch = c["launch_us"] * 1e-6
@@ -268,7 +279,7 @@ def _tensor_seconds(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch) -> t
     tensor_s = 0.0
     if f.flops_per_program:
         kind = f.peak_kind or "fp32"
-        peak = gpu.tflops.get("fp32" if unit == "fma" else kind)
+        peak = peak_of(gpu, "fp32" if unit == "fma" else kind)
         if peak is None:
             return tensor_s, f"no datasheet {kind} peak for the {gpu.name}"
         if kind == "tf32" and unit == "mfma" and "xf32" not in (f.mma_shape or "xf32"):
@@ -277,8 +288,40 @@ def _tensor_seconds(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch) -> t
         eff = c.get(f"eff_{unit}", c["eff_mma"])
         if unit == "mma" and f.arch.startswith(("sm_90", "sm_100")):
             eff = c["eff_mma_legacy"]  # mma.sync on a GPU whose full rate needs wgmma / tcgen05
+        if unit != "fma" and f.dot_kinds:
+            peak, why = _mixed_peak(f.dot_kinds, gpu)
+            if why:
+                return tensor_s, why
         tensor_s = L.per_sm * f.flops_per_program / (peak * 1e12 * eff / L.sms)
     return tensor_s, None
+
+
+@lru_cache(maxsize=1)
+def _int8_rates() -> dict[str, float]:
+    """{GPU name: dense INT8 tensor TOPS} from the GPU table (core/gpus.json's int8_tops, with their sources)."""
+    from tritonscope.core.gpus import TABLE
+
+    return {name: float(g["int8_tops"]) for name, g in json.loads(TABLE.read_text())["gpus"].items()
+            if g.get("int8_tops")}
+
+
+def peak_of(gpu: Gpu, kind: str) -> float | None:
+    """The datasheet's dense tensor rate (TFLOP/s; TOPS for int8) of this kind of dot on `gpu`, None: not given."""
+    if kind == "int8":
+        return _int8_rates().get(gpu.name)
+    return gpu.tflops.get(kind)
+
+
+def _mixed_peak(shares: Mapping[str, float], gpu: Gpu) -> tuple[float, str | None]:
+    """(the rate of dots of several kinds, why none): each kind's share of the FLOPs at its own datasheet peak
+    (SageAttention's int8 QK at the INT8 rate, its fp16 PV at the fp16 rate), so the time is the sum of theirs."""
+    seconds_per_tflop = 0.0
+    for kind, share in shares.items():
+        peak = peak_of(gpu, kind)
+        if not peak:
+            return 0.0, f"no datasheet {kind} peak for the {gpu.name}"
+        seconds_per_tflop += share / peak
+    return 1.0 / seconds_per_tflop, None
 
 
 def _weighted(counts: dict[str, int], c: dict[str, float]) -> float:
@@ -384,8 +427,10 @@ def _dram_bytes(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch, many: li
     # again from DRAM.
     reread_dram = 0.0
     miss = 0.0   # the share of a later pass's re-reads that misses the L2
-    passes = [lp.get("loaded") or 0 for lp in many]
-    if len(passes) > 1 and passes[0] > 0:
+    # the passes are the loops that load (a loop that only stores, liger's cross entropy's first, reads nothing
+    # that a later pass could find in L2)
+    passes = [lp.get("loaded") or 0 for lp in many if lp.get("loaded")]
+    if len(passes) > 1:
         live = min(G, S * blocks) * passes[0]
         cap = (gpu.l2_bytes or c["default_l2_bytes"]) * c["l2_share"]
         if live > cap:
@@ -421,7 +466,11 @@ def _unpipelined_waits(f: Features, c: dict[str, float], many: list[dict[str, An
     if many:
         # Sibling loops after the first re-read what it loaded (a layer norm's passes): their waits last
         # an L2 hit's latency, except for the share of the co-resident rows the L2 does not hold.
-        got = [_loop_waits(lp, int(lp["iters"])) for lp in many]
+        # a loop without loads waits for no memory (0); the first loop that loads reads from DRAM
+        got = [0.0 if lp.get("ldgs") == 0 and lp.get("waits") is not None else _loop_waits(lp, int(lp["iters"]))
+               for lp in many]
+        while len(got) > 1 and got[0] == 0.0:
+            got = got[1:]
         if all(w is not None for w in got):
             lat_l2 = c.get("l2_latency_ns", c["latency_ns"]) * 1e-9
             later = lat_l2 + miss * (lat - lat_l2)
@@ -446,6 +495,20 @@ def _dram_rate(gpu: Gpu, c: dict[str, float]) -> float:
 def as_features(f: Features | Mapping[str, Any]) -> Features:
     """The record of facts given as one or in their stored form (a dict: Features.to_dict's)."""
     return f if isinstance(f, Features) else Features.from_dict(f)
+
+
+def serial_softmax(f: Features | Mapping[str, Any]) -> bool:
+    """Whether the main loop runs transcendentals (MUFU: exp2) beside its MMAs: attention's softmax between the QK
+    and PV dots (or dS's in the backward pass), which the GPU runs in turn, not overlapped, within a warp."""
+    f = as_features(f)
+    loop = f.sass_loop or {}
+    if f.dot_unit in (None, "fma") or not loop.get("mma") or not loop.get("sfu"):
+        return False
+    if f.loop_dots is not None:
+        return f.loop_dots >= 2     # a dot that reads the softmax of another (features v4)
+    # facts before v4 do not count the loop's dots: attention's exp2 runs a MUFU per few elements (8 or more per
+    # loop pass); a GEMM's loop has at most a couple (a persistent kernel's tile-index reciprocal)
+    return loop.get("sfu", 0) >= 4
 
 
 def moves_in_step(f: Features | Mapping[str, Any]) -> bool:
@@ -502,6 +565,9 @@ def _bound_seconds(f: Features, gpu: Gpu, unit: str | None) -> float:
     bound = 0.0
     if f.total_flops:
         kind = "fp32" if unit == "fma" else (f.peak_kind or "fp32")
-        if gpu.tflops.get(kind):
-            bound = f.total_flops / (gpu.tflops[kind] * 1e12)
+        peak = peak_of(gpu, kind)
+        if unit != "fma" and f.dot_kinds:
+            peak = _mixed_peak(f.dot_kinds, gpu)[0] or None
+        if peak:
+            bound = f.total_flops / (peak * 1e12)
     return max(bound, (f.compulsory_bytes or 0) / (gpu.gbs * 1e9))
