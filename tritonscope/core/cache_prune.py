@@ -29,6 +29,17 @@ What it may remove, and what never:
 - not a temporary file younger than TEMP_GRACE_S: output.write_cache may be
   writing it (an older one was left by a killed writer);
 - a file that another process removes first is simply gone, not an error.
+
+Environments.  The Triton environments `versions` makes (triton-envs/triton-X, 0.6 GB each when pip made
+them) count against the same cap and are pruned by the same rule, least recently used first, one whole
+environment at a time.  Used is the mtime of its `.last-used` file, renewed by every process that takes
+it (`use_env`), which also holds a shared lock on its `.in-use.lock` for as long as it runs: an
+environment whose lock is held is in use and never removed, and a build (`.building-*`) is never a
+candidate.  An environment counts the bytes that removing it frees: its files with no other hard link
+(all of a pip-made one; a uv-made one's packages are hard links into uv's own cache, outside this
+folder, so it counts only its own files).  Removing takes its lock exclusively, renames it out of the
+way and notes the removal in triton-envs/.pruned.json, so that the command that next needs it says why
+it is made again (`pruned_note`).
 """
 
 from __future__ import annotations
@@ -44,6 +55,10 @@ from tritonscope.core.env import cache_dir
 VARIABLE = "TRITONSCOPE_CACHE_MAX_MB"
 DEFAULT_MB = 1024
 FOLDERS = ("results", "replay", "derived", "remarks", "sweep")
+ENVS = "triton-envs"          # environments: versions/envs.py
+ENV_USED = ".last-used"       # its mtime: when a process last took the environment
+ENV_LOCK = ".in-use.lock"     # held shared by each process using it, exclusively by the one removing it
+PRUNED = ".pruned.json"       # {version: {"when": ..., "freed": bytes}}: environments removed for the cap
 STAMP = ".last-prune"
 INTERVAL_S = 60
 TEMP_GRACE_S = 60
@@ -171,12 +186,16 @@ def prune(root, cap: int, *, now: float | None = None) -> Pruned:
             if folder is not None:
                 folders.append(folder)
                 found += _entries(folder, now)
+        found += _env_entries(os.path.join(root, ENVS))
         total = sum(entry[1] for entry in found)
         removed = freed = 0
         for mtime_ns, size, ino, spare, folder, name in sorted(found, key=lambda e: (e[0], e[5])):
             if total - freed <= cap:
                 break
-            if not spare and _remove(folder, name, ino, mtime_ns):
+            if spare:   # a temporary file being written, an environment in use
+                continue
+            gone = _remove_env(folder, name, mtime_ns, size) if ino is None else _remove(folder, name, ino, mtime_ns)
+            if gone:
                 removed, freed = removed + 1, freed + size
     finally:
         for folder in folders:
@@ -247,3 +266,177 @@ def _remove(folder, name: str, ino: int, mtime_ns: int) -> bool:
     except OSError:
         return False
     return True
+
+
+# --------------------------------------------------------------------------
+# Environments (triton-envs/triton-X): see the module doc
+# --------------------------------------------------------------------------
+
+
+def env_freed_bytes(folder) -> int:
+    """What removing the environment in `folder` frees: its files with no other hard link (links not followed)."""
+    total = 0
+    for dirpath, dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(dirpath, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_nlink <= 1:
+                total += st.st_size
+    return total
+
+
+def _env_used_ns(folder: str) -> int | None:
+    for name in (ENV_USED, "tritonscope-env.json"):   # an environment never taken since it was made: its record
+        try:
+            return os.stat(os.path.join(folder, name), follow_symlinks=False).st_mtime_ns
+        except OSError:
+            continue
+    return None
+
+
+def _lock(folder: str, shared: bool):
+    """An open lock file of the environment, locked (shared or exclusive, never waiting); None when it is held the
+    other way, or cannot be opened.  Without flock (Windows) an environment is never counted in use."""
+    try:
+        fd = os.open(os.path.join(folder, ENV_LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    except OSError:
+        return None
+    try:
+        import fcntl
+
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except ImportError:
+        pass
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def in_use(folder) -> bool:
+    """Whether a running process holds the environment in `folder` (use_env)."""
+    fd = _lock(str(folder), shared=False)
+    if fd is None:
+        return os.path.isdir(folder)
+    os.close(fd)
+    return False
+
+
+_held: dict[str, int] = {}   # environments this process uses: folder -> its lock's fd, kept open until it exits
+
+
+def use_env(folder) -> bool:
+    """Take the environment in `folder` for this process: renewed as used now, and never pruned while this process
+    runs.  False when it was pruned meanwhile (the caller makes it again)."""
+    folder = os.path.abspath(folder)
+    if folder in _held:
+        touch_env(folder)
+        return True
+    fd = _lock(folder, shared=True)
+    if fd is None:   # being removed (or not writable: then it is used unprotected, as before)
+        return os.path.isdir(folder) and not os.path.exists(os.path.join(folder, ENV_LOCK))
+    try:
+        same = os.path.samestat(os.fstat(fd), os.stat(os.path.join(folder, ENV_LOCK), follow_symlinks=False))
+    except OSError:
+        same = False
+    if not same:   # renamed away between our open and our lock: it is being removed
+        os.close(fd)
+        return False
+    _held[folder] = fd
+    touch_env(folder)
+    return True
+
+
+def touch_env(folder) -> None:
+    """Mark the environment as used now."""
+    path = os.path.join(folder, ENV_USED)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666))
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _env_entries(envs: str) -> list[tuple]:
+    """(used mtime_ns, bytes removing it frees, None, in use, the envs folder, its name) per environment."""
+    out = []
+    try:
+        with os.scandir(envs) as it:
+            names = [e.name for e in it if e.name.startswith("triton-") and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return out
+    for name in names:
+        folder = os.path.join(envs, name)
+        used = _env_used_ns(folder)
+        if used is None:   # no record: not an environment (or one being put in place)
+            continue
+        out.append((used, env_freed_bytes(folder), None, in_use(folder), envs, name))
+    return out
+
+
+def _remove_env(envs: str, name: str, used_ns: int, size: int) -> bool:
+    """Remove an environment the scan chose, unless a process took it since: its lock held exclusively while it
+    is renamed out of the way; noted for pruned_note."""
+    import shutil
+
+    folder = os.path.join(envs, name)
+    fd = _lock(folder, shared=False)
+    if fd is None:
+        return False
+    try:
+        if _env_used_ns(folder) != used_ns:   # taken since the scan
+            return False
+        gone = os.path.join(envs, f".removing-{name}-{os.getpid()}-{int(time.time())}")
+        try:
+            os.rename(folder, gone)
+        except OSError:
+            return False
+    finally:
+        os.close(fd)
+    _note_pruned(envs, name[len("triton-"):], size)
+    shutil.rmtree(gone, ignore_errors=True)
+    return True
+
+
+def _note_pruned(envs: str, version: str, size: int) -> None:
+    import json
+
+    notes = _pruned_notes(envs)
+    notes[version] = {"when": time.strftime("%Y-%m-%d %H:%M"), "freed": size}
+    tmp = os.path.join(envs, f".{PRUNED}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(notes, f)
+        os.replace(tmp, os.path.join(envs, PRUNED))
+    except OSError:
+        pass
+
+
+def _pruned_notes(envs: str) -> dict:
+    data = load_entry(os.path.join(envs, PRUNED))
+    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+
+
+def pruned_note(envs, version: str, *, forget: bool = False) -> str | None:
+    """Why the environment for `version` is not there when the cap removed it (in words); `forget` drops the note
+    (it is being made again)."""
+    envs = str(envs)
+    notes = _pruned_notes(envs)
+    note = notes.get(version)
+    if note is None:
+        return None
+    if forget:
+        del notes[version]
+        tmp = os.path.join(envs, f".{PRUNED}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                __import__("json").dump(notes, f)
+            os.replace(tmp, os.path.join(envs, PRUNED))
+        except OSError:
+            pass
+    freed = note.get("freed")
+    size = f", {freed / (1 << 20):,.0f} MiB" if isinstance(freed, int) else ""
+    return (f"its environment was removed on {note.get('when', 'an earlier run')} to keep tritonscope's cache under "
+            f"its size cap ({setting()[1]}{size})")

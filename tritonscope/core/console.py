@@ -5,8 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:  # rich is imported by make_console's SafeConsole: prints_to_stderr runs in a managed
+    # environment's child (a captured module's import), which holds Triton only
+    from rich.console import Console
 
 
 def make_console(*, width: int | None = None, color: bool | None = None, stderr: bool = False) -> Console:

@@ -48,23 +48,28 @@ def build_report(jobs: list[Job], labels: list[str], results: dict, *, rules: li
     from tritonscope.versions.metrics import speed_facts
 
     rows: list[KernelRow] = []
+    notes: list[str] = []
     for i, job in enumerate(jobs):
-        facts, errors = [], []
+        facts, errors, said = [], [], []
         for si in (0, 1):
             res = results.get((si, i)) or {"error": {"type": "TritonscopeError", "message": "no result"}}
             if "artifact" in res:
                 facts.append(speed_facts(analyze(decode_artifact(res["artifact"])), predict=predict))
                 errors.append(None)
+                if res.get("note"):   # how it was compiled (a capture's kernel from its recorded TTIR: worker.py)
+                    said.append(f"{'AB'[si]} ({labels[si]}) {res['note']}")
             else:
                 err = dict(res["error"])
                 err.setdefault("line", error_line(err, sides[si] if sides else None))
                 facts.append(None)
                 errors.append(err)
         rows.append(make_row(job.key, job.arch, facts[0], facts[1], errors[0], errors[1]))
+        rows[-1].notes = said
+        notes += [f"{job.key} ({job.arch}): {n}" for n in said]
     rows = sort_rows(rows)
     if rules:
         apply_rules(rows, rules)
-    return VersionsReport(labels[0], labels[1], rows, rules=[r.text for r in rules or []])
+    return VersionsReport(labels[0], labels[1], rows, rules=[r.text for r in rules or []], notes=notes)
 
 
 def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results: dict) -> Path:
@@ -90,7 +95,7 @@ def write_record(folder: str | Path, jobs: list[Job], sides: list[Side], results
                 name = f"{i:03d}-{'ab'[si]}.json.gz"
                 data = json.dumps(res["artifact"]).replace(json.dumps(os.getcwd() + os.sep)[1:-1], "")
                 write_atomic(folder / name, gzip.compress(data.encode(), mtime=0), force=True)
-                entry["sides"].append({"artifact": name})
+                entry["sides"].append({"artifact": name, **({"note": res["note"]} if res.get("note") else {})})
             else:
                 e = dict(res.get("error") or {"message": "no result"})
                 e["line"] = error_line(e, sides[si])
@@ -128,7 +133,8 @@ def from_record(folder: str | Path, *, rules: list[Rule] | None = None, predict:
             for si, side in enumerate(entry["sides"]):
                 if "artifact" in side:
                     where = folder / side["artifact"]
-                    results[(si, i)] = {"artifact": _read_artifact(where, limit)}
+                    results[(si, i)] = {"artifact": _read_artifact(where, limit),
+                                        **({"note": side["note"]} if side.get("note") else {})}
                 else:
                     results[(si, i)] = {"error": side["error"]}
         labels = [s["label"] for s in sides]
@@ -185,6 +191,8 @@ def _check_manifest(manifest) -> tuple[list[dict], list[dict]]:
                 expect(name, str, f"{at}.artifact")
                 if not name or Path(name).name != name or name.startswith("."):
                     raise ValueError(f"{at}.artifact {name[:80]!r} is not a file name in the record's folder")
+                if side.get("note") is not None:
+                    expect(side["note"], str, f"{at}.note")
             else:
                 error = side.get("error")
                 if error is None:

@@ -44,6 +44,7 @@ class KernelRow:
     score: float = 0.0
     failed_checks: list[str] = field(default_factory=list)   # the --fail-on rules it breaks
     unchecked: list[str] = field(default_factory=list)       # rules that could not be checked (a figure unknown)
+    notes: list[str] = field(default_factory=list)           # how a side compiled it, when not as asked (from TTIR)
 
     @property
     def status(self) -> str:
@@ -69,7 +70,7 @@ class KernelRow:
                 "b": self.b.to_dict() if self.b is not None else None,
                 "a_error": self.a_error, "b_error": self.b_error,
                 "changes": [c.__dict__ for c in self.changes], "failed_checks": self.failed_checks,
-                "unchecked": self.unchecked,
+                "unchecked": self.unchecked, "notes": self.notes,
                 "predicted_ratio": predicted_ratio(self.a, self.b)}
 
 

@@ -12,6 +12,14 @@ it) for as long as it runs; the lock goes with the process, so a folder
 whose lock nobody holds was left by a build that was killed: it is listed
 as stale (never "being built" forever) and removed by the next build.
 
+It is made with uv when uv is found (on PATH or beside this Python; `pip install uv`): a venv without
+pip, then `uv pip install` from uv's shared cache, whose files it hard-links (a second environment of
+a release uv has seen takes about a second); else with pip.  TRITONSCOPE_ENV_INSTALLER=pip (or uv)
+chooses; the environment's record says which made it.  Environments count against tritonscope's
+cache cap (core/cache_prune.py): each process that uses one takes it (`use_env`: renewed as used, and
+locked against pruning while it runs); one the cap removed is made again when next needed, and the
+command says why.  A Triton whose AMD backend needs an external ld.lld (3.4) gets one (lld.py).
+
 A version that is the very Triton this Python imports is not made at all:
 this interpreter is that side (`this_env`), with nothing downloaded.
 
@@ -178,9 +186,40 @@ def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] 
     if is_python_path(text):
         return user_env(text)
     version = check_version(text)
-    found = cached_env(version)
-    if found is not None:
-        return found
+    for _attempt in range(3):   # an environment pruned between our look and our taking it is made again
+        found = cached_env(version)
+        if found is not None:
+            if _take(found, install=install, progress=progress):
+                return found
+            continue
+        made = _resolve_missing(version, install=install, progress=progress, remake=remake)
+        if made.origin != "cache" or _take(made, install=install, progress=progress, added=True):
+            return made
+    raise EnvError(f"The environment for Triton {version} was removed by another process each time it was made.",
+                   hint="Run again; raise TRITONSCOPE_CACHE_MAX_MB if the cache cap keeps removing it.")
+
+
+def _take(env: TritonEnv, *, install: bool, progress: Callable[[str], None] | None, added: bool = False) -> bool:
+    """Take a cached environment for this process (used now, never pruned while it runs: cache_prune.use_env) and
+    give it the ld.lld its Triton needs (lld.ensure); False when it was pruned meanwhile.  Then the cache is
+    pruned to its cap when due (at once when the environment was just made: `added`)."""
+    from tritonscope.core import cache_prune
+    from tritonscope.versions import lld
+
+    if not cache_prune.use_env(env.path):
+        return False
+    lld.ensure(env, install=install, install_into=install_into, progress=progress)
+    cache_prune.after_store(Path(env.path) / "tritonscope-env.json",
+                            cache_prune.env_freed_bytes(env.path) if added else 0)
+    return True
+
+
+def _resolve_missing(version: str, *, install: bool, progress: Callable[[str], None] | None,
+                     remake: bool) -> TritonEnv:
+    """No complete environment for `version`: a damaged one is said (or, with `remake`, removed), this Python when
+    it imports that very Triton, else one is made (said why, when the cache cap removed it)."""
+    from tritonscope.core import cache_prune
+
     folder = env_root() / f"triton-{version}"
     why = damage(folder) if folder.is_dir() else None
     if why is not None:
@@ -196,10 +235,16 @@ def resolve(text: str, *, install: bool = True, progress: Callable[[str], None] 
         if progress:
             progress(f"Triton {version}: the Triton this Python imports ({here.python}); no environment made")
         return here
+    pruned = cache_prune.pruned_note(env_root(), version)
     if not install:
-        raise NotFoundError(f"No environment for Triton {version} yet (--no-install: pip is not run).",
+        raise NotFoundError(f"No environment for Triton {version} yet (--no-install: pip is not run)."
+                            + (f" {pruned[0].upper()}{pruned[1:]}." if pruned else ""),
                             hint=f"Make it with: tritonscope versions --add {version}")
-    return create_env(version, progress=progress)
+    if pruned and progress:
+        progress(f"Triton {version}: {pruned}; making it again")
+    made = create_env(version, progress=progress)
+    cache_prune.pruned_note(env_root(), version, forget=True)
+    return made
 
 
 def same_version(a: str, b: str) -> bool:
@@ -311,17 +356,92 @@ def clean_unfinished() -> list[str]:
 _PIP_STEP_RE = re.compile(r"^\s*(Collecting|Downloading|Installing collected packages|Successfully installed)\b.*")
 # ERROR: Could not find a version that satisfies the requirement triton==3.1.7 (from versions: 3.2.0, 3.3.0)
 _NO_VERSION_RE = re.compile(r"Could not find a version that satisfies the requirement \S+ \(from versions: ([^)]*)\)")
-_NETWORK_RE = re.compile(r"Failed to establish a new connection|Temporary failure in name resolution|"
+# uv's lines:  Resolved 3 packages in 568ms / Downloading triton (148.3MiB) / Installed 3 packages in 743ms
+_UV_STEP_RE = re.compile(r"^\s*(Resolved|Downloading|Prepared|Installed|Uninstalled)\b.*")
+#   ╰─▶ Because there is no version of triton==3.2.7 and you require triton==3.2.7, we can conclude ...
+_UV_NO_VERSION_RE = re.compile(r"Because there is no version of |only the following versions of \S+ are available")
+_NETWORK_RE = re.compile(r"error sending request|dns error|Failed to fetch|client error \(Connect\)|"
+                         r"tcp connect error|Failed to establish a new connection|Temporary failure in name resolution|"
                          r"Name or service not known|Network is unreachable|Could not fetch URL|ProxyError|"
                          r"Connection refused|Read timed out|ConnectTimeoutError")
 
 
+INSTALLER_VARIABLE = "TRITONSCOPE_ENV_INSTALLER"
+
+
+def installer(environ=None) -> tuple[str, str | None]:
+    """("uv", its path) when uv is found and TRITONSCOPE_ENV_INSTALLER does not say pip; else ("pip", None).
+
+    uv is looked for on PATH, then beside this Python (`pip install uv` into this environment puts it there)."""
+    value = (os.environ if environ is None else environ).get(INSTALLER_VARIABLE, "").strip().lower()
+    if value not in ("", "auto", "uv", "pip"):
+        raise UsageError(f"{INSTALLER_VARIABLE}={value!r}: give uv, pip or auto (uv when it is found).")
+    if value == "pip":
+        return "pip", None
+    beside = Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv")
+    uv = shutil.which("uv") or (str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None)
+    if uv:
+        return "uv", uv
+    if value == "uv":
+        raise EnvError(f"{INSTALLER_VARIABLE}=uv, but no uv is found (on PATH, or beside {sys.executable}).",
+                       hint="Install it with `pip install uv`, or set it to pip.")
+    return "pip", None
+
+
+def _installer_words(kind: str, uv: str | None) -> str:
+    if kind != "uv":
+        return "pip"
+    try:
+        out = subprocess.run([uv, "--version"], capture_output=True, text=True, timeout=30).stdout.split()
+    except (OSError, subprocess.TimeoutExpired):
+        out = []
+    return f"uv {out[1]}" if len(out) > 1 else "uv"
+
+
+def install_into(folder: Path, requirements: list[str], *, progress: Callable[[str], None] | None = None,
+                 what: str = "", how: tuple[str, str | None] | None = None) -> str:
+    """Install `requirements` into the environment in `folder` with uv or pip (installer()); its steps as progress
+    lines; an EnvError (no such release, no network, anything else) when it fails.  Which installer, in words."""
+    kind, uv = how or installer()
+    python = str(_env_python(folder))
+    quiet = ["--disable-pip-version-check", "--no-input", "--progress-bar", "off"]
+    cmd = [uv, "pip", "install", "--python", python, *requirements] if kind == "uv" else \
+        [python, "-m", "pip", "install", *quiet, *requirements]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env["PYTHONNOUSERSITE"] = "1"
+    say = progress or (lambda _line: None)
+    say(f"{what}: {kind} install {' '.join(requirements)}")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            start_new_session=True)
+    lines: list[str] = []
+    started = time.monotonic()
+    try:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            lines.append(line.rstrip())
+            m = _PIP_STEP_RE.match(line) or _UV_STEP_RE.match(line)
+            if m:
+                say(f"{what}: {m.group(0).strip()[:100]}")
+            if time.monotonic() - started > PIP_TIMEOUT:
+                proc.kill()
+                break
+        proc.wait()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    if proc.returncode != 0:
+        raise _pip_error(" ".join(requirements), "\n".join(lines), kind)
+    return _installer_words(kind, uv)
+
+
 def create_env(version: str, *, progress: Callable[[str], None] | None = None,
                pip_args: tuple[str, ...] = ()) -> TritonEnv:
-    """Make the environment for Triton `version` (a venv + `pip install triton==version`), all or nothing."""
+    """Make the environment for Triton `version` (a venv + `uv pip install` or `pip install triton==version`), all
+    or nothing."""
     import venv
 
     version = check_version(version)
+    how = installer()
     root = env_root()
     root.mkdir(parents=True, exist_ok=True)
     clean_unfinished()
@@ -332,38 +452,15 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
     try:
         lock = hold_build_lock(tmp)
         say(f"Triton {version}: creating a virtual environment")
-        venv.EnvBuilder(with_pip=True, clear=True).create(str(tmp))
+        venv.EnvBuilder(with_pip=how[0] == "pip", clear=True).create(str(tmp))   # uv needs no pip in it
         python = str(_env_python(tmp))
-        cmd = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-               "--progress-bar", "off", f"triton=={version}", *pip_args]
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-        env["PYTHONNOUSERSITE"] = "1"
-        say(f"Triton {version}: pip install triton=={version}")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                                start_new_session=True)
-        lines: list[str] = []
-        started = time.monotonic()
-        try:
-            for line in proc.stdout:  # type: ignore[union-attr]
-                lines.append(line.rstrip())
-                m = _PIP_STEP_RE.match(line)
-                if m:
-                    say(f"Triton {version}: {m.group(0).strip()[:100]}")
-                if time.monotonic() - started > PIP_TIMEOUT:
-                    proc.kill()
-                    break
-            proc.wait()
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        if proc.returncode != 0:
-            raise _pip_error(version, "\n".join(lines))
+        made_with = install_into(tmp, [f"triton=={version}", *pip_args], progress=say, what=f"Triton {version}",
+                                 how=how)
         facts = probe(python)
         (tmp / "tritonscope-env.json").write_text(json.dumps(
             {"requested": version, "triton": facts["triton"], "python": facts["python"],
              "backends": facts["backends"], "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
-             "triton_dir": _triton_dir(tmp, facts.get("backends_dir"))}, indent=1))
+             "triton_dir": _triton_dir(tmp, facts.get("backends_dir")), "installer": made_with}, indent=1))
         try:
             if final.is_dir() and damage(final) is not None:  # a damaged one in the way: the new one replaces it
                 _remove(final)
@@ -378,7 +475,7 @@ def create_env(version: str, *, progress: Callable[[str], None] | None = None,
                                hint=f"Remove what is there with `tritonscope versions --remove {version}`, "
                                     "and run again.") from None
             shutil.rmtree(tmp, ignore_errors=True)
-        say(f"Triton {version}: ready")
+        say(f"Triton {version}: ready (made with {made_with})")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -402,22 +499,24 @@ def _triton_dir(folder: Path, backends_dir: str | None) -> str | None:
         return str(package)
 
 
-def _pip_error(version: str, output: str) -> EnvError:
+def _pip_error(requirement: str, output: str, kind: str = "pip") -> EnvError:
+    """pip's or uv's failure, in words: no such release, no network, or what it said."""
     pyver = f"{sys.version_info.major}.{sys.version_info.minor}"
+    what = f"Triton {requirement.split()[0].split('==')[-1]}" if requirement.startswith("triton==") else requirement
     m = _NO_VERSION_RE.search(output)
-    if m:
-        have = [v.strip() for v in m.group(1).split(",") if v.strip() and v.strip() != "none"]
-        return EnvError(f"Triton {version} cannot be installed for Python {pyver}: pip finds no such release.",
+    if m or _UV_NO_VERSION_RE.search(output):
+        have = [v.strip() for v in m.group(1).split(",") if v.strip() and v.strip() != "none"] if m else []
+        return EnvError(f"{what} cannot be installed for Python {pyver}: {kind} finds no such release.",
                         hint=("Releases pip finds: " + ", ".join(have[-12:])) if have else
-                        "pip found no Triton release at all: is the package index reachable?")
+                        f"{kind} found no such release: is the version right, and the package index reachable?")
     if _NETWORK_RE.search(output) or "No matching distribution" in output:
-        return EnvError(f"Triton {version} could not be installed: the package index is not reachable (no network?).",
+        return EnvError(f"{what} could not be installed: the package index is not reachable (no network?).",
                         hint="Connect and run again, or point the side at an environment you made: "
                              "triton=/path/to/venv/bin/python",
                         context="\n".join(output.strip().splitlines()[-6:]))
-    return EnvError(f"pip could not install Triton {version}.",
+    return EnvError(f"{kind} could not install {what}.",
                     context="\n".join(output.strip().splitlines()[-12:]),
-                    hint="Nothing was kept; fix what pip says, or point the side at your own environment "
+                    hint="Nothing was kept; fix what it says, or point the side at your own environment "
                          "(triton=/path/to/python).")
 
 

@@ -48,11 +48,11 @@ class Side:
         if self.env is not None:
             env["PYTHONNOUSERSITE"] = "1"
             if "hip" in backends and "TRITON_HIP_LLD_PATH" not in env:
-                from tritonscope import triton_api
+                from tritonscope.versions import lld
 
-                lld = triton_api.lld_for_env(self.env.backends_dir)
-                if lld:
-                    env["TRITON_HIP_LLD_PATH"] = lld
+                linker, _where = lld.choose(self.env)   # an AMD backend that needs an external ld.lld (3.4)
+                if linker:
+                    env["TRITON_HIP_LLD_PATH"] = linker
         env.update(self.knobs)
         return env
 
@@ -131,10 +131,10 @@ def error_line(err: dict | None, side: Side | None = None) -> str:
         return f"{failure['one_line']}: {re.sub(r'^RuntimeError: ', '', failure['error'])}"
     msg = (err.get("message") or "").strip().splitlines()[0] if err.get("message") else err.get("type", "error")
     text = " ".join(filter(None, [msg, (err.get("context") or "")]))
-    if "ld.lld" in text and ("not found" in text or "TRITON_HIP_LLD_PATH" in text):
-        from tritonscope import triton_api
+    from tritonscope.versions import lld
 
-        return triton_api.LLD_HINT.format(version=side.triton if side else "this")
+    if lld.is_missing_lld(text):
+        return lld.hint(side.triton if side else "this", side.env if side else None)
     version = side.triton if side else "this"
     # AttributeError: module 'triton.language' has no attribute 'make_tensor_descriptor'
     m = _NO_TL_ATTR_RE.search(text)

@@ -81,10 +81,18 @@ def compile_with_triton(config, triton_env, *, what: str = "The compile", timeou
     from tritonscope.pipeline.child_compile import compile_elsewhere
     from tritonscope.versions.run import Side
 
+    from tritonscope.core.errors import TritonscopeError
+    from tritonscope.versions import lld
+
     side = Side("A", triton_env)
     backend = ARCHES[config.arch].backend if config.arch in ARCHES else "cuda"
-    return compile_elsewhere(config, timeout=timeout, what=f"{what} with {side.label()}",
-                             env=side.child_env({backend}), python=triton_env.python)
+    try:
+        return compile_elsewhere(config, timeout=timeout, what=f"{what} with {side.label()}",
+                                 env=side.child_env({backend}), python=triton_env.python)
+    except TritonscopeError as e:   # Triton 3.4's "ROCm linker ... not found": what to do, as `versions` says
+        if backend == "hip" and lld.is_missing_lld(f"{e.message} {e.context or ''}"):
+            e.message, e.hint, e.context = lld.missing(triton_env.triton), lld.what_to_do(triton_env), e.message
+        raise
 
 
 def run_sweep_with_triton(requests: list, triton_env, *, default_arch: str, jobs: int, kernel: str = "",

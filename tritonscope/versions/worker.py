@@ -25,7 +25,11 @@ def compile_batch(payload: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for job in payload["jobs"]:
         try:
-            out.append({"artifact": compile_job(job)})
+            notes: list[str] = []
+            answer = {"artifact": compile_job(job, notes)}
+            if notes:
+                answer["note"] = " ".join(notes)
+            out.append(answer)
         except KeyboardInterrupt:
             raise
         except BaseException as e:  # one kernel's failure is its row, not the batch's end
@@ -52,7 +56,8 @@ def error_dict(e: BaseException) -> dict[str, Any]:
             "context": traceback.format_exc()[-2000:], "hint": "This is a tritonscope bug. Report the context above."}
 
 
-def compile_job(job: dict[str, Any]) -> dict[str, Any]:
+def compile_job(job: dict[str, Any], notes: list[str] | None = None) -> dict[str, Any]:
+    """One job's compile, encoded; what the row must say about how it was compiled goes into `notes`."""
     from tritonscope.pipeline.result_cache import encode_artifact
 
     if job["kind"] == "request":
@@ -66,7 +71,7 @@ def compile_job(job: dict[str, Any]) -> dict[str, Any]:
         config = resolve(Request(**job["request"]), job["default_arch"])
         return encode_artifact(Pipeline(cache="off", on_failure=reporter(checks=False)).compile(config).artifact)
     if job["kind"] == "found":
-        return encode_artifact(recompile_found(job["path"], job["key"], job["arch"]))
+        return encode_artifact(recompile_found(job["path"], job["key"], job["arch"], notes))
     raise ValueError(f"unknown job kind {job['kind']!r}")
 
 
@@ -84,13 +89,33 @@ def captured_constexprs(record: dict[str, Any] | None) -> dict[str, str]:
     return out
 
 
-def recompile_found(path: str, key: str, arch: str):
+def recompile_found(path: str, key: str, arch: str, notes: list[str] | None = None):
+    """A found kernel recompiled by this Triton: a captured one from its Python function (its constexprs given
+    back, so a front-end failure of this Triton is the row's error, not hidden by another Triton's TTIR).
+
+    When the captured module does not import here (an environment tritonscope made holds Triton only, and the
+    module imports torch), it is compiled from the TTIR the capture recorded, as `open --recompile` does, and
+    `notes` says so: the row then compares this Triton's passes from that TTIR on, not its front end."""
+    from tritonscope.core.errors import InputFileError
     from tritonscope.inputs.sources import find_entry, load_artifact, open_source, recompile
 
     source = open_source(path)
     entry = find_entry(source, key)
     original = load_artifact(entry)
-    return recompile(entry, original, arch=arch, constexprs=captured_constexprs(entry.record) or None)
+    constexprs = captured_constexprs(entry.record)
+    try:
+        return recompile(entry, original, arch=arch, constexprs=constexprs or None)
+    except InputFileError as e:
+        if not constexprs or "does not import here" not in e.message:
+            raise
+        why = e.message.split("does not import here: ", 1)[-1].rstrip(".")
+    # without constexprs recompile falls back on the IR itself when the module does not import (said in its warnings)
+    artifact = recompile(entry, original, arch=arch)
+    if notes is not None:
+        ir = "pre-pass TTIR (.source)" if "source" in entry.files else "TTIR"
+        notes.append(f"compiled from the capture's recorded {ir}, not its Python function: the captured module does "
+                     f"not import in this environment ({why})")
+    return artifact
 
 
 def sweep_batch(payload: dict) -> list[dict]:
