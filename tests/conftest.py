@@ -10,6 +10,7 @@ switch is off by default.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -27,6 +28,7 @@ if _RUN:
     os.makedirs(_CACHE, exist_ok=True)
 else:
     _CACHE = tempfile.mkdtemp(prefix="tritonscope-tests-")
+CACHE = _CACHE   # this run's cache folder (shared by its workers)
 os.environ["TRITON_CACHE_DIR"] = os.path.join(_CACHE, "triton")
 os.environ["TRITONSCOPE_CACHE_DIR"] = os.path.join(_CACHE, "tritonscope")
 # tritonscope's own result cache would answer a repeated `compile` without
@@ -72,6 +74,45 @@ def pytest_runtest_setup(item):
         if missing:
             pytest.skip(f"needs {missing}, which is not installed "
                         f"(pip install -e '.[{OPTIONAL_EXTRAS.get(missing, 'test')}]' brings it)")
+
+
+# How `-n N --dist loadfile` spreads the suite: one file is one unit of work (its module-scoped
+# compiles are shared by its tests), except the docs examples (test_readme.py), whose unit is one page:
+# a page's examples run in order on one worker, and the pages spread over the workers.  The slowest
+# units start first, so a long one never starts last.
+DOCS_EXAMPLE = re.compile(r"^tests/test_readme\.py::test_doc_example\[(?P<page>[A-Za-z0-9_]+(?:-[A-Za-z_][A-Za-z0-9_]*)*)-\d+-")
+# files and docs pages that take more than about 30 s on one core (Triton 3.9, --durations), slowest first
+SLOW_FIRST = ()
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of work that a test id belongs to under `--dist loadfile` (see above)."""
+    m = DOCS_EXAMPLE.match(nodeid)
+    return f"tests/test_readme.py::{m.group('page')}" if m else nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class PagesAndFiles(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not getattr(self, "_slow_first", False):
+                # the units SLOW_FIRST names first, in its order, then the others in xdist's order (most
+                # tests first); only the queue is reordered: the workers' collections are indexed as sent
+                self._slow_first = True
+                rank = {unit: i for i, unit in enumerate(SLOW_FIRST)}
+                units = sorted(self.workqueue.items(), key=lambda u: rank.get(u[0], len(rank)))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
+
+    return PagesAndFiles(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import conftest
 from conftest import ROOT
 from tritonscope.cli import app
 from tritonscope.core.errors import ExitCode
@@ -174,9 +175,12 @@ def _shown_in_order(shown: list[str], got: list[str]) -> bool:
 
 
 @pytest.fixture(scope="session")
-def docs_cache(tmp_path_factory):
-    """One tritonscope cache for every page's examples (result cache on): repeated compiles are shared."""
-    return tmp_path_factory.mktemp("docs-cache")
+def docs_cache():
+    """One tritonscope cache for every page's examples (result cache on): repeated compiles are shared,
+    also by the pages that other pytest-xdist workers of this run take (tests/conftest.py spreads the pages)."""
+    folder = Path(conftest.CACHE) / "docs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 _FOLDERS: dict[Path, Path] = {}
