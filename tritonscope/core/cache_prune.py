@@ -437,6 +437,6 @@ def pruned_note(envs, version: str, *, forget: bool = False) -> str | None:
         except OSError:
             pass
     freed = note.get("freed")
-    size = f", {freed / (1 << 20):,.0f} MiB" if isinstance(freed, int) else ""
+    size = f", freeing {freed / (1 << 20):,.1f} MiB" if isinstance(freed, int) else ""
     return (f"its environment was removed on {note.get('when', 'an earlier run')} to keep tritonscope's cache under "
-            f"its size cap ({setting()[1]}{size})")
+            f"its size cap of {setting()[1]}{size}")

@@ -237,8 +237,8 @@ def _resolve_missing(version: str, *, install: bool, progress: Callable[[str], N
         return here
     pruned = cache_prune.pruned_note(env_root(), version)
     if not install:
-        raise NotFoundError(f"No environment for Triton {version} yet (--no-install: pip is not run)."
-                            + (f" {pruned[0].upper()}{pruned[1:]}." if pruned else ""),
+        raise NotFoundError(f"No environment for Triton {version} (--no-install: pip is not run): {pruned}."
+                            if pruned else f"No environment for Triton {version} yet (--no-install: pip is not run).",
                             hint=f"Make it with: tritonscope versions --add {version}")
     if pruned and progress:
         progress(f"Triton {version}: {pruned}; making it again")

@@ -159,8 +159,8 @@ def what_to_do(env=None) -> str:
                "(--no-install, or no network): run again without --no-install")
     else:
         python = getattr(env, "python", None) or "python"
-        get = f"install the ziglang wheel beside that Triton ({python} -m pip install {ZIGLANG}; tritonscope uses its lld)"
-    return (f"{get[0].upper()}{get[1:]}, or install LLVM's lld (Debian/Ubuntu: apt-get install lld-19), or set "
+        get = f"Install the ziglang wheel beside that Triton ({python} -m pip install {ZIGLANG}; tritonscope uses its lld)"
+    return (f"{get}, or install LLVM's lld (Debian/Ubuntu: apt-get install lld-19), or set "
             "TRITON_HIP_LLD_PATH to an ld.lld of LLVM 19 or newer.")
 
 
