@@ -441,3 +441,24 @@ def test_the_ttir_note_survives_a_record_and_its_replay(capture_report):
     rep, record = capture_report
     again = V.from_record(record)
     assert again.notes == rep.notes and again.rows[0].notes == rep.rows[0].notes
+
+
+def test_an_environment_that_is_most_of_the_cap_is_said(cache, monkeypatch):
+    def create(version, *, progress=None, pip_args=()):   # a pip-made environment: its files its own
+        folder = _env(cache, version, 2, used_ago=0)
+        (folder / "bin").mkdir()
+        (folder / "bin" / "python").symlink_to(sys.executable)
+        (folder / "tritonscope-env.json").write_text(json.dumps(
+            {"requested": version, "triton": version, "triton_dir": os.path.dirname(__import__("triton").__file__)}))
+        return E.cached_env(version)
+
+    monkeypatch.setattr(E, "create_env", create)
+    monkeypatch.setenv("TRITONSCOPE_CACHE_MAX_MB", "3")
+    said = []
+    env = E.resolve("3.4.0", progress=said.append)
+    try:
+        assert said[-1].startswith("Triton 3.4.0: this environment holds 2 MiB, more than half of tritonscope's cache "
+                                   "cap of 3 MiB (TRITONSCOPE_CACHE_MAX_MB)")
+        assert Path(env.path).exists()   # in use by this process: the prune it set off kept it
+    finally:
+        os.close(C._held.pop(os.path.abspath(env.path)))

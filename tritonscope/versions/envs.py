@@ -209,8 +209,14 @@ def _take(env: TritonEnv, *, install: bool, progress: Callable[[str], None] | No
     if not cache_prune.use_env(env.path):
         return False
     lld.ensure(env, install=install, install_into=install_into, progress=progress)
-    cache_prune.after_store(Path(env.path) / "tritonscope-env.json",
-                            cache_prune.env_freed_bytes(env.path) if added else 0)
+    size = cache_prune.env_freed_bytes(env.path) if added else 0
+    cap, cap_words = cache_prune.setting()
+    if progress and cap and size > cap // 2:
+        progress(f"Triton {env.triton}: this environment holds {size / (1 << 20):,.0f} MiB, more than half of "
+                 f"tritonscope's cache cap of {cap_words}: the cap removes it when it is the least recently used. "
+                 "Raise TRITONSCOPE_CACHE_MAX_MB to keep several, or install uv (pip install uv): the environments "
+                 "it makes hard-link uv's cache and count only their own files.")
+    cache_prune.after_store(Path(env.path) / "tritonscope-env.json", size)
     return True
 
 
