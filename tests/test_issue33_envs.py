@@ -462,3 +462,17 @@ def test_an_environment_that_is_most_of_the_cap_is_said(cache, monkeypatch):
         assert Path(env.path).exists()   # in use by this process: the prune it set off kept it
     finally:
         os.close(C._held.pop(os.path.abspath(env.path)))
+
+
+def test_a_versions_row_gives_the_hint_over_the_failure_reports_line(tmp_path):
+    """The worker's row line (a failure report's 'pass X on op: error') does not hide what to install."""
+    from tritonscope import versions as V
+
+    managed = _triton_env(_site(tmp_path / "m"), path=str(tmp_path / "m"))
+    raw = {"type": "CompileError", "message": T34_ERROR,
+           "line": "pass ... on tt.func at k.py:1: Exception: ROCm linker /opt/rocm/llvm/bin/ld.lld not found."}
+    results = {(0, 0): {"error": raw}, (1, 0): {"error": {"type": "CompileError", "message": "other", "line": "x"}}}
+    rep = V.build_report([V.Job("matmul", "gfx942", {})], ["triton 3.4.0", "triton 3.6.0"], results,
+                         sides=[V.Side("A", managed), V.Side("B", managed)])
+    (row,) = rep.rows
+    assert row.a_error["line"] == L.hint("3.4.0", managed) and row.b_error["line"] == "x"

@@ -45,6 +45,7 @@ def build_report(jobs: list[Job], labels: list[str], results: dict, *, rules: li
                  predict: bool = True, sides: list[Side] | None = None) -> VersionsReport:
     from tritonscope.analyses.analysis import analyze
     from tritonscope.pipeline.result_cache import decode_artifact
+    from tritonscope.versions.lld import is_missing_lld as missing_lld
     from tritonscope.versions.metrics import speed_facts
 
     rows: list[KernelRow] = []
@@ -60,7 +61,8 @@ def build_report(jobs: list[Job], labels: list[str], results: dict, *, rules: li
                     said.append(f"{'AB'[si]} ({labels[si]}) {res['note']}")
             else:
                 err = dict(res["error"])
-                err.setdefault("line", error_line(err, sides[si] if sides else None))
+                if not err.get("line") or missing_lld(f"{err.get('message')} {err.get('context')}"):
+                    err["line"] = error_line(err, sides[si] if sides else None)   # the linker hint over Triton's
                 facts.append(None)
                 errors.append(err)
         rows.append(make_row(job.key, job.arch, facts[0], facts[1], errors[0], errors[1]))

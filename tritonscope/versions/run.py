@@ -124,6 +124,11 @@ def error_line(err: dict | None, side: Side | None = None) -> str:
     """One line for a row: the error's message, with what to install where a known quirk explains it."""
     if not err:
         return ""
+    from tritonscope.versions import lld
+
+    said = " ".join(str(err.get(k) or "") for k in ("message", "context", "line"))
+    if lld.is_missing_lld(said):   # Triton 3.4's "ROCm linker ... not found": what to do (before its failure report)
+        return lld.hint(side.triton if side else "this", side.env if side else None)
     failure = err.get("failure")
     if isinstance(failure, dict) and isinstance(failure.get("one_line"), str) and failure["one_line"] \
             and isinstance(failure.get("error"), str):
@@ -131,10 +136,6 @@ def error_line(err: dict | None, side: Side | None = None) -> str:
         return f"{failure['one_line']}: {re.sub(r'^RuntimeError: ', '', failure['error'])}"
     msg = (err.get("message") or "").strip().splitlines()[0] if err.get("message") else err.get("type", "error")
     text = " ".join(filter(None, [msg, (err.get("context") or "")]))
-    from tritonscope.versions import lld
-
-    if lld.is_missing_lld(text):
-        return lld.hint(side.triton if side else "this", side.env if side else None)
     version = side.triton if side else "this"
     # AttributeError: module 'triton.language' has no attribute 'make_tensor_descriptor'
     m = _NO_TL_ATTR_RE.search(text)
