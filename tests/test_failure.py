@@ -5,7 +5,9 @@ inside its pipeline (each file's docstring says how and on which Triton):
 
 - warp_specialize_attention: NVGPUWarpSpecialization crashes on sm_90a (3.6 and 3.9);
 - libdevice_on_amd: make_llir refuses a CUDA libdevice call for gfx942, after its passes (3.6 and 3.9);
-- fp64_dot_amd: ConvertTritonAMDGPUToLLVM's MFMA lowering asserts on an fp64 dot (3.6; 3.9 compiles it).
+- fp64_dot_amd: ConvertTritonAMDGPUToLLVM's MFMA lowering asserts on an fp64 dot (3.6; 3.9 compiles it);
+- pointer_select_amd: TritonAMDGPUCanonicalizePointers asserts on an `if` choosing between two pointers, the
+  pattern of vLLM's Mamba2 chunk scan (3.6; 3.9 compiles it; AMDGCN_USE_BUFFER_OPS=0 compiles it).
 
 Goldens (tests/golden/failure/<series>/<case>.json) hold the stage, the pass,
 the op, the Python line and which checked fixes compile; `pytest --regen`
@@ -33,12 +35,17 @@ ATTENTION = [f"{FAILING}/warp_specialize_attention.py:attn_fwd", "--arch", "sm_9
              "--arg", "Q=fp16[4096,64]", "--arg", "K=fp16[4096,64]", "--arg", "V=fp16[4096,64]",
              "--arg", "Out=fp16[4096,64]", "--arg", "N_CTX=1024", "-c", "HEAD_DIM=64", "-c", "BLOCK_M=128",
              "-c", "BLOCK_N=64", "-c", "warp_specialize=True"]
+# vLLM's Mamba2 chunk-scan pattern (ROCm/triton#924): a pointer chosen by a runtime `if`; 3.9 compiles it
+POINTER_SELECT = [f"{FAILING}/pointer_select_amd.py:select_kernel", "--arch", "gfx942",
+                  "--arg", "init_ptr=fp32[4,8192]", "--arg", "states_ptr=fp32[16,8192]", "--arg", "seq_ptr=i32[16]",
+                  "--arg", "out_ptr=fp32[16,64]", "--arg", "stride=8192", "-c", "BLOCK=64"]
 CASES = {
     "warp_specialize_attention": (ATTENTION + ["-c", "STAGE=3"], ("3.6", "3.9"), None),
     "libdevice_on_amd": ([f"{FAILING}/libdevice_on_amd.py:rsqrt_kernel", "--arch", "gfx942", "--arg", "x_ptr=*fp32",
                           "--arg", "out_ptr=*fp32", "--arg", "n=1024", "-c", "BLOCK=256"], ("3.6", "3.9"), "amd"),
     "fp64_dot_amd": ([f"{FAILING}/fp64_dot_amd.py:dot_kernel", "--arch", "gfx942", "--arg", "a_ptr=*fp64",
                       "--arg", "out_ptr=*fp64", "-c", "BLOCK=64"], ("3.6",), "amd"),
+    "pointer_select_amd": (POINTER_SELECT, ("3.6",), "amd"),
 }
 
 

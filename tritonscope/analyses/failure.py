@@ -29,7 +29,6 @@ never prints (outputs/render/failure_view.py draws it).
 
 from __future__ import annotations
 
-import linecache
 import os
 import re
 import shutil
@@ -41,6 +40,9 @@ from tritonscope.core.errors import CompileError, CompileTimeoutError, KernelSpe
 
 from tritonscope.analyses.failure_model import (  # noqa: F401  (the report as data)
     SCHEMA, SCHEMA_VERSION, EXCERPT_LINES, FailingOp, Diagnostic, FixCheck, Reproducer, Failure, report_dict, failure_from_report,
+)
+from tritonscope.analyses.failure_op import (  # noqa: F401  (the op and the IR around it)
+    CPP_OPS, PASS_OPS, _pattern_ops, excerpt, find_op, module_ops,
 )
 
 
@@ -97,6 +99,12 @@ KNOWN: tuple[Known, ...] = (
     Known(re.compile(r"(DotOpToLLVM|MFMA|WMMA|MMAv\d|WGMMA)\w*\.cpp.*Unsupported data type"),
           "The lowering of tt.dot to the target's matrix instructions ({0}) has no case for this dot's element "
           "type: this Triton cannot compile this dot for this target."),
+    # CanonicalizePointers.cpp:1433: ... "expected then fat ptr canNarrow and else fat ptr canNarrow to be equal"
+    Known(re.compile(r"CanonicalizePointers\.cpp.*expected then fat ptr canNarrow and else fat ptr canNarrow"),
+          "The two branches of an `if` give a pointer each, and the AMD pass that splits pointers into a base and "
+          "an offset (for buffer ops) cannot merge them: it can narrow one branch's offset to 32 bits and not the "
+          "other's (a 64-bit or possibly negative offset). A Triton bug or an unsupported case, not an error in "
+          "the kernel's Python."),
     # ... Assertion `...' failed.   (any other C++ assertion)
     Known(re.compile(r"/([\w.]+\.(?:cpp|h)):(\d+): .*Assertion `(.*)' failed"),
           "A C++ assertion inside Triton failed ({0}:{1}: {2}): a Triton bug or an unsupported case."),
@@ -111,37 +119,6 @@ KNOWN: tuple[Known, ...] = (
           "LLVM's backend stopped the compile: {0}."),
 )
 
-# Passes and the ops they work on: the op a pass most likely failed on when Triton's error names none.
-# (a substring of the pass's name, the op kinds, a word its line must hold, what to call it)
-PASS_OPS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
-    ("WarpSpecializ", ("scf.for",), "tt.warp_specialize", "the loop it warp-specializes"),
-    ("BufferOps", ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"), "", "a global load or store it "
-                                                                                  "turns into a buffer op"),
-    ("CanonicalizePointers", ("tt.addptr", "tt.load", "tt.store"), "", "the pointer arithmetic it rewrites"),
-    ("Pipeline", ("scf.for",), "", "the loop it pipelines"),
-    ("ScheduleLoops", ("scf.for",), "", "the loop it schedules"),
-    ("AssignLatencies", ("scf.for",), "", "the loop it schedules"),
-    ("FuseNestedLoops", ("scf.for",), "", "the loops it fuses"),
-    ("AccelerateMatmul", ("tt.dot", "tt.dot_scaled"), "", "the dot it maps to MMA instructions"),
-    ("OptimizeDotOperands", ("tt.dot", "tt.dot_scaled"), "", "the dot whose operands it places"),
-    ("MMALowering", ("ttng.warp_group_dot", "ttng.tc_gen5_mma"), "", "the MMA it lowers"),
-    ("TMALowering", ("tt.descriptor_load", "tt.descriptor_store"), "", "the descriptor access it lowers"),
-)
-
-# A C++ source file of a lowering (in an assertion) and the ops it lowers.
-CPP_OPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("DotOp", ("tt.dot", "ttng.warp_group_dot", "tt.dot_scaled")),
-    ("MFMA", ("tt.dot", "tt.dot_scaled")),
-    ("WMMA", ("tt.dot",)),
-    ("MMAv", ("tt.dot", "ttng.warp_group_dot")),
-    ("LoadStoreOp", ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas")),
-    ("ReduceOp", ("tt.reduce",)),
-    ("ScanOp", ("tt.scan",)),
-    ("ConvertLayoutOp", ("ttg.convert_layout",)),
-    ("HistogramOp", ("tt.histogram",)),
-    ("GatherOp", ("tt.gather",)),
-)
-
 # python: /source/llvm-project/mlir/lib/IR/Dominance.cpp:256: bool ...: Assertion `aBlock && bBlock' failed.
 _ASSERTION = re.compile(r"^(?:[\w.-]+: )?(?P<file>/\S+?\.(?:cpp|h|hpp)):(?P<line>\d+): .*Assertion .* failed\.?$")
 # LLVM ERROR: Cannot select: ...
@@ -149,12 +126,6 @@ _FATAL = re.compile(r"^LLVM ERROR: .*$")
 # Pipeline failed while executing `NVGPUWarpSpecialization` on 'builtin.module' operation: reproducer ...
 # Pipeline failed while executing [`TritonAMDGPUCanonicalizePointers` on 'tt.func' operation: @k]: ...
 _FAILED_PASS = re.compile(r"Pipeline failed while executing \[?`(\w+)`")
-# see current operation: %12 = "tt.dot"(%a, %b, %c) ...
-_CURRENT_OP = re.compile(r"see current operation:\s*(.*)")
-# 'tt.dot' op ...
-_OP_IN_MESSAGE = re.compile(r"'([a-z_]\w*\.[\w.]+)' op\b")
-# a symbol Triton's text names: __nv_rsqrtf
-_SYMBOL = re.compile(r"\b(__[a-z]+_\w+)\b")
 # pipeline: "builtin.module(nvgpu-warp-specialization{dump-intermediate-steps=true num-stages=3})",
 _REPRO_PIPELINE = re.compile(r'pipeline:\s*"(.*)"')
 # the stage functions of Triton's backends: make_ttgir, make_llir, make_ptx, make_cubin, make_amdgcn, make_hsaco
@@ -196,7 +167,7 @@ def diagnose(config, err: BaseException | None = None, *, checks: bool = True, t
         return None
     if checks:
         with show(f"checking what to try for {config.target}..."):
-            check_fixes(failure, config, timeout=timeout)
+            check_fixes(failure, config, timeout=timeout, tuned=(getattr(err, "data", None) or {}).get("tuned"))
     failure.diagnose_seconds = time.perf_counter() - started
     return failure
 
@@ -381,168 +352,6 @@ def _without_temp_paths(message: str) -> str:
 
 
 # --------------------------------------------------------------------------
-# The op, and the IR around it
-# --------------------------------------------------------------------------
-
-def _parsed(ir: str, kernel_file: str):
-    from tritonscope.language.dialects.mlir import parse
-
-    return parse(ir, file=kernel_file, key="ttgir").lines
-
-
-@dataclass(frozen=True)
-class _Op:
-    """One op of a module: its name, its first line's text, its location and its attributes' text (an op with
-    a region prints both after the region: `} {tt.warp_specialize} loc(#loc190)`)."""
-
-    name: str
-    text: str
-    loc: Any
-    raw: str
-
-
-def module_ops(ir: str, kernel_file: str) -> list[_Op]:
-    """The ops of a module's text, each with its location resolved (SourceLoc, or None)."""
-    from tritonscope.language.mlir_syntax import op_name
-
-    lines = [ln for ln in _parsed(ir, kernel_file) if ln.text.strip()]
-    texts = [ln.text for ln in lines]
-    out = []
-    for i, ln in enumerate(lines):
-        name = op_name(ln.text)
-        if not name:
-            continue
-        loc, raw = ln.loc, ln.raw
-        if texts[i].rstrip().endswith("{"):
-            _, hi = _region(texts, i)
-            if hi != i:
-                loc, raw = lines[hi].loc or loc, ln.raw + "\n" + lines[hi].raw
-        out.append(_Op(name, ln.text.strip(), loc, raw))
-    return out
-
-
-def find_op(ir: str, f: Failure, error_text: str, stderr: str = "") -> FailingOp | None:
-    """The op the compile failed on: where Triton's error points, the op it names, else the op the pass works
-    on.  None when the IR holds none of them."""
-    if not ir:
-        return None
-    kernel = os.path.realpath(f.file) if f.file else ""
-    ops = [op for op in module_ops(ir, f.file)
-           if op.loc is not None and (not kernel or os.path.realpath(op.loc.file) == kernel)]
-
-    def make(cands: list[_Op], how: str) -> FailingOp | None:
-        if not cands:
-            return None
-        first = cands[0]
-        loc = first.loc
-        src = linecache.getline(loc.file, loc.line).strip()
-        return FailingOp(first.name, first.text, loc.file, loc.line, loc.col, src, how, len(cands),
-                         sorted({c.loc.line for c in cands[1:]} - {loc.line}))
-
-    # 1. an error at an op's location (not the kernel's def line, where module-level errors point)
-    def_line = next((op.loc.line for op in ops if op.name == "tt.func"), 0)
-    for d in f.diagnostics:
-        if d.severity == "error" and d.line and d.line != def_line and \
-                (not kernel or os.path.realpath(d.file) == kernel):
-            named = _OP_IN_MESSAGE.search(d.message)
-            found = make([op for op in ops if op.loc.line == d.line and (not named or op.name == named.group(1))],
-                         "where Triton's error points")
-            if found:
-                return found
-    # 2. an op an error names ('tt.dot' op ...), or the one MLIR printed with it (see current operation: ...)
-    from tritonscope.language.mlir_syntax import op_name
-
-    for d in f.diagnostics:
-        named = _OP_IN_MESSAGE.search(d.message)
-        current = _CURRENT_OP.search(d.message)
-        kind = named.group(1) if named else (op_name(current.group(1)) if current else None)
-        if kind:
-            found = make([op for op in ops if op.name == kind], "the op Triton's error names")
-            if found:
-                return found
-    # 3. a symbol Triton's error names (__nv_rsqrtf): the op that uses it
-    for sym in dict.fromkeys(_SYMBOL.findall(error_text)):
-        users = [op for op in ops if f"@{sym}" in op.text or f'"{sym}"' in op.text]
-        # the calls, not the declaration they call (llvm.func @__nv_rsqrtf(f32) -> f32)
-        found = make([op for op in users if not op.name.endswith(".func")] or users,
-                     f"the op that calls {sym}, which Triton's error names")
-        if found:
-            return found
-    # 4. a C++ assertion in a lowering named after its op (DotOpToLLVM/MFMA.cpp): that op
-    for d in f.diagnostics:
-        if d.severity == "assertion":
-            for word, kinds in CPP_OPS:
-                if word in d.file:
-                    found = make([op for op in ops if op.name in kinds],
-                                 f"the op {os.path.basename(d.file)} lowers, where Triton's assertion failed; "
-                                 "Triton names no op")
-                    if found:
-                        return found
-    # 5. the op the pass works on
-    if f.in_pass or f.timed_out:
-        for word, kinds, mark, what in PASS_OPS:
-            if word in f.pass_name:
-                found = make([op for op in ops if op.name in kinds and (not mark or mark in op.raw)],
-                             f"{what}: Triton names no op, and this is the op the pass works on")
-                if found:
-                    return found
-    return None
-
-
-def excerpt(ir: str, op: FailingOp | None, *, kernel_file: str = "", limit: int = EXCERPT_LINES) -> str:
-    """The IR around the failing op: its region (the op's own when it has one, else the one that holds it),
-    at most `limit` lines around the op; the op's line is marked '> '.  Without an op, the kernel's function
-    up to `limit` lines.  Locations are left out (the Python line is said above it)."""
-    if not ir:
-        return ""
-    lines = [ln.text for ln in _parsed(ir, kernel_file)]
-    lines = [t for t in lines if t.strip() and not t.startswith("#")]   # no #loc, #di_... or layout aliases
-    at = None
-    if op is not None:
-        at = next((i for i, t in enumerate(lines) if t.strip() == op.text), None)
-    if at is None:
-        start = next((i for i, t in enumerate(lines) if t.lstrip().startswith(("tt.func", "llvm.func"))), 0)
-        picked: list[int | str] = list(range(start, min(len(lines), start + limit)))
-        if len(lines) > start + limit:
-            picked.append(f"... ({len(lines) - start - limit} more lines)")
-    else:
-        lo, hi = _region(lines, at)
-        if hi - lo + 1 <= limit:
-            picked = list(range(lo, hi + 1))
-        else:  # the region's first and last lines, and a window around the op between them
-            a = max(lo + 1, at - limit // 2)
-            b = min(hi - 1, a + limit - 1)
-            a = max(lo + 1, b - limit + 1)
-            picked = [lo] + ([f"... ({a - lo - 1} lines)"] if a > lo + 1 else []) + list(range(a, b + 1)) \
-                + ([f"... ({hi - 1 - b} lines)"] if b < hi - 1 else []) + [hi]
-    cut = min((_indent(lines[i]) for i in picked if isinstance(i, int)), default=0)
-    return "\n".join(("> " if i == at else "  ") + lines[i][cut:] if isinstance(i, int) else "  " + i
-                     for i in picked)
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip(" "))
-
-
-def _region(lines: list[str], at: int) -> tuple[int, int]:
-    """(first, last) line of the op's region: the op and its body when it opens one, else its parent's."""
-    def close_of(i: int) -> int:
-        ind = _indent(lines[i])
-        for j in range(i + 1, len(lines)):
-            if _indent(lines[j]) <= ind and lines[j].strip().startswith("}"):
-                return j
-        return len(lines) - 1
-
-    if lines[at].rstrip().endswith("{"):
-        return at, close_of(at)
-    ind = _indent(lines[at])
-    for i in range(at - 1, -1, -1):
-        if _indent(lines[i]) < ind and lines[i].rstrip().endswith("{"):
-            return i, close_of(i)
-    return 0, len(lines) - 1
-
-
-# --------------------------------------------------------------------------
 # The reproducer
 # --------------------------------------------------------------------------
 
@@ -592,10 +401,11 @@ def _top_level(text: str) -> list[str]:
 _WS_ARG = re.compile(r"warp_specialize\s*=\s*([A-Za-z_]\w*)")
 
 
-def candidate_fixes(failure: Failure, config, scratch: Path | None = None) -> list[tuple[FixCheck, Any, dict | None]]:
+def candidate_fixes(failure: Failure, config, scratch: Path | None = None,
+                    tuned: dict | None = None) -> list[tuple[FixCheck, Any, dict | None]]:
     """What to try for this failure: (the check, the changed Config or None when it cannot be checked, the
     environment changes).  A source change KNOWN can make is checked on a copy of the kernel's file written
-    into `scratch`."""
+    into `scratch`.  `tuned` (see check_fixes) makes a --config N compile's changed launch the user's own config."""
     out: list[tuple[FixCheck, Any, dict | None]] = []
     name = failure.pass_name if failure.in_pass or failure.timed_out else ""
     words = "\n".join([failure.error] + [d.message for d in failure.diagnostics])
@@ -628,14 +438,32 @@ def candidate_fixes(failure: Failure, config, scratch: Path | None = None) -> li
                         changed, None))
     out += _other_tritons(failure, config)
     if failure.in_pass or failure.timed_out:
-        stages = config.num_stages
-        if stages is None or stages > 1:
-            out.append((FixCheck("fewer stages (num_stages=1)", "-s 1"), config.with_launch(num_stages=1), None))
-        warps = config.num_warps or 4
+        base, words, of = _own_config(config, tuned)
+        stages = base.num_stages
+        warps = base.num_warps or 4
         other = 8 if warps <= 4 else 4
-        out.append((FixCheck(f"another num_warps ({other})", f"-w {other}"), config.with_launch(num_warps=other),
-                    None))
+        if stages is None or stages > 1:
+            out.append((FixCheck(f"fewer stages (num_stages=1{of})", f"{words}-w {warps} -s 1" if of else "-s 1"),
+                        base.with_launch(num_stages=1), None))
+        out.append((FixCheck(f"another num_warps ({other}{of})", f"{words}-w {other} -s {stages}" if of else
+                             f"-w {other}"), base.with_launch(num_warps=other), None))
     return out
+
+
+def _own_config(config, tuned: dict | None):
+    """(the config a changed launch starts from, the flags that set it, words for the label): `config` itself,
+    or for a --config N compile the autotune config's own values as the user's config (a launch refuses -s/-w
+    beside a tuner's config), its tuned constexprs said with -c."""
+    from dataclasses import replace
+
+    if getattr(config, "config", None) is None or not isinstance(tuned, dict):
+        return config, "", ""
+    given = config.constexprs or {}
+    extra = {k: v for k, v in (tuned.get("constexprs") or {}).items() if k not in given}
+    base = replace(config, config=None, constexprs={**given, **extra},
+                   num_warps=tuned.get("num_warps"), num_stages=tuned.get("num_stages"))
+    flags = "".join(f"-c {k}={v} " for k, v in extra.items())
+    return base, flags, f", the rest as autotune config {tuned.get('index', config.config)}"
 
 
 # Variables of this process that must not reach another environment's Python (as versions/run.py's sides).
@@ -686,15 +514,16 @@ def _other_tritons(failure: Failure, config) -> list[tuple[FixCheck, Any, dict |
              {"__python__": python, **env}) for version, python in others[:2]]
 
 
-def check_fixes(failure: Failure, config, *, timeout: float = 300, limit: int = 4) -> None:
+def check_fixes(failure: Failure, config, *, timeout: float = 300, limit: int = 4, tuned: dict | None = None) -> None:
     """Compile each candidate fix (at most `limit`) in a child process, a few at once, and say which compile; a
-    fix that needs a source change is listed as not tried."""
+    fix that needs a source change is listed as not tried.  `tuned`: the autotune config's values the failed
+    compile used (compile_errors._tuned), for a changed launch of a --config N compile."""
     from concurrent.futures import ThreadPoolExecutor
 
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="tritonscope-fix-") as scratch:
-        candidates = candidate_fixes(failure, config, Path(scratch))
+        candidates = candidate_fixes(failure, config, Path(scratch), tuned=tuned)
         runnable = [(c, changed, env) for c, changed, env in candidates if changed is not None][:limit]
         workers = max(1, min(len(runnable), os.cpu_count() or 1, 3))
         if runnable:

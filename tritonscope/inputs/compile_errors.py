@@ -54,8 +54,22 @@ def compile_error(e: Exception, spec, jit_fn: Any = None) -> Exception:
         f"Triton failed while compiling {spec.kernel}: {type(e).__name__}: {first}",
         context="\n".join(text.splitlines()[1:12]) or None,
         hint="Rerun with --debug for the full traceback.",
-        data={"in_pipeline": True},
+        data={"in_pipeline": True, **_tuned(spec)},
     )
+
+
+def _tuned(spec) -> dict:
+    """For a config of an @triton.autotune kernel: {"tuned": the constexprs (less those its heuristics compute),
+    num_warps and num_stages it compiled with}, so that a changed launch (fewer stages, another num_warps) can be
+    compiled as the user's own config (a launch refuses -s/-w beside the tuner's config)."""
+    from tritonscope.core.model import constexpr_words
+
+    if not getattr(spec, "autotune", None):
+        return {}
+    heur = set(getattr(spec, "heuristics", ()) or ())
+    return {"tuned": {"index": spec.autotune.get("index"),
+                      "constexprs": {k: constexpr_words(v) for k, v in spec.constexprs.items() if k not in heur},
+                      "num_warps": spec.num_warps, "num_stages": spec.num_stages}}
 
 
 # 'str' object has no attribute 'scalar'     'tensor' object has no attribute 'load'

@@ -99,7 +99,7 @@ def failure_renderables(f, *, width: int = TEXT_WIDTH, ir: bool = True) -> list:
             t = Text()
             t.append(f"  {mark} ", style=style)
             if x.flags:
-                t.append(f"{x.flags:<26}", style="bold")
+                t.append(f"{x.flags:<25} ", style="bold")
             t.append(x.label)
             said = x.said + (f" ({x.seconds:.1f} s)" if x.seconds is not None else "")
             t.append(f": {said}", style=style if x.tried else "dim")
