@@ -91,7 +91,7 @@ def test_no_expectations_is_a_usage_error():
 
 
 def test_bad_junit_path_fails_before_compiling(tmp_path, monkeypatch):
-    monkeypatch.setattr("tritonscope.commands.running.compile_request",
+    monkeypatch.setattr("tritonscope.commands.running.compile_config",
                         lambda *a, **k: (_ for _ in ()).throw(AssertionError("compiled")))
     res = CliRunner().invoke(app, ["check", "matmul", "-e", "fits", "--junit", str(tmp_path / "x.txt")])
     assert res.exit_code == 8

@@ -18,7 +18,7 @@ from tritonscope.cli import app
 @pytest.fixture(scope="session")
 def explained():
     """explained(target, shapes=(), gpu=None, check=True, **request) -> (Analysis, Explanation), memoized."""
-    from tritonscope.commands.explain import run_explain
+    from tritonscope.commands.running import run_explain
     from tritonscope.core.env import Env
     from tritonscope.inputs.kernels import Request
 
@@ -279,7 +279,7 @@ def test_explain_command_text_json_and_save(tmp_path):
 
 
 def test_explain_refuses_a_bad_save_path_before_compiling(tmp_path, monkeypatch):
-    monkeypatch.setattr("tritonscope.commands.running.compile_request",
+    monkeypatch.setattr("tritonscope.commands.running.compile_config",
                         lambda *a, **k: (_ for _ in ()).throw(AssertionError("compiled")))
     res = CliRunner().invoke(app, ["explain", "matmul", "--save", str(tmp_path / "x.pdf")])
     assert res.exit_code == 8 and "unknown extension '.pdf'" in " ".join(res.output.split())

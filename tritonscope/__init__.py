@@ -11,7 +11,9 @@ Importing the package loads neither triton nor torch: they load on first use.
 
 from tritonscope._version import __version__  # its own module: report.py and cli.py read it without a cycle
 
-from tritonscope.api import Result, compile, predicted_time, prune_by_prediction, show  # noqa: E402  (light: imports nothing heavy)
+from tritonscope.api import (Explained, Result, compile, explain, predicted_time, prune_by_prediction, show,  # noqa: E402
+                             tune)  # (light: imports nothing heavy)
 
-__all__ = ["Result", "compile", "show", "prune_by_prediction", "predicted_time", "__version__"]
+__all__ = ["Result", "Explained", "compile", "explain", "tune", "show", "prune_by_prediction", "predicted_time",
+           "__version__"]
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-__all__ = ["Result", "compile", "show", "prune_by_prediction"]
+__all__ = ["Result", "Explained", "compile", "explain", "tune", "show", "prune_by_prediction", "predicted_time"]
 
 # A terminal view prints at most this many lines per stage (the CLI's default).
 MAX_LINES = 300
@@ -74,33 +74,13 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     """
     from tritonscope.analyses.analysis import analyze
     from tritonscope.analyses.summary import out_of_resources
-    from tritonscope.core.errors import UsageError
-    from tritonscope.inputs.kernels import Request
-    from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.core.words import api_terms
     from tritonscope.pipeline.config import resolve
 
-    _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
-    kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
-    target = str(target_or_function) if kernel_object is None else _target_of(kernel_object)
-    keywords = dict(constexprs or {})
-    for name, value in (options or {}).items():  # one launch: options are keywords beside the constexprs
-        if name in keywords and keywords[name] != value:
-            raise UsageError(f"{name} is given twice: constexprs[{name!r}]={keywords[name]!r} and "
-                             f"options[{name!r}]={value!r}.", hint=f"Give {name} once.")
-        keywords[name] = value
-    request = Request(
-        target=target,
-        constexprs=keywords, config=config,
-        args={name: _describe_arg(value) for name, value in (args or {}).items()},
-        block=block, num_warps=num_warps, num_stages=num_stages, arch=arch,
-        shape=_shape_text(shape), dtype=dtype,
-    )
-    # the one compile path; the API keeps no result cache; a failure inside Triton carries its report on the
-    # CompileError (e.data["failure"], analyses/failure.Failure: the pass, the op, the Python line)
-    from tritonscope.analyses.failure import reporter
-
-    pipe = Pipeline(on_failure=reporter(checks=False))
+    request, kernel_object = _request(target_or_function, constexprs=constexprs, args=args, num_warps=num_warps,
+                                      num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, block=block,
+                                      options=options, config=config)
+    pipe = _pipeline()  # the one compile path, without a result cache
     with api_terms():  # every check words its refusal with this API's keywords (num_warps=3), not the CLI's flags
         config = resolve(request)  # the arch: arch=, else the local GPU's, else the default
         if config.config == "predicted":  # every kept config compiled and predicted (cost/pick.py)
@@ -116,6 +96,132 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
         err.result = result  # type: ignore[attr-defined]
         raise err
     return result
+
+
+def explain(target_or_function: Any, *, kernel: str | None = None, constexprs: Mapping[str, Any] | None = None,
+            args: Mapping[str, Any] | None = None, num_warps: int | None = None, num_stages: int | None = None,
+            arch: str | None = None, shapes: Iterable[Any] | str = (), dtype: str | None = None,
+            block: int | None = None, options: Mapping[str, Any] | None = None, gpu: str | None = None,
+            check_fixes: bool = True, predict: bool = False) -> Explained:
+    """Explain one config, as `tritonscope explain` does: one verdict per finding (shared memory, occupancy,
+    registers, spills, access width, pipelining, tensor cores, bank conflicts; for each of `shapes` the
+    waves and a roofline bound), each with a fix, checked by compiling it unless `check_fixes=False`.
+
+    The same functions as the command: analyses/explain/run.explain_config for a kernel to compile (the
+    options as for compile(); the first of `shapes`, "4096x4096x4096" or (4096, 4096, 4096), also sets a
+    sample's compiled shape), explain_found for a kernel that already compiled (a capture, a Triton cache or
+    TRITON_KERNEL_DUMP folder, a stage file; `kernel` picks one kernel of a folder; num_warps, num_stages,
+    arch, constexprs and options recompile it).  `predict`: also the cost model's predicted time, on `gpu`.
+    """
+    from tritonscope.analyses.explain import run as explaining
+    from tritonscope.core.errors import UsageError
+    from tritonscope.core.words import api_terms
+
+    shape_texts = [_shape_text(x) for x in ([shapes] if isinstance(shapes, str) else list(shapes or ()))]
+    found = isinstance(target_or_function, (str, Path)) and explaining.is_found_target(str(target_or_function))
+    launches: list = []
+    with api_terms():
+        _check_gpu(gpu)
+        if found:
+            given = [n for n, v in (("args", args), ("block", block), ("dtype", dtype)) if v]
+            if given:
+                raise UsageError(f"{', '.join(given)}: not for a kernel that already compiled ({target_or_function}).",
+                                 hint="num_warps, num_stages, arch, constexprs and options recompile it.")
+            changes = _found_changes(arch=arch, num_warps=num_warps, num_stages=num_stages,
+                                     constexprs=constexprs, options=options)
+            analysis, expl = explaining.explain_found(str(target_or_function), kernel, changes=changes,
+                                                      shapes=shape_texts, gpu=gpu, check_fixes=check_fixes,
+                                                      launches=launches)
+        else:
+            if kernel is not None:
+                raise UsageError("kernel= picks one kernel of a folder of kernels that already compiled; "
+                                 f"{target_or_function!r} is a kernel to compile.", hint="Leave kernel= out.")
+            request, kernel_object = _request(target_or_function, constexprs=constexprs, args=args,
+                                              num_warps=num_warps, num_stages=num_stages, arch=arch,
+                                              shape=shape_texts[0] if shape_texts else None, dtype=dtype,
+                                              block=block, options=options, config=None, gpu=gpu)
+            pipe = _pipeline()
+
+            def compiled(config):
+                return pipe.compile(config, loaded=pipe.bind(config, kernel_object=kernel_object))
+
+            from tritonscope.pipeline.compile_path import Pipeline
+
+            analysis, expl = explaining.explain_config(request, compile=compiled, fixes=Pipeline(),
+                                                       shapes=shape_texts, gpu=gpu, check_fixes=check_fixes)
+    if predict:
+        from tritonscope.cost import predict as predicted
+
+        grid, launch_args = explaining.found_launch(analysis.artifact.spec, None, launches) if found else (None, None)
+        analysis.prediction = predicted(analysis, gpu=gpu, grid=grid, args=launch_args).to_dict()
+    return Explained(Result(analysis), expl)
+
+
+def tune(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = None,
+         args: Mapping[str, Any] | None = None, num_warps: int | Iterable[int] | None = None,
+         num_stages: int | Iterable[int] | None = None, shape: str | Iterable[int] | None = None,
+         grid: str | None = None, dtype: str | None = None, block: int | None = None, gpu: str | None = None,
+         top: int = 5, full: bool = False, jobs: int | None = None) -> dict[str, Any]:
+    """Time only the configs the cost model predicts fastest, as `tritonscope tune` does (needs a CUDA GPU).
+
+    The grid is every combination of `constexprs` ({"BLOCK": [256, 1024, 4096]}; a single value is a
+    one-value axis), `num_warps` and `num_stages` (an int or a list); it is compiled GPU-less, predicted, and
+    the predicted top `top` are launched, checked and timed (every fitting config too with `full`).  The same
+    functions as the command: measure/axes.grid_requests, then measure/tune.tune_grid.  Returns what
+    `tune --json` prints (rows, pick, times); a tune that timed nothing raises NoResultError (the command's
+    exit 13) with that dict on its `.result`.
+    """
+    from tritonscope.core.words import api_terms
+    from tritonscope.inputs.kernels import check_request
+    from tritonscope.measure.axes import grid_requests
+    from tritonscope.measure.tune import tune_grid, tune_outcome
+    from tritonscope.pipeline.config import local_arch, with_grid
+
+    axes = {name: [str(v) for v in _values(values)] for name, values in (constexprs or {}).items()}
+    warps, stages = _ints("num_warps", num_warps), _ints("num_stages", num_stages)
+    with api_terms():
+        arch = local_arch()
+        _check_gpu(gpu, arch)
+        request, _ = _request(target_or_function, constexprs=None, args=args, num_warps=None, num_stages=None,
+                              arch=None, shape=shape, dtype=dtype, block=block, options=None, config=None)
+        base = with_grid(check_request(request), grid)
+        requests, loaded, _ = grid_requests(base, axes=axes, num_warps=warps, num_stages=stages, arches=None,
+                                            dtypes=None, block_values=[block] if block is not None else None,
+                                            default_arch=arch)
+        res = tune_grid(requests, loaded, gpu=gpu, top=top, full=full, jobs=jobs, target=request.target, arch=arch)
+    problem = tune_outcome(res)
+    if problem is not None:
+        problem.result = res  # type: ignore[attr-defined]
+        raise problem
+    return res
+
+
+class Explained:
+    """What tritonscope.explain returns: the explained compile as a Result, its Explanation (`.verdicts`,
+    each with its severity, facts, stage and Python lines, and fix), and the predicted time when asked."""
+
+    def __init__(self, result: Result, explanation):
+        self.result = result
+        self.explanation = explanation
+
+    @property
+    def verdicts(self) -> list:
+        return list(self.explanation.verdicts)
+
+    @property
+    def prediction(self) -> dict | None:
+        return self.result.analysis.prediction
+
+    def to_dict(self) -> dict[str, Any]:
+        """What `tritonscope explain --json` prints."""
+        out = self.explanation.to_dict()
+        if self.prediction is not None:
+            out["prediction"] = self.prediction
+        return out
+
+    def __repr__(self) -> str:
+        return (f"<tritonscope.Explained {self.explanation.kernel} {self.explanation.label}: "
+                f"{len(self.explanation.verdicts)} verdicts>")
 
 
 def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = None, kernel: Any = None,
@@ -376,6 +482,88 @@ def _check_types(**values: Any) -> None:
                        "arch": f'arch="{DEFAULT_ARCH}"', "dtype": 'dtype="fp16"'}[name]
             raise UsageError(f"{name} must be {'an int' if want is int else 'a str'}, not "
                              f"{type(value).__name__} {value!r}.", hint=f"e.g. {example}")
+
+
+def _request(target_or_function: Any, *, constexprs, args, num_warps, num_stages, arch, shape, dtype, block, options,
+             config, gpu: str | None = None):
+    """(the kernels.Request these keywords describe, the kernel object when a function was given): types
+    checked (_check_types), options beside the constexprs (one launch's keywords), args as the CLI spells them."""
+    from tritonscope.core.errors import UsageError
+    from tritonscope.inputs.kernels import Request
+
+    _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
+    kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
+    target = str(target_or_function) if kernel_object is None else _target_of(kernel_object)
+    keywords = dict(constexprs or {})
+    for name, value in (options or {}).items():  # one launch: options are keywords beside the constexprs
+        if name in keywords and keywords[name] != value:
+            raise UsageError(f"{name} is given twice: constexprs[{name!r}]={keywords[name]!r} and "
+                             f"options[{name!r}]={value!r}.", hint=f"Give {name} once.")
+        keywords[name] = value
+    request = Request(
+        target=target,
+        constexprs=keywords, config=config,
+        args={name: _describe_arg(value) for name, value in (args or {}).items()},
+        block=block, num_warps=num_warps, num_stages=num_stages, arch=arch,
+        shape=_shape_text(shape), dtype=dtype, gpu=gpu,
+    )
+    return request, kernel_object
+
+
+def _pipeline():
+    """The API's Pipeline: no result cache; a failure inside Triton carries its report on the CompileError
+    (e.data["failure"], analyses/failure.Failure: the pass, the op, the Python line)."""
+    from tritonscope.analyses.failure import reporter
+    from tritonscope.pipeline.compile_path import Pipeline
+
+    return Pipeline(on_failure=reporter(checks=False))
+
+
+def _check_gpu(gpu: str | None, arch: str | None = None) -> None:
+    """gpu=: a GPU the cost model knows (UsageError otherwise), of `arch` when one is given."""
+    if gpu is None:
+        return
+    from tritonscope.core.errors import UsageError
+    from tritonscope.cost import resolve_gpu
+
+    g = resolve_gpu(gpu, None)
+    if arch and g is not None and arch not in g.arches:
+        raise UsageError(f"gpu={gpu!r}: the {g.name} is no {arch} GPU (it is {', '.join(g.arches)}).",
+                         hint="Name a GPU of this machine's arch, or leave gpu= out.")
+
+
+def _found_changes(*, arch, num_warps, num_stages, constexprs, options) -> dict[str, Any]:
+    """A found kernel's recompile, as sources.recompile's keywords ({} for none)."""
+    from tritonscope.inputs.kernels import canonical_arch, check_launch_options
+
+    _check_types(num_warps=num_warps, num_stages=num_stages, arch=arch)
+    out: dict[str, Any] = {}
+    if arch:
+        out["arch"] = canonical_arch(arch)
+    if num_warps is not None:
+        out["num_warps"] = num_warps
+    if num_stages is not None:
+        out["num_stages"] = num_stages
+    if constexprs:
+        out["constexprs"] = {name: str(value) for name, value in constexprs.items()}
+    if options:
+        out["options"] = check_launch_options(dict(options))
+    return out
+
+
+def _values(values: Any) -> list:
+    """An axis: a list (or tuple, range) of values, or one value."""
+    return list(values) if isinstance(values, (list, tuple, range)) else [values]
+
+
+def _ints(name: str, values: Any) -> list[int] | None:
+    """num_warps= / num_stages= for tune: an int or a list of ints (None: the kernel's own)."""
+    if values is None:
+        return None
+    out = _values(values)
+    for v in out:
+        _check_types(**{name: v})
+    return out
 
 
 def _target_of(obj: Any) -> str:

@@ -185,13 +185,12 @@ def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout
                 compiled = Compiled(trace.artifact, request)
         except CompileError as e:
             from tritonscope.analyses.failure import attach
-            from tritonscope.pipeline.config import resolve
 
-            attach(e, resolve(request), status=running.spinner(env, not out.as_json))
+            attach(e, request, status=running.spinner(env, not out.as_json))
             raise
     else:
-        compiled = running.compile_request(request, env, progress=not out.as_json, cache=not no_cache, timeout=timeout,
-                                     diagnose="full")
+        compiled = running.compile_config(request, env, progress=not out.as_json, cache=not no_cache, timeout=timeout,
+                                    diagnose="full")
     return compiled, trace
 
 

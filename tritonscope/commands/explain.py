@@ -8,8 +8,9 @@ which verdicts that leaves out, and why); its fixes are checked with
 sources.recompile where its IR (or, for -c, a captured Python function) can
 be compiled again, and marked "not checked" otherwise.
 
-The work is analyses/explain/run.py's (explain_compiled, explain_found); this command parses its options,
-runs it (through commands/options.run_explain: the command's compile and spinner) and prints.
+The work is analyses/explain/run.py's (explain_config for a kernel to compile, explain_found for one that
+already compiled), which the Python API's tritonscope.explain calls too; this command checks its options, runs
+it with the command's compile and spinner (commands/running.py), and prints.
 """
 
 from __future__ import annotations

@@ -28,40 +28,26 @@ def make_config(*words, grid: Optional[str] = None, **keywords):
     """make_request's words as the one resolved Config (pipeline/config.py): every value checked, the arch
     canonicalised once (--arch, else the local GPU's, else the default), a launch option the arch cannot take
     refused, --grid's syntax checked, before any file is loaded or Triton is entered."""
-    from tritonscope.pipeline.config import resolve, with_grid
+    from tritonscope.pipeline.config import resolve
 
-    return resolve(with_grid(_request(*words, **keywords), grid))
+    return resolve(_request(*words, grid=grid, **keywords))  # resolved once here; everything downstream reads it
 
 
 def _request(target: str, constexpr, block, arg, num_warps, num_stages, arch, shape, dtype, *, maxnreg=None,
-             num_ctas=None, fp_fusion=None, config=None, gpu=None):
-    """The command line's words as a kernels.Request, unchecked but for -c/--arg's NAME=VALUE form and the
-    launch options' ranges."""
+             num_ctas=None, fp_fusion=None, config=None, gpu=None, grid=None):
+    """The command line's words as a kernels.Request, unchecked but for -c/--arg's NAME=VALUE form, the
+    launch options' ranges and --grid's syntax (in that order)."""
     from tritonscope.inputs.kernels import Request, parse_assignments
 
     options = checks.launch_options(maxnreg, num_ctas, fp_fusion)
-    return Request(target=target, constexprs=parse_assignments(constexpr, "constexpr"), block=block,
-                   args=parse_assignments(arg, "argument"), num_warps=num_warps, num_stages=num_stages, arch=arch,
-                   shape=shape, dtype=dtype, options=options, config=config, gpu=gpu)
+    constexprs, args = parse_assignments(constexpr, "constexpr"), parse_assignments(arg, "argument")
+    if grid is not None:  # a bad --grid: exit 2 before any file is loaded (as pipeline/config.with_grid)
+        from tritonscope.inputs.grid import parse_grid
 
-
-def _block_bases(base, values: list[int], loaded, axes: dict) -> list:
-    """One base request per --blocks value, with the constexprs --block sets written out (labels show them)."""
-    from tritonscope.core.errors import UsageError
-    from tritonscope.inputs.kernels import names_set_by_block
-
-    names = names_set_by_block(loaded.example, list(loaded.spec.constexprs))
-    clash = [n for n in names if n in axes]
-    if clash:
-        raise UsageError(f"--block sets {', '.join(clash)}, which -c sets too.", hint="Give one of them.")
-    return [sw_replace(base, block=None, constexprs={**(base.constexprs or {}), **{n: str(v) for n in names}})
-            for v in values]
-
-
-def sw_replace(req, **changes):
-    from dataclasses import replace
-
-    return replace(req, **changes)
+        parse_grid(grid)
+    return Request(target=target, constexprs=constexprs, block=block, args=args, num_warps=num_warps,
+                   num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, options=options, config=config,
+                   gpu=gpu, grid=grid)
 
 
 def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, arch, shape, dtype, maxnreg,
@@ -69,11 +55,9 @@ def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, 
     """The grid of requests `sweep` and `tune` compile: (requests, loaded first config, base, autotune configs,
     arches).  Every check that can fail without compiling fails here (exit 2), before any worker starts.
     `grid`: --grid's text, which every request carries (each config's launch grid is its own evaluation)."""
-    from tritonscope.measure import sweep as sw
-    from tritonscope import triton_api
     from tritonscope.inputs.kernels import canonical_arch, canonical_dtype
-    from tritonscope.pipeline.compile_path import Pipeline
-    from tritonscope.pipeline.config import resolve
+    from tritonscope.measure import sweep as sw
+    from tritonscope.measure.axes import grid_requests
 
     axes = sw.parse_constexpr_axes(constexpr)
     warps = sw.parse_ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
@@ -81,22 +65,16 @@ def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, 
     arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
     dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
     default_arch = checks.default_arch()
-    checks.check_gpu(gpu, arches or [default_arch])  # an unknown --gpu, or one of another arch: exit 2 before any compile
+    checks.check_gpu(gpu, arches or [default_arch])  # an unknown --gpu, or one of another arch: exit 2, no compile
 
-    # Check the kernel once here (and find autotune configs) before any worker starts.
+    # Check the kernel once (and find autotune configs) before any worker starts.
     block_values = checks.block_axis(block, blocks)
     base = make_request(target, None, block_values[0] if block_values else None, arg, None, None,
-                          arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
-                          maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, grid=grid)
+                        arches[0] if arches else None, shape, dtypes[0] if dtypes else None,
+                        maxnreg=maxnreg, num_ctas=num_ctas, fp_fusion=fp_fusion, grid=grid)
     checks.check_options_for_arches(base.options, arches or [None])  # e.g. --maxnreg with a gfx target: exit 2
-    first = {k: v[0] for k, v in axes.items()}
-    loaded = Pipeline().bind(resolve(sw_replace(base, constexprs=first), default_arch))
-    auto = triton_api.autotune_configs(loaded.obj)
-    bases = [sw_replace(base, arch=arches[0] if arches else None)]
-    if block_values:  # --block(s): the tile constexprs it sets become part of each config
-        bases = _block_bases(bases[0], block_values, loaded, axes)
-    requests = [r for b in bases for r in sw.build_grid(b, constexprs=axes, num_warps=warps, num_stages=stages,
-                                                        arches=arches, dtypes=dtypes, autotune=auto)]
+    requests, loaded, auto = grid_requests(base, axes=axes, num_warps=warps, num_stages=stages, arches=arches,
+                                           dtypes=dtypes, block_values=block_values, default_arch=default_arch)
     return requests, loaded, base, auto, arches
 
 

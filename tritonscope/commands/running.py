@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tritonscope.core.env import Env
+from tritonscope.outputs.cached import analysis_of  # noqa: F401  (the commands' analysis of a compile)
 
 
 def spinner(env: Env, progress: bool = True):
@@ -37,17 +38,23 @@ def pipeline(env: Env, *, progress: bool = True, cache: bool = True, timeout: Op
 
 def compile_request(config, env: Env, *, progress: bool = True, cache: bool = True,
                     timeout: Optional[float] = None, diagnose: str = "brief"):
-    """Config -> Compiled (pipeline/compiler.py), with a spinner on stderr while Triton works.
+    """A Request (or a Config) -> Compiled: resolved (pipeline/config.resolve), then compile_config."""
+    from tritonscope.pipeline.config import resolve
+
+    return compile_config(resolve(config), env, progress=progress, cache=cache, timeout=timeout, diagnose=diagnose)
+
+
+def compile_config(config, env: Env, *, progress: bool = True, cache: bool = True,
+                   timeout: Optional[float] = None, diagnose: str = "brief"):
+    """A resolved Config (requests.make_config, explain_config) -> Compiled (pipeline/compile_path.py), with a
+    spinner on stderr while Triton works.
 
     A repeat comes from tritonscope's result cache (result_cache.py), which
     is checked before Triton is imported; `cache=False` (--no-cache) skips
     that look-up and compiles, and the fresh result replaces the kept one.
     A compile that fails inside Triton gets its failure report (`diagnose`).
     """
-    from tritonscope.pipeline.config import resolve
-
     pipe = pipeline(env, progress=progress, cache=cache, timeout=timeout, diagnose=diagnose)
-    config = resolve(config)
     if config.config == "predicted":  # every kept config compiled and predicted (cost/pick.py)
         from tritonscope.cost.pick import compile_predicted
 
@@ -64,43 +71,15 @@ def _load_views() -> None:
     warm_up()
 
 
-def analysis_of(compiled):
-    """analyze(compiled.artifact), read from its result-cache entry when it has one that holds it.
-
-    An analysis made here goes into the entry (when there is one), so the
-    next repeat skips parsing and annotating too.
-    """
-    from tritonscope.analyses.analysis import analyze
-    from tritonscope.outputs.report import analysis_from_dict, analysis_to_dict
-
-    entry = compiled.entry
-    replayed = entry is not None and compiled.loaded is None  # answered from the result cache: not compiled now
-    kept = entry.analysis() if entry is not None else None
-    if kept is not None:
-        try:
-            analysis = analysis_from_dict(kept, "tritonscope's result cache")
-            analysis.replayed = replayed
-            return analysis
-        except Exception:  # a damaged entry: analyze afresh (and keep that)
-            pass
-    analysis = analyze(compiled.artifact)
-    if entry is not None:
-        entry.keep_analysis(analysis_to_dict(analysis))
-    analysis.replayed = replayed
-    return analysis
-
-
 def run_explain(config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool, progress: bool = True,
                 triton_banks: bool = True):
-    """Config -> (Analysis, Explanation): the command's compile (spinner, result cache, failure report), then
-    analyses/explain/run.explain_compiled (the verdicts, candidate compiles for the fixes)."""
-    from tritonscope.analyses.analysis import analyze
-    from tritonscope.pipeline.config import resolve
+    """Config -> (Analysis, Explanation): analyses/explain/run.explain_config with the command's compile (spinner,
+    result cache, failure report) and its Pipeline for the candidate fixes."""
+    from tritonscope.analyses.explain.run import explain_config
 
-    config = resolve(config)  # a Request (the tests', the API's) resolved once here
-    analysis = analyze(compile_request(config, env, progress=progress).artifact)
-    return analysis, explain_analysis(analysis, config, env, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
-                                      progress=progress, triton_banks=triton_banks)
+    return explain_config(config, compile=lambda c: compile_config(c, env, progress=progress),
+                          fixes=pipeline(env, progress=False), shapes=shapes, gpu=gpu, check_fixes=check_fixes,
+                          status=spinner(env, progress), triton_banks=triton_banks)
 
 
 def explain_analysis(analysis, config, env, *, shapes: list[str], gpu: Optional[str], check_fixes: bool,

@@ -1,7 +1,8 @@
 """tritonscope tune: measure only the configs the cost model predicts fastest (needs a CUDA GPU).
 
-The work is measure/tune.py's (tune_requests: the compile, the predictions, the short list's timing, the
-time accounting); this command parses its options, calls it, and prints the result.
+The work is measure's (axes.grid_requests: the grid of requests; tune.tune_grid: the compile, the
+predictions, the short list's timing, the time accounting), which the Python API's tritonscope.tune calls
+too; this command parses its options, calls them, and prints the result.
 """
 
 from __future__ import annotations
@@ -112,22 +113,14 @@ def tune_cmd(
 
       tritonscope tune matmul_grouped -c BLOCK_M=64,128 -c BLOCK_N=128,256 -c BLOCK_K=32,64 -w 4,8 --shape 4096x4096x4096 --top 5 --full
     """
-    from tritonscope.measure import runner
-    from tritonscope.core.errors import UsageError
+    from tritonscope.measure.tune import tune_grid, tune_outcome
 
     env = display.env(ctx)
     requests, loaded, _, _, _ = build.axes_requests(target, axes.constexpr, axes.block, axes.blocks, axes.arg,
-                                              axes.num_warps, axes.num_stages, None, shape, dtype, None, None, None,
-                                              gpu, grid=grid)
-    if not loaded.spec.grid:  # nothing to predict and nothing to launch: say so before any compile
-        raise UsageError(f"{loaded.spec.kernel} has no launch grid: tune needs one.",
-                         hint="Give --grid (e.g. --grid 'cdiv(n_elements, BLOCK_SIZE)'), --shape for a sample, or "
-                              "an EXAMPLES launch beside your kernel.")
-    runner.require_gpu("tune")
-    from tritonscope.measure.tune import tune_outcome, tune_requests
-
-    res = tune_requests(requests, arch=checks.default_arch(), gpu=gpu, top=top, full=full, jobs=jobs,
-                        kernel=loaded.spec.kernel, target=target)   # checks.default_arch(): this machine's GPU
+                                                    axes.num_warps, axes.num_stages, None, shape, dtype, None, None,
+                                                    None, gpu, grid=grid)
+    res = tune_grid(requests, loaded, gpu=gpu, top=top, full=full, jobs=jobs, target=target,
+                    arch=checks.default_arch())  # this machine's GPU
     if as_json:
         typer.echo(json.dumps(res, indent=1))
     else:

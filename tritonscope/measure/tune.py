@@ -62,6 +62,28 @@ from tritonscope import triton_api
 from tritonscope.measure.turns import ROUNDS, fastest, time_configs
 
 
+def tune_grid(requests, loaded, *, gpu: str | None, top: int, full: bool, jobs: int | None = None,
+              target: str = "", arch: str | None = None) -> dict:
+    """`tritonscope tune` and the Python API's tune: a grid of requests (measure/axes.grid_requests; `loaded`
+    its first config, bound) checked for a launch grid and a GPU before any compile, then tune_requests on
+    this machine's arch (`arch`, default pipeline/config.local_arch).  What it returns is what `tune --json`
+    prints; tune_outcome(res) is the error for a tune that timed nothing."""
+    from tritonscope.core.errors import UsageError
+    from tritonscope.measure import runner
+
+    if not loaded.spec.grid:  # nothing to predict and nothing to launch: say so before any compile
+        raise UsageError(f"{loaded.spec.kernel} has no launch grid: tune needs one.",
+                         hint="Give --grid (e.g. --grid 'cdiv(n_elements, BLOCK_SIZE)'), --shape for a sample, or "
+                              "an EXAMPLES launch beside your kernel.")
+    runner.require_gpu("tune")
+    if arch is None:
+        from tritonscope.pipeline.config import local_arch
+
+        arch = local_arch()  # this machine's GPU
+    return tune_requests(requests, arch=arch, gpu=gpu, top=top, full=full, jobs=jobs, kernel=loaded.spec.kernel,
+                         target=target)
+
+
 def tune_requests(requests, *, arch: str, gpu: str | None, top: int, full: bool, jobs: int | None = None,
                   kernel: str = "", target: str = "") -> dict:
     """`tritonscope tune` (and the Python API): the requests' arch filled in with this machine's `arch`, and

@@ -5,7 +5,7 @@ A Pipeline holds what differs between callers (a status line while Triton works,
 the result cache is read and written, a time limit, a child of another Triton); its one
 `compile(config)` gives the artifact with the binding it came from and the result-cache
 entry it came from or went into, so that the Analysis made of it can be kept beside it
-(commands/running.analysis_of) without any table on the side.
+(outputs/cached.analysis_of) without any table on the side.
 """
 
 from __future__ import annotations

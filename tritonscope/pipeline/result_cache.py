@@ -262,7 +262,7 @@ class Entry:
         the rest of a warm repeat; its result depends only on the artifact and
         tritonscope's own code, both in the key, so the command keeps it beside
         the artifact as a report dict (report.analysis_to_dict, what `show`
-        reads back): commands/running.analysis_of.
+        reads back): outputs/cached.analysis_of.
         """
         kept = self.data.get("analysis")
         return kept if isinstance(kept, dict) else None

@@ -66,19 +66,35 @@ def shapes_for(config, shapes: list[str]):
     return out
 
 
+def explain_config(config, *, compile: Callable[[Any], Any], fixes, shapes: list[str], gpu: str | None,
+                   check_fixes: bool, status: Status | None = None, triton_banks: bool = True):
+    """A kernel to compile -> (Analysis, Explanation): what `tritonscope explain` and `check` run for a kernel
+    to compile, and what the Python API's explain runs.
+
+    `compile(config)` -> a pipeline Compiled: the caller's compile (a command's: its spinner, result cache
+    and failure report; the API's: a plain Pipeline); `fixes`: the Pipeline that compiles the candidate
+    fixes; `status` as for explain_compiled."""
+    from tritonscope.analyses.analysis import analyze
+    from tritonscope.pipeline.config import resolve
+
+    config = resolve(config)  # a Request (the tests', the API's) resolved once here
+    analysis = analyze(compile(config).artifact)
+    return analysis, explain_compiled(analysis, config, fixes, shapes=shapes, gpu=gpu, check_fixes=check_fixes,
+                                      status=status, triton_banks=triton_banks)
+
+
 def explain_compiled(analysis, config, fixes, *, shapes: list[str], gpu: str | None, check_fixes: bool,
                      status: Status | None = None, triton_banks: bool = True):
     """The Explanation of a compile of `config` (its Analysis made already: `compile --explain` shares it).
 
-    `fixes`: the Pipeline that compiles the candidate fixes (a command's, without a spinner); `status`: what
-    shows while they compile (`status(text)` -> a context manager; None: nothing)."""
+    `config` is the resolved Config that compiled (pipeline/config.resolve: made once, by the command line's
+    reading or explain_config, and passed down as it is); `fixes`: the Pipeline that compiles the candidate
+    fixes (a command's, without a spinner); `status`: what shows while they compile (`status(text)` -> a
+    context manager; None: nothing)."""
     from tritonscope import triton_api
     from tritonscope.analyses.explain import apply_change
 
-    from tritonscope.pipeline.config import resolve
-
     artifact = analysis.artifact
-    config = resolve(config, artifact.spec.arch)
 
     def recompile(change: dict):
         import contextlib
