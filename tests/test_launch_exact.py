@@ -198,7 +198,7 @@ import triton
 import triton.language as tl
 
 
-@triton.autotune([triton.Config({"BLOCK": 256}, num_warps=4, num_stages=8),
+@triton.autotune([triton.Config({"BLOCK": 128}, num_warps=4, num_stages=8),
                   triton.Config({"BLOCK": 64}, num_warps=4, num_stages=3)], key=["K"])
 @triton.jit
 def tiles(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
