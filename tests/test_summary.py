@@ -176,11 +176,11 @@ def test_diff_rows_show_the_spills(spilling, plain):
     assert "spill instructions (SASS)" not in {r.name for r in same.rows}, "no spill row when neither spills"
 
 
-def test_sweep_row_shows_the_spills(spilling, monkeypatch, tmp_path):
+def test_sweep_row_shows_the_spills(spilling):
+    """The row's compile is the fixture's (the session's caches answer it: Triton's, the remarks and the SASS)."""
     from tritonscope.measure import sweep as sw
     from tritonscope.inputs.kernels import Request
 
-    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path / "tscache"))
     row = sw.compile_row(0, Request("softmax", **SPILL), "sm_90a")
     sp = spilling.summary.spills
     assert row.ok and (row.spills, row.spill_stores, row.spill_loads) == (sp.stack, sp.stores, sp.loads)
