@@ -1,9 +1,12 @@
 """The summary model (summary.py): derived facts computed once, and true spill figures.
 
-The spilling kernel is the softmax sample with BLOCK=16384 on one warp: ptxas
-keeps the 16,384-wide row in a stack frame (`cuobjdump -res-usage` says about
-`STACK:3960 LOCAL:0`, with about 3,000 STL and 3,800 LDL in the SASS, on
-Triton 3.6 and 3.9).  Reading only LOCAL called it "spills none"; every view
+The spilling kernel is the softmax sample with BLOCK=8192 on one warp: ptxas
+keeps the 8,192-wide row (256 floats a thread, all 255 registers taken) partly
+in a stack frame (`cuobjdump -res-usage` says `STACK:552 LOCAL:0`, with 165
+STL and 185 LDL in the SASS, on Triton 3.9; `STACK:208`, 53 STL and 64 LDL
+on 3.6).  BLOCK=16384 spills 3,960 bytes but takes three times as long to
+compile; the figures below are checked against the SASS and ptxas whatever
+their size.  Reading only LOCAL called it "spills none"; every view
 must now show the same stack bytes and STL/LDL counts.
 """
 
@@ -20,7 +23,7 @@ import pytest
 from tritonscope.analyses.summary import Fit, Occupancy, SharedMemory, Spills, Summary, local_accesses, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
-SPILL = dict(constexprs={"BLOCK": "16384"}, num_warps=1, arch="sm_90a")
+SPILL = dict(constexprs={"BLOCK": "8192"}, num_warps=1, arch="sm_90a")
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +54,8 @@ def test_spilling_kernel_spills(spilling):
     sp = s.spills
     assert s.registers is not None and s.registers <= 255
     assert sp.local == 0, "ptxas spills to the stack frame, not to LOCAL"
-    assert sp.stack >= 2048, sp            # about 3,960 bytes
-    assert sp.stores >= 1000 and sp.loads >= 1000, sp   # about 3,000 STL and 3,800 LDL
+    assert sp.stack >= 128, sp            # 552 bytes on Triton 3.9, 208 on 3.6
+    assert sp.stores >= 32 and sp.loads >= 32, sp   # 165 STL and 185 LDL on 3.9, 53 and 64 on 3.6
     assert sp.spills is True and sp.bytes == sp.stack
     assert (sp.stores, sp.loads) == local_accesses(spilling.artifact.stages["sass"])
     assert sp.stack == spilling.artifact.resources.stack
@@ -74,9 +77,9 @@ def test_fit_and_occupancy_are_computed_once(plain, compiled):
                                     plain.artifact.resources.static_shared, 232448)
     assert s.fp_fusion is True and s.grid == plain.artifact.spec.grid
     assert s.mix == {k: v for k, v in plain.mix.items() if k in ("ptx", "sass") and v}
-    big = analyze(compiled("matmul", block=256, arch="sm_90a"))  # 768 KiB of shared memory
+    big = analyze(compiled("matmul", block=128, num_stages=5, arch="sm_90a"))  # 320 KiB of shared memory
     assert big.summary.fit.shared_per_block is False and big.summary.occupancy is None
-    assert big.summary.fit.problems[0].startswith("needs 786432 bytes of shared memory per block")
+    assert big.summary.fit.problems[0].startswith("needs 327680 bytes of shared memory per block")
 
 
 def test_local_accesses_reads_predicated_and_wide_forms():
