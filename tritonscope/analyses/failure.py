@@ -657,14 +657,58 @@ def diagnose_found(err: BaseException, *, timeout: float = 300,
     words = "\n".join([failure.error] + [d.message for d in failure.diagnostics])
     failure.fixes += [FixCheck(f"change the source: {k.source_fix}", "", said="not tried: a change to the kernel's "
                                "source") for k in KNOWN if k.source_fix and k.pattern.search(words)]
-    failure.fixes.append(FixCheck("what to try, checked", "",
-                                  said="not tried: a found kernel's recompile has no config to change here; "
-                                       "`tritonscope compile FILE.py:KERNEL` with its arguments checks what to try"))
+    root = _inductor_cache(failure)
+    if root is not None:   # its Python is Inductor's, here: compiled from it, libdevice is the target's
+        with show(f"checking what to try for {failure.kernel}..."):
+            failure.fixes.append(_check_inductor_source(failure, root, timeout=timeout))
+    else:
+        failure.fixes.append(FixCheck("what to try, checked", "",
+                                      said="not tried: a found kernel's recompile has no config to change here; "
+                                           "`tritonscope compile FILE.py:KERNEL` with its arguments checks what to "
+                                           "try"))
     err.data["failure"] = failure
     if failure.one_line():
         err.message = f"{err.message.split(': Triton failed while compiling')[0]}: Triton failed while compiling " \
                       f"{failure.kernel} in {failure.one_line()}: {failure.error}"
+    ok = [x.flags for x in failure.fixes if x.compiles]
+    if ok:
+        err.hint = f"This compiles: {ok[0]} (see 'What to try')."
     return failure
+
+
+def _inductor_cache(failure: Failure) -> Path | None:
+    """The Inductor cache folder a found kernel's Python file was generated into (<root>/<xx>/c<xx>....py, a file
+    of torch._inductor's), when that file is on this machine; None otherwise."""
+    path = Path(failure.file) if failure.file else None
+    if path is None or path.suffix != ".py" or not path.is_file() or len(path.parent.name) != 2 or \
+            path.name[1:3] != path.parent.name or "torch._inductor" not in _read(path)[:4000]:
+        return None
+    return path.parent.parent
+
+
+def _check_inductor_source(failure: Failure, root: Path, *, timeout: float) -> FixCheck:
+    """Compile the found kernel from its Inductor file for the same arch, as `tritonscope compile ROOT -k KERNEL
+    --arch ARCH` does (in a child; Inductor's `libdevice` resolves to the target's library there, where the
+    recompiled IR holds CUDA's)."""
+    import subprocess
+    import sys
+    import time
+
+    check = FixCheck("compile it from its Inductor source, whose libdevice is the target's",
+                     f"tritonscope compile {root} -k {failure.kernel} --arch {failure.arch}")
+    started = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-m", "tritonscope", "compile", str(root), "-k", failure.kernel,
+                               "--arch", failure.arch, "--stage", "none", "--width", "200"],
+                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        check.compiles = done.returncode == 0
+        said = [ln for ln in done.stderr.splitlines() if ln.startswith("error:")]
+        check.said = "compiles" if check.compiles else \
+            "fails too: " + _short(said[-1][len("error:"):].strip() if said else f"exit {done.returncode}")
+    except subprocess.TimeoutExpired:
+        check.compiles, check.said = False, f"did not finish in {timeout:g} s"
+    check.tried, check.seconds = True, time.perf_counter() - started
+    return check
 
 
 def reporter(*, checks: bool) -> Callable[[BaseException, Any, Any], None]:
