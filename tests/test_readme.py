@@ -6,6 +6,7 @@ The conventions a page follows (write new examples this way):
   block) or in an indented (4-space) block.  `# exits N` after it names its expected exit code (else 0).
   Commands that need a CUDA GPU (`bench`, `run` without --interpret) must exit 9 (no GPU) here.
   Examples in ```text fences are not run (a real cache's path, a program to capture, a GPU's output).
+  Without PyTorch (a bare `pip install -e .`), `run --interpret` examples are skipped with the reason.
 - An output block is a ```text fence right after the line `<!-- output -->`: it shows what the last
   example of the ```bash fence just above it prints, and is compared with it.  `<!-- output: partial -->`
   marks an abridged block: each line it shows must appear in the output, in order (a `...` line is skipped).
@@ -227,6 +228,9 @@ def test_doc_example(example, page_dir, docs_cache, regen, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     code_text, _, comment = example.command.partition(" #")
     words = shlex.split(code_text)
+    if words[1] == "run" and "--interpret" in words and conftest.missing_package("torch"):
+        pytest.skip("needs torch, which is not installed (pip install -e '.[run]' brings it): `run --interpret` "
+                    "checks the kernel against a PyTorch reference")
     expected = re.search(r"exits (\d+)", comment)
     want = int(expected.group(1)) if expected else 0
     if _needs_gpu(words):
