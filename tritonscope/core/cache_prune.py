@@ -332,8 +332,15 @@ def use_env(folder) -> bool:
     runs.  False when it was pruned meanwhile (the caller makes it again)."""
     folder = os.path.abspath(folder)
     if folder in _held:
-        touch_env(folder)
-        return True
+        try:
+            same = os.path.samestat(os.fstat(_held[folder]), os.stat(os.path.join(folder, ENV_LOCK),
+                                                                    follow_symlinks=False))
+        except OSError:
+            same = False
+        if same:
+            touch_env(folder)
+            return True
+        os.close(_held.pop(folder))   # removed and made again since: lock the new one
     fd = _lock(folder, shared=True)
     if fd is None:   # being removed (or not writable: then it is used unprotected, as before)
         return os.path.isdir(folder) and not os.path.exists(os.path.join(folder, ENV_LOCK))
