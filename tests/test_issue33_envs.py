@@ -476,3 +476,14 @@ def test_a_versions_row_gives_the_hint_over_the_failure_reports_line(tmp_path):
                          sides=[V.Side("A", managed), V.Side("B", managed)])
     (row,) = rep.rows
     assert row.a_error["line"] == L.hint("3.4.0", managed) and row.b_error["line"] == "x"
+
+
+def test_the_listing_says_what_an_environment_counts_and_whether_it_is_in_use(cache):
+    folder = _env(cache, "3.4.0", 1, used_ago=10)
+    (row,) = E.list_envs()
+    assert row["counted"] == C.env_freed_bytes(folder) >= MiB and row["in_use"] is False
+    assert C.use_env(folder)
+    try:
+        assert E.list_envs()[0]["in_use"] is True
+    finally:
+        os.close(C._held.pop(os.path.abspath(folder)))

@@ -528,6 +528,8 @@ def _pip_error(requirement: str, output: str, kind: str = "pip") -> EnvError:
 
 def list_envs() -> list[dict]:
     """Every cached environment (complete ones, and unfinished builds of processes still running)."""
+    from tritonscope.core import cache_prune
+
     root = env_root()
     out = []
     if not root.is_dir():
@@ -538,7 +540,9 @@ def list_envs() -> list[dict]:
             out.append({"version": p.name[len("triton-"):], "triton": (meta or {}).get("triton"),
                         "python": (meta or {}).get("python"), "created": (meta or {}).get("created"),
                         "size": _size(p), "state": "ready" if why is None else "broken", "why": why or "",
-                        "path": str(p)})
+                        "path": str(p), "installer": (meta or {}).get("installer"),
+                        # what it counts against the cache cap (what removing it frees), and whether a process uses it
+                        "counted": cache_prune.env_freed_bytes(p), "in_use": cache_prune.in_use(p)})
         elif p.name.startswith(".building-"):
             pid, running = builder(p)
             out.append({"version": p.name.split("-")[1], "triton": None, "python": None, "created": None,
