@@ -291,17 +291,21 @@ def child_first_call(name: str, mode: str, top: int, other: dict[str, Any] | Non
 
     c = case(name)
     imported = time.perf_counter()
-    run = c["launch"]()
-    tuner = tuner_of(c)
-    ready = time.perf_counter()
-    out: dict[str, Any] = {"case": name, "mode": mode, "configs": len(tuner.configs)}
+    out: dict[str, Any] = {"case": name, "mode": mode}
     hook = None
-    if mode == "hook":
+    if mode == "hook":   # made where a program makes it: with its kernel, before its inputs
         t = time.perf_counter()
         import tritonscope
 
         out["import_s"] = time.perf_counter() - t
         hook = tritonscope.prune_by_prediction(top, grid="launch")
+    else:                # Triton's cache key, which the hook computes in the background while the inputs are made
+        _triton_key()
+    run = c["launch"]()
+    tuner = tuner_of(c)
+    ready = time.perf_counter()
+    out["configs"] = len(tuner.configs)
+    if hook is not None:
         tuner.early_config_prune = hook
     compiles = {"hit": 0, "miss": 0}
     import triton
@@ -335,6 +339,73 @@ def child_first_call(name: str, mode: str, top: int, other: dict[str, Any] | Non
         out["timed"] = {"same": True} if config_of(other) == config_of(mine) else \
             {"same": False, **time_picks(tuner, run, [config_of(mine), config_of(other)])}
     return out
+
+
+def child_diagnose(name: str) -> dict[str, Any]:
+    """Every config of the case, in this (fresh) process: the kernel alone and as the autotuner's benchmark runs
+    it (its pre/post hooks: restore_value's copies), timed with do_bench in turns (ROUNDS rounds, median), beside
+    the model's prediction for it (the hook's rows with every config kept).  Why a pick misses: a model error,
+    or a cost the autotuner's timing adds."""
+    import torch
+    import triton.testing
+
+    import tritonscope
+
+    c = case(name)
+    run = c["launch"]()
+    tuner = tuner_of(c)
+    configs = list(tuner.configs)
+    seen: dict[str, Any] = {}
+
+    def capture(cfgs, nargs, **kwargs):
+        seen.update(nargs=dict(nargs), kwargs=dict(kwargs))
+        return cfgs[:1]
+
+    tuner.early_config_prune, tuner.perf_model = capture, None
+    tuner.cache.clear()
+    run()
+    torch.cuda.synchronize()
+    hook = tritonscope.prune_by_prediction(len(configs), grid="launch", kernel=tuner.fn)
+    hook(configs, seen["nargs"], **seen["kwargs"])
+    rows = {str(cfg): dict(r) for cfg, r in zip(configs, hook.last)}
+    args, meta = list(seen["nargs"].values()), seen["kwargs"]
+    calls = []
+    for cfg in configs:
+        current = dict(meta, **cfg.all_kwargs())
+        full = {**seen["nargs"], **current}
+
+        def alone(current=current):
+            tuner.fn.run(*args, **current)
+
+        def hooked(cfg=cfg, current=current, full=full):
+            if cfg.pre_hook:
+                cfg.pre_hook(full)
+            tuner.pre_hook(full)
+            tuner.fn.run(*args, **current)
+            tuner.post_hook(full, exception=None)
+        calls.append((alone, hooked))
+    times = [([], []) for _ in configs]
+    for _ in range(ROUNDS):
+        for i, (alone, hooked) in enumerate(calls):
+            times[i][0].append(triton.testing.do_bench(alone, warmup=25, rep=100))
+            times[i][1].append(triton.testing.do_bench(hooked, warmup=25, rep=100))
+    out = []
+    for cfg, (a, h) in zip(configs, times):
+        r = rows.get(str(cfg), {})
+        out.append({"config": str(cfg), "kernel_ms": statistics.median(a), "autotuner_ms": statistics.median(h),
+                    "predicted_ms": r.get("predicted_ms"), "regime": r.get("regime"), "why": r.get("why")})
+    return {"case": name, "rows": out, "restore_value": list(getattr(tuner, "restore_value", []) or [])}
+
+
+def _triton_key() -> None:
+    """Triton's cache key (SHA-256 over its library), computed now: a plain process computes it before the timed
+    call as the hook process does in the background (tritonscope's warm-up), so neither time counts it."""
+    try:
+        import triton.runtime.cache as cache
+
+        cache.triton_key()
+    except Exception:
+        pass
 
 
 def time_picks(tuner, run, configs: list) -> dict[str, Any]:
@@ -382,7 +453,8 @@ def time_picks(tuner, run, configs: list) -> dict[str, Any]:
 def _child(argv: list[str], timeout: float) -> dict[str, Any]:
     """Run this script as a child with a fresh, empty Triton cache; its JSON answer (or the error)."""
     with tempfile.TemporaryDirectory(prefix="autotune-hook-") as d:
-        env = {**os.environ, "TRITON_CACHE_DIR": os.path.join(d, "cache"), "TRITON_CACHE_AUTOTUNING": "0"}
+        env = {**os.environ, "TRITON_CACHE_DIR": os.path.join(d, "cache"), "TRITON_CACHE_AUTOTUNING": "0",
+               "TRITONSCOPE_CACHE_DIR": os.path.join(d, "tritonscope")}   # tritonscope's SASS cache cold too
         out_path = os.path.join(d, "out.json")
         started = time.perf_counter()
         try:
@@ -447,6 +519,27 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def diagnose(names: list[str], path: str | None) -> int:
+    """--diagnose: each case in a fresh child (child_diagnose); a table per case, the JSON to `path`."""
+    found = {}
+    for n in names:
+        case(n)
+        res = _child(["--child", n, "--mode", "diagnose"], timeout=240)
+        found[n] = res
+        if "error" in res:
+            print(f"{n}: {res['error'].splitlines()[-1][:160]}")
+            continue
+        print(f"{n} (restore_value: {res['restore_value'] or 'none'})")
+        for r in res["rows"]:
+            pred = f"{r['predicted_ms']:.4f}" if r.get("predicted_ms") is not None else (r.get("why") or "-")[:40]
+            print(f"  {r['config'][:48]:48s} kernel {r['kernel_ms']:.4f} ms  as autotuned {r['autotuner_ms']:.4f} ms"
+                  f"  predicted {pred} {r.get('regime') or ''}")
+    if path:
+        with open(path, "w") as f:
+            json.dump(found, f, indent=1, default=str)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write every measurement here")
@@ -456,6 +549,8 @@ def main() -> int:
     ap.add_argument("--cases", help="comma-separated case names (default: all)")
     ap.add_argument("--list", action="store_true", help="GPU-less: the kernels and their config counts")
     ap.add_argument("--budget", type=float, default=BUDGET_S, help="start no measurement after this many s")
+    ap.add_argument("--diagnose", help="comma-separated cases: every config's kernel time alone and as the "
+                                       "autotuner times it, beside its prediction (no autotune timing)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--mode", help=argparse.SUPPRESS)
     ap.add_argument("--other", help=argparse.SUPPRESS)
@@ -463,7 +558,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.child:
         sys.path.insert(0, ROOT)
-        res = child_first_call(args.child, args.mode, args.top, json.loads(args.other) if args.other else None)
+        res = child_diagnose(args.child) if args.mode == "diagnose" else \
+            child_first_call(args.child, args.mode, args.top, json.loads(args.other) if args.other else None)
         with open(args.out, "w") as f:
             json.dump(res, f, default=str)
         return 0
@@ -472,6 +568,8 @@ def main() -> int:
             print(f"{r['name']:28s} {r.get('configs', '-'):>4} configs  key={r.get('key')}  {r['shape']}"
                   + (f"  ({r['note']})" if r.get("note") else "") + (f"  ERROR {r['error']}" if "error" in r else ""))
         return 0
+    if args.diagnose:
+        return diagnose(args.diagnose.split(","), args.json)
     names = args.cases.split(",") if args.cases else [c["name"] for c in CASES]
     for n in names:
         case(n)

@@ -77,6 +77,7 @@ class PredictedPrune:
                                  f"{', '.join(g.arches)}): name a GPU of arch=, or leave one of them out.")
         self.grid, self.gpu, self.kernel, self.arch = grid, gpu, kernel, arch
         self._compile, self._describe_arg = compile_fn, describe_arg
+        warm_soon()   # Triton's cache key hashed on a thread while the program sets itself up
         self.last: list[dict[str, Any]] = []   # what the last call predicted: config, predicted_ms or why
         self.seconds = 0.0                      # the last call's wall time
         self.phases: dict[str, float] = {}      # the last parallel call's: seconds from its start to each step
@@ -97,7 +98,7 @@ class PredictedPrune:
         kernel = self._find_kernel()
         if kernel is None or len(configs) <= self.top_k:
             return configs
-        started = time.perf_counter()
+        started = self._started = time.perf_counter()
         scored, kept = [], []
         for cfg, (ms, row) in zip(configs, self.predict_all(kernel, {**dict(named_args), **kwargs}, configs)):
             self.last.append({"config": str(cfg), **row})
@@ -242,6 +243,7 @@ def _predict_in_workers(hook: PredictedPrune, kernel, values: dict[str, Any],
     from tritonscope.inputs.kernels import Request, held_kernel
     from tritonscope.pipeline.config import resolve
 
+    called = getattr(hook, "_started", None) or time.perf_counter()
     jit_fn = triton_api.jit_function(kernel)
     params = triton_api.kernel_params(jit_fn) if jit_fn is not None else []
     constexpr_names = {name for name, is_const, _ in params if is_const}
@@ -280,8 +282,9 @@ def _predict_in_workers(hook: PredictedPrune, kernel, values: dict[str, Any],
     pruning, margin = new_pruning(g, ctx)
     threshold = Threshold(pruning, hook.top_k, margin)
     t0 = time.perf_counter()
+    phases = hook.phases = {"prepare_s": t0 - called}   # the requests resolved, since the call began
     _warm()
-    phases = hook.phases = {"warm_s": time.perf_counter() - t0}
+    phases["warm_s"] = time.perf_counter() - t0
     _JOB = {"kernel": kernel, "todo": todo, "args": args, "pruning": pruning}
     pool = None
     try:
@@ -351,9 +354,30 @@ def _stop(pool) -> None:
             proc.terminate()
 
 
+def warm_soon() -> None:
+    """Start hashing Triton's library for its cache key (the slow part of triton_key, SHA-256 over 500 MB) on a
+    daemon thread now, when the hook is made with its kernel: the program then makes its inputs before the first
+    launch calls the hook, which finds the digest done.  The thread imports nothing that the program may be
+    importing meanwhile (a second thread importing Triton's modules broke fla's import: 'partially initialized
+    module triton.compiler'); the imports stay in the call (_warm).  TRITONSCOPE_PRUNE_WARM=0 turns it off."""
+    if os.environ.get("TRITONSCOPE_PRUNE_WARM", "").strip() == "0":
+        return
+    from tritonscope.triton_api.key import start_key_digest
+
+    start_key_digest()
+
+
 def _warm() -> None:
     """What every forked worker would otherwise do before its first compile, done once here: the modules a
-    compile and the model use, and Triton's cache key (SHA-256 over its library; the launch needs it anyway)."""
+    compile and the model use, and Triton's cache key (from the digest warm_soon started, else computed now;
+    the launch needs it anyway)."""
+    try:
+        _warm_modules()
+    except Exception:  # an optimisation only: the workers import what they need themselves
+        pass
+
+
+def _warm_modules() -> None:
     import tritonscope.analyses.explain  # noqa: F401  (imported for the forked workers: about 1 s each, else)
     import tritonscope.analyses.summary  # noqa: F401
     import tritonscope.cost.features  # noqa: F401
