@@ -126,3 +126,17 @@ def test_an_environment_without_triton_is_broken_with_its_reason(cache):
     assert row["state"] == "broken" and "triton package is gone" in row["why"]
     listed = runner.invoke(app, ["versions", "--envs", "--width", "200"])
     assert "broken: its triton package is gone" in listed.stdout and "ready" not in listed.stdout
+
+
+def test_the_listing_says_what_an_environment_counts_against_the_cap_and_what_made_it(cache):
+    folder = cache / "triton-envs" / "triton-3.4.0"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "python").write_text("#!/bin/sh\n")
+    (folder / "big.bin").write_bytes(b"\0" * (3 * 2**20))
+    (folder / "tritonscope-env.json").write_text(json.dumps({"triton": "3.4.0", "installer": "uv"}))
+    (row,) = E.list_envs()
+    listed = runner.invoke(app, ["versions", "--envs", "--width", "200"])
+    assert listed.exit_code == 0, listed.output
+    text = " ".join(listed.stdout.split())
+    assert "in the cache cap" in text and "made by" in text and " uv " in text
+    assert f"{row['counted'] / 2**20:,.1f} MiB" in text and "3.0 MiB" in text

@@ -264,9 +264,19 @@ def _print_envs(console, rows: list[dict]) -> None:
         console.print(f"No Triton environment is cached (in {env_root()}).")
         return
     t = Table(title=f"Triton environments in {env_root()}", title_justify="left")
-    for col in ("version", "state", "python", "size", "created"):
+    for col in ("version", "state", "python", "on disk", "in the cache cap", "made by", "created"):
         t.add_column(col)
     for r in rows:
         state = f"{r['state']}: {r['why']}" if r.get("why") else r["state"]
-        t.add_row(r["version"], state, r["python"] or "", f"{r['size'] / 2**20:.0f} MiB", r["created"] or "")
+        if r.get("in_use"):
+            state += " (in use)"
+        counted = r.get("counted")
+        t.add_row(r["version"], state, r["python"] or "", _mib(r["size"]),
+                  "" if counted is None else _mib(counted), r.get("installer") or "", r["created"] or "")
     console.print(t)
+    console.print("An environment made with uv shares uv's cache through hard links: it counts only what "
+                  "removing it frees (TRITONSCOPE_CACHE_MAX_MB caps the cache, environments included).")
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB" if n < 10 * 2**20 else f"{n / 2**20:,.0f} MiB"
