@@ -57,7 +57,7 @@ from tritonscope.triton_api.jit import (  # noqa: F401
     specialization_of,
 )
 from tritonscope.triton_api.tools import (  # noqa: F401
-    LLD_HINT, SYSTEM_LLD_CANDIDATES, _tool_output, finish_tool, lld_for_env, local_gpu_capability, run_tool,
+    SYSTEM_LLD_CANDIDATES, _tool_output, finish_tool, local_gpu_capability, run_tool,
     start_tool, tool_path,
 )
 from tritonscope.triton_api.gluon import (  # noqa: F401

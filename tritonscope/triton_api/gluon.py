@@ -250,7 +250,6 @@ def _bank_conflicts_child(items: list[dict[str, Any]]) -> list[int | None]:
 # Version quirks for other Tritons run as a side (tritonscope/versions): added for `versions`
 # --------------------------------------------------------------------------
 
-# Triton's AMD backend links the hsaco with ld.lld.  Wheels from 3.5 on carry one
-# (triton/backends/amd/llvm/bin/ld.lld); 3.4's does not, and looks for
-# TRITON_HIP_LLD_PATH, then /opt/rocm/llvm/bin/ld.lld.  A system lld of LLVM 19 or
-# newer links its output (Debian: `apt-get install lld-19`).
+# Triton 3.4's AMD backend links the hsaco with an external ld.lld, which its wheel
+# lacks: it looks for TRITON_HIP_LLD_PATH, then /opt/rocm/llvm/bin/ld.lld.  3.6 and
+# newer link in-process.  versions/lld.py gives a 3.4 environment one.

@@ -78,27 +78,7 @@ def local_gpu_capability() -> int | None:
 # ==========================================================================
 
 
+# System ld.lld candidates for Triton 3.4's AMD backend (versions/lld.py chooses among them and the
+# ziglang wheel's).
 SYSTEM_LLD_CANDIDATES = ("ld.lld", "ld.lld-21", "ld.lld-20", "ld.lld-19", "/usr/lib/llvm-21/bin/ld.lld",
                          "/usr/lib/llvm-20/bin/ld.lld", "/usr/lib/llvm-19/bin/ld.lld", "/opt/rocm/llvm/bin/ld.lld")
-LLD_HINT = ("Triton {version}'s AMD backend needs ld.lld, which its wheel lacks: install LLVM's lld "
-            "(Debian/Ubuntu: apt-get install lld-19) or set TRITON_HIP_LLD_PATH to an ld.lld of LLVM 19 or newer.")
-
-
-def lld_for_env(backends_dir: str | None) -> str | None:
-    """An ld.lld for an environment's AMD backend: its wheel's own, TRITON_HIP_LLD_PATH, else a system one.
-
-    `backends_dir` is that environment's triton/backends folder (None: unknown).
-    Returns None when none is found (then LLD_HINT says what to install).
-    """
-    import shutil
-
-    if backends_dir and os.path.exists(os.path.join(backends_dir, "amd", "llvm", "bin", "ld.lld")):
-        return os.path.join(backends_dir, "amd", "llvm", "bin", "ld.lld")
-    given = os.environ.get("TRITON_HIP_LLD_PATH")
-    if given and os.path.exists(given):
-        return given
-    for name in SYSTEM_LLD_CANDIDATES:
-        found = shutil.which(name) if "/" not in name else (name if os.path.exists(name) else None)
-        if found:
-            return found
-    return None
