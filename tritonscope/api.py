@@ -117,7 +117,10 @@ def explain(target_or_function: Any, *, kernel: str | None = None, constexprs: M
     from tritonscope.core.errors import UsageError
     from tritonscope.core.words import api_terms
 
-    shape_texts = [_shape_text(x) for x in ([shapes] if isinstance(shapes, str) else list(shapes or ()))]
+    with api_terms():
+        _check_kinds(kernel=(kernel, str), gpu=(gpu, str), check_fixes=(check_fixes, bool), predict=(predict, bool))
+        _check_mappings(constexprs=constexprs, args=args, options=options)
+        shape_texts = [_shape_text(x, "shapes") for x in _shape_list(shapes)]
     found = isinstance(target_or_function, (str, Path)) and explaining.is_found_target(str(target_or_function))
     launches: list = []
     with api_terms():
@@ -177,9 +180,14 @@ def tune(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = None
     from tritonscope.measure.tune import tune_grid, tune_outcome
     from tritonscope.pipeline.config import local_arch, with_grid
 
-    axes = {name: [str(v) for v in _values(values)] for name, values in (constexprs or {}).items()}
-    warps, stages = _ints("num_warps", num_warps), _ints("num_stages", num_stages)
-    with api_terms():
+    with api_terms():   # every argument checked before the first compile
+        _check_kinds(grid=(grid, str), gpu=(gpu, str), full=(full, bool))
+        _check_counts(top=top, jobs=jobs)
+        _check_mappings(constexprs=constexprs, args=args)
+        axes = {name: [str(v) for v in _values(values, f"constexprs[{name!r}]")]
+                for name, values in (constexprs or {}).items()}
+        warps, stages = _ints("num_warps", num_warps), _ints("num_stages", num_stages)
+        _shape_text(shape)
         arch = local_arch()
         _check_gpu(gpu, arch)
         request, _ = _request(target_or_function, constexprs=None, args=args, num_warps=None, num_stages=None,
@@ -492,6 +500,7 @@ def _request(target_or_function: Any, *, constexprs, args, num_warps, num_stages
     from tritonscope.inputs.kernels import Request
 
     _check_types(num_warps=num_warps, num_stages=num_stages, block=block, arch=arch, dtype=dtype)
+    _check_mappings(constexprs=constexprs, args=args, options=options)
     kernel_object = None if isinstance(target_or_function, (str, Path)) else target_or_function
     target = str(target_or_function) if kernel_object is None else _target_of(kernel_object)
     keywords = dict(constexprs or {})
@@ -523,6 +532,7 @@ def _check_gpu(gpu: str | None, arch: str | None = None) -> None:
     """gpu=: a GPU the cost model knows (UsageError otherwise), of `arch` when one is given."""
     if gpu is None:
         return
+    _check_kinds(gpu=(gpu, str))
     from tritonscope.core.errors import UsageError
     from tritonscope.cost import resolve_gpu
 
@@ -551,16 +561,23 @@ def _found_changes(*, arch, num_warps, num_stages, constexprs, options) -> dict[
     return out
 
 
-def _values(values: Any) -> list:
-    """An axis: a list (or tuple, range) of values, or one value."""
-    return list(values) if isinstance(values, (list, tuple, range)) else [values]
+def _values(values: Any, name: str) -> list:
+    """An axis: a list (or tuple, range) of values, or one value; an empty one is a UsageError (an axis of no
+    values would be a grid of no configs)."""
+    out = list(values) if isinstance(values, (list, tuple, range)) else [values]
+    if not out:
+        from tritonscope.core.errors import UsageError
+
+        raise UsageError(f"{name} is empty: an axis needs at least one value.",
+                         hint=f"Give one value or a list of them, or leave {name.split('[')[0]} out.")
+    return out
 
 
 def _ints(name: str, values: Any) -> list[int] | None:
     """num_warps= / num_stages= for tune: an int or a list of ints (None: the kernel's own)."""
     if values is None:
         return None
-    out = _values(values)
+    out = _values(values, name)
     for v in out:
         _check_types(**{name: v})
     return out
@@ -597,7 +614,76 @@ def _describe_arg(value: Any) -> Any:
     return f"{name}[{','.join(map(str, dims))}]" + (".T" if transposed else "")
 
 
-def _shape_text(shape: str | Iterable[int] | None) -> str | None:
+def _shape_text(shape: str | Iterable[int] | None, name: str = "shape") -> str | None:
+    """A shape as the CLI spells it ("4096x4096"): a str as is, else a list or tuple of ints (a float, NaN
+    or a bool is refused, never rounded)."""
     if shape is None or isinstance(shape, str):
         return shape
-    return "x".join(str(int(d)) for d in shape)
+    dims = list(shape) if isinstance(shape, (list, tuple)) else None
+    if not dims or any(isinstance(d, bool) or not hasattr(d, "__index__") for d in dims):
+        from tritonscope.core.errors import UsageError
+
+        raise UsageError(f"{name}: {_short(shape)} is not a shape: give a str like \"4096x4096\" or a tuple of "
+                         "ints like (4096, 4096).", hint=f'e.g. {name}="4096x4096x4096"')
+    return "x".join(str(d.__index__()) for d in dims)
+
+
+def _shape_list(shapes: Any) -> list:
+    """explain's shapes=: one shape (a str, or a tuple of ints) or a list of them."""
+    if isinstance(shapes, str):
+        return [shapes]
+    if isinstance(shapes, tuple) and shapes and all(hasattr(d, "__index__") and not isinstance(d, bool)
+                                                    for d in shapes):
+        return [shapes]   # (4096, 4096): one shape
+    if isinstance(shapes, (list, tuple)):
+        return list(shapes)
+    if shapes is None:
+        return []
+    from tritonscope.core.errors import UsageError
+
+    raise UsageError(f"shapes: {_short(shapes)} is not a list of shapes.",
+                     hint='e.g. shapes=["4096x4096x4096"] or shapes=[(4096, 4096, 4096)]')
+
+
+def _short(value: Any) -> str:
+    """A value for a message: its type and repr, cut short (a repr escapes control characters)."""
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
+
+
+def _check_kinds(**given: tuple[Any, type]) -> None:
+    """Each keyword None or of its type (a flag a bool: check_fixes="no" would be true); a UsageError naming it."""
+    from tritonscope.core.errors import UsageError
+
+    for name, (value, kind) in given.items():
+        if value is None or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
+            continue
+        words = {bool: "True or False", str: "a str", int: "an int"}[kind]
+        raise UsageError(f"{name} must be {words}, not {_short(value)}.", hint=f"Give {name} as {words}.")
+
+
+def _check_counts(**given: Any) -> None:
+    """top=, jobs=: whole numbers of at least 1 (None allowed for those with a default)."""
+    from tritonscope.core.errors import UsageError
+
+    for name, value in given.items():
+        if value is None and name != "top":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise UsageError(f"{name} must be an int of at least 1, not {_short(value)}.", hint=f"e.g. {name}=4")
+
+
+def _check_mappings(**given: Any) -> None:
+    """constexprs=, args=, options=: None or a dict of str names."""
+    from tritonscope.core.errors import UsageError
+
+    for name, value in given.items():
+        if value is None:
+            continue
+        if not isinstance(value, Mapping):
+            raise UsageError(f"{name} must be a dict of names and values, not {_short(value)}.",
+                             hint=f'e.g. {name}={{"BLOCK": 256}}' if name != "args" else 'e.g. args={"n": 1024}')
+        bad = [k for k in value if not isinstance(k, str)]
+        if bad:
+            raise UsageError(f"{name}: its keys must be str names, not {_short(bad[0])}.",
+                             hint=f'e.g. {name}={{"BLOCK": 256}}')

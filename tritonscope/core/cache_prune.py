@@ -376,11 +376,22 @@ def _env_entries(envs: str) -> list[tuple]:
         return out
     for name in names:
         folder = os.path.join(envs, name)
+        if not _own_folder(folder):   # another user's (a shared cache folder): never counted, never removed
+            continue
         used = _env_used_ns(folder)
         if used is None:   # no record: not an environment (or one being put in place)
             continue
         out.append((used, env_freed_bytes(folder), None, in_use(folder), envs, name))
     return out
+
+
+def _own_folder(folder: str) -> bool:
+    """A real folder (not a link) of this user's (where the system has uids)."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and (not hasattr(os, "geteuid") or st.st_uid == os.geteuid())
 
 
 def _remove_env(envs: str, name: str, used_ns: int, size: int) -> bool:

@@ -164,9 +164,45 @@ def damage(folder: Path) -> str | None:
     return None
 
 
+def not_ours(folder: Path) -> str | None:
+    """Why the folder (an environment, or the folder of environments) must not be used, in words: a symbolic link,
+    not a folder, another user's, or writable by others (its Python would run what another local user put there,
+    e.g. in a shared TRITONSCOPE_CACHE_DIR); None when it is ours, or absent.  Without uids (Windows): None."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    import stat
+
+    if stat.S_ISLNK(st.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a folder"
+    if hasattr(os, "geteuid"):
+        if st.st_uid != os.geteuid():
+            return f"it belongs to another user (uid {st.st_uid})"
+        if st.st_mode & 0o022:
+            return f"others can write to it (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def check_ours(version: str) -> None:
+    """An EnvError when the environment folder for `version` (or the folder of environments) is not ours
+    (not_ours): it is never run, used, pruned or replaced."""
+    root = env_root()
+    for folder in (root, root / f"triton-{version}"):
+        why = not_ours(folder)
+        if why is not None:
+            raise EnvError(f"Triton {version}: the environment folder {folder} is not used: {why}.",
+                           hint="Remove it yourself if it is safe to, or point the side at a Python you trust "
+                                "(triton=/path/to/venv/bin/python); TRITONSCOPE_CACHE_DIR should be a folder of "
+                                "your own.")
+
+
 def cached_env(version: str) -> TritonEnv | None:
     """The cached environment for `version`, when complete; None when there is none (or a damaged one)."""
     folder = env_root() / f"triton-{version}"
+    check_ours(version)
     if damage(folder) is not None:
         return None
     meta = _meta(folder) or {}
@@ -379,9 +415,11 @@ def installer(environ=None) -> tuple[str, str | None]:
     """("uv", its path) when uv is found and TRITONSCOPE_ENV_INSTALLER does not say pip; else ("pip", None).
 
     uv is looked for on PATH, then beside this Python (`pip install uv` into this environment puts it there)."""
-    value = (os.environ if environ is None else environ).get(INSTALLER_VARIABLE, "").strip().lower()
-    if value not in ("", "auto", "uv", "pip"):
-        raise UsageError(f"{INSTALLER_VARIABLE}={value!r}: give uv, pip or auto (uv when it is found).")
+    raw = (os.environ if environ is None else environ).get(INSTALLER_VARIABLE, "")
+    value = raw.strip().lower()
+    if value not in ("", "auto", "uv", "pip"):   # said as given (repr: a control character is escaped)
+        raise UsageError(f"{INSTALLER_VARIABLE}={raw[:60]!r}: give uv, pip or auto (uv when it is found).",
+                         hint=f"unset {INSTALLER_VARIABLE}, or set it to uv or pip.")
     if value == "pip":
         return "pip", None
     beside = Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv")
@@ -535,7 +573,11 @@ def list_envs() -> list[dict]:
     if not root.is_dir():
         return out
     for p in sorted(root.iterdir()):
-        if p.name.startswith("triton-"):
+        if p.name.startswith("triton-") and not_ours(p) is not None:   # never read, walked or locked
+            out.append({"version": p.name[len("triton-"):], "triton": None, "python": None, "created": None,
+                        "size": 0, "state": "broken", "why": f"not used: {not_ours(p)}", "path": str(p),
+                        "installer": None, "counted": 0, "in_use": False})
+        elif p.name.startswith("triton-"):
             meta, why = _meta(p), damage(p)
             out.append({"version": p.name[len("triton-"):], "triton": (meta or {}).get("triton"),
                         "python": (meta or {}).get("python"), "created": (meta or {}).get("created"),
@@ -587,4 +629,7 @@ def _remove(folder: Path) -> None:
     """Rename out of the way first, so a half-removed folder never looks like an environment."""
     gone = folder.parent / f".removing-{folder.name}-{os.getpid()}-{int(time.time())}"
     os.rename(folder, gone)
-    shutil.rmtree(gone, ignore_errors=True)
+    if gone.is_symlink() or not gone.is_dir():   # the link itself goes, never what it points to
+        gone.unlink()
+    else:
+        shutil.rmtree(gone, ignore_errors=True)

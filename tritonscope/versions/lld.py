@@ -63,21 +63,65 @@ def wrapper_text(zig: Path) -> str:
             f'exec {shlex.quote(str(zig))} ld.lld "$@"\n')
 
 
+def _check_private(path: Path, *, folder: bool) -> None:
+    """An OSError unless `path` is a real folder (or file), not a link, of this user's and writable by no one else:
+    a script Triton runs must not be one another local user could have put there or could change."""
+    import stat
+
+    st = os.lstat(path)
+    kind = stat.S_ISDIR if folder else stat.S_ISREG
+    if not kind(st.st_mode) or (hasattr(os, "geteuid") and (st.st_uid != os.geteuid() or st.st_mode & 0o022)):
+        raise PermissionError(f"{path} is not a private {'folder' if folder else 'file'} of this user's")
+
+
 def wrapper(zig: Path, folder: Path) -> Path:
-    """The ld.lld script for `zig` in `folder` (written when missing or different; atomically)."""
+    """The ld.lld script for `zig` in `folder` (written when missing or different; atomically).  The folder and
+    the script must be this user's alone (_check_private: an OSError otherwise); a planted script is replaced."""
     path = folder / WRAPPER
     text = wrapper_text(zig)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _check_private(folder, folder=True)
     try:
+        _check_private(path, folder=False)
         if path.read_text() == text and os.access(path, os.X_OK):
             return path
     except OSError:
         pass
-    folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f".{WRAPPER}.{os.getpid()}.tmp"
-    tmp.write_text(text)
-    tmp.chmod(0o755)
-    os.replace(tmp, path)
+    try:
+        tmp.unlink()   # one a killed run of this pid left
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o700)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
+
+
+def given_problem(environ=None) -> str | None:
+    """What is wrong with TRITON_HIP_LLD_PATH when it is set but is not an ld.lld Triton can run (a folder, a
+    missing or non-executable file), in words; None when unset or fine.  Triton skips such a value without a
+    word and then says only that /opt/rocm/llvm/bin/ld.lld is not found."""
+    given = (os.environ if environ is None else environ).get("TRITON_HIP_LLD_PATH")
+    if not given:
+        return None
+    if os.path.isdir(given):
+        why = "is a folder, not an ld.lld"
+    elif not os.path.exists(given):
+        why = "does not exist"
+    elif not os.path.isfile(given):
+        why = "is not a file"
+    elif not os.access(given, os.X_OK):
+        why = "is not executable"
+    else:
+        return None
+    return f"TRITON_HIP_LLD_PATH={given!r} {why}, so Triton has no ld.lld."
 
 
 def _wrapper_folder(env) -> Path:
@@ -110,8 +154,10 @@ def choose(env, environ=None) -> tuple[str | None, str]:
         own = Path(env.backends_dir or "") / "amd" / "llvm" / "bin" / "ld.lld"
         return None, ("its wheel's own" if env.backends_dir and own.is_file() else "none needed")
     given = environ.get("TRITON_HIP_LLD_PATH")
-    if given and os.path.isfile(given):
-        return given, "TRITON_HIP_LLD_PATH"
+    if given:   # the user's choice is Triton's too (versions/run.py passes it on): never replaced by another
+        if os.path.isfile(given):   # as Triton 3.4 checks it (one it cannot run fails there, with what_to_do)
+            return given, "TRITON_HIP_LLD_PATH"
+        return None, given_problem(environ) or "TRITON_HIP_LLD_PATH is not a file"
     zig = zig_of(env.backends_dir)
     if zig is not None:
         try:
@@ -132,6 +178,8 @@ def ensure(env, *, install: bool, install_into: Callable[..., str], progress: Ca
     lld, _where = choose(env)
     if lld is not None or not needs_external_lld(env.backends_dir):
         return lld
+    if os.environ.get("TRITON_HIP_LLD_PATH"):   # the user's linker is the one Triton runs: nothing to install
+        return None
     if not install or env.origin != "cache" or not env.path:
         return None
     from tritonscope.core.errors import TritonscopeError
@@ -154,6 +202,10 @@ def missing(version: str) -> str:
 
 def what_to_do(env=None) -> str:
     """How to get an ld.lld for that side (tritonscope's own environment, or a Python of the user's)."""
+    problem = given_problem()
+    if problem:
+        return (f"{problem} Point it at an ld.lld file (LLVM 19 or newer), or unset it: tritonscope then finds "
+                "one, or installs the ziglang wheel's lld into the environments it makes.")
     if env is not None and getattr(env, "origin", None) == "cache":
         get = ("tritonscope installs the ziglang wheel's lld into the environments it makes, and could not here "
                "(--no-install, or no network): run again without --no-install")
