@@ -125,3 +125,18 @@ def test_a_loop_that_only_stores_is_no_pass(round10):
     assert f.sass_loops[0]["loaded"] == 0 and f.sass_loops[0]["ldgs"] == 0
     waits = _unpipelined_waits(f, calibration()["constants"], f.sass_loops, f.main_iters, 1, 0.0)
     assert waits is not None and waits > 0
+
+
+
+def test_explain_s_roofline_bounds_an_int8_gemm_at_the_int8_rate(compiled):
+    """The one GPU table gives explain's roofline the INT8 rate the cost model prices int8 dots at."""
+    from tritonscope.analyses.explain.entry import explain as explain_analysis
+    from tritonscope.analyses.explain.model import Shape
+
+    analysis = compiled["int8"].analysis
+    spec = analysis.artifact.spec
+    shape = Shape((4096, 4096, 4096), spec.grid, dict(spec.args), None)
+    (roof,) = [v for v in explain_analysis(analysis, shapes=[shape], gpu="H100 SXM", triton_banks=False).verdicts
+               if v.kind == "roofline"]
+    assert roof.facts["peak_kind"] == "int8" and roof.facts["peak_tflops"] == 1978.9
+    assert "TOPS int8" in roof.title and "GOP" in roof.title

@@ -36,6 +36,7 @@ class Gpu:
     source: str
     aliases: tuple[str, ...] = ()
     l1_bytes: int | None = None     # L1 + shared memory per SM
+    int8_tops: float | None = None  # dense INT8 tensor-core TOPS (None: the datasheet gives none)
     # how torch / Triton's driver describe the part: name, capability, memory_gib, clocks (the stand-in's answers)
     device: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
@@ -43,6 +44,10 @@ class Gpu:
     def has_peaks(self) -> bool:
         """Whether the table carries the part's datasheet peaks (else: no roofline, no predicted time)."""
         return bool(self.tflops) and bool(self.gbs)
+
+    def rate(self, kind: str) -> float | None:
+        """The datasheet's dense rate of one kind of math: TFLOP/s ("fp16", ..., "fp32"), TOPS for "int8"."""
+        return self.int8_tops if kind == "int8" else self.tflops.get(kind)
 
     def peaks(self) -> dict[str, float]:
         """{"fp16": TFLOP/s, ..., "gbs": GB/s} ({} without datasheet peaks), as bench's % of peak reads them."""
@@ -59,7 +64,7 @@ def gpu_table() -> dict[str, Gpu]:
     for name, g in _load()["gpus"].items():
         out[name] = Gpu(name, g["vendor"], tuple(g["arches"]), g["sms"], g.get("clock_ghz"), dict(g["tflops"]),
                         g["gbs"], g.get("l2_bytes"), g["source"], tuple(g.get("aliases", ())),
-                        g.get("l1_bytes"), dict(g.get("device") or {}))
+                        g.get("l1_bytes"), g.get("int8_tops"), dict(g.get("device") or {}))
     return out
 
 

@@ -296,20 +296,9 @@ def _tensor_seconds(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch) -> t
     return tensor_s, None
 
 
-@lru_cache(maxsize=1)
-def _int8_rates() -> dict[str, float]:
-    """{GPU name: dense INT8 tensor TOPS} from the GPU table (core/gpus.json's int8_tops, with their sources)."""
-    from tritonscope.core.gpus import TABLE
-
-    return {name: float(g["int8_tops"]) for name, g in json.loads(TABLE.read_text())["gpus"].items()
-            if g.get("int8_tops")}
-
-
 def peak_of(gpu: Gpu, kind: str) -> float | None:
     """The datasheet's dense tensor rate (TFLOP/s; TOPS for int8) of this kind of dot on `gpu`, None: not given."""
-    if kind == "int8":
-        return _int8_rates().get(gpu.name)
-    return gpu.tflops.get(kind)
+    return gpu.rate(kind)
 
 
 def _mixed_peak(shares: Mapping[str, float], gpu: Gpu) -> tuple[float, str | None]:

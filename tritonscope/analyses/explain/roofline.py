@@ -36,6 +36,8 @@ def _peak_kind(ctx: _Ctx) -> tuple[str, bool]:
         return "fp32", False
     if elem.startswith("f8") or "f8E" in elem:
         return "fp8", True
+    if elem in ("i8", "ui8", "si8"):
+        return "int8", True   # IMMA / IGMMA: the datasheet's INT8 TOPS (as the cost model prices it)
     if elem == "bf16":
         return "bf16", True
     if elem == "f32":
@@ -90,13 +92,14 @@ def verdict_shape(ctx: _Ctx, shape: Shape, gpu: Gpu | None,
         out.append(Verdict("roofline", "info", f"shape {dims}: loop bounds not known from the arguments; no roofline",
                            facts=rf))
         return out
-    if gpu is None or kind not in gpu.tflops or not gpu.gbs:
+    rate = gpu.rate(kind) if gpu is not None else None
+    if gpu is None or not rate or not gpu.gbs:
         whose = f"the {gpu.name}" if gpu is not None else ctx.spec.arch
         out.append(Verdict("roofline", "info", f"shape {dims}: {w.flops / 1e9:,.1f} GFLOP, "
                            f"{(w.bytes_loaded + w.bytes_stored) / 1e6:,.1f} MB requested; no datasheet {kind} peak for "
                            f"{whose} in the GPU table (use --gpu)", facts=rf))
         return out
-    peak = gpu.tflops[kind] * 1e12
+    peak = rate * 1e12
     bw = gpu.gbs * 1e9
     requested = w.bytes_loaded + w.bytes_stored
     dram = min(requested, compulsory) if compulsory else requested
@@ -113,11 +116,12 @@ def verdict_shape(ctx: _Ctx, shape: Shape, gpu: Gpu | None,
     bound = max(compute_s, memory_s)
     which = "compute" if compute_s >= memory_s else "memory"
     intensity = w.flops / dram if dram else float("inf")
-    rf.update(peak_tflops=gpu.tflops[kind], bandwidth_gbs=gpu.gbs, bytes_dram=dram, compute_s=compute_s,
+    rf.update(peak_tflops=rate, bandwidth_gbs=gpu.gbs, bytes_dram=dram, compute_s=compute_s,
               memory_s=memory_s, bound_s=bound, bound=which, intensity=intensity,
               ridge=peak / bw, ideal_compute_s=w.flops / peak)
     title = (f"shape {dims}: {which}-bound; cannot beat {bound * 1e3:.4g} ms on {gpu.name} "
-             f"({w.flops / 1e9:,.1f} GFLOP at {gpu.tflops[kind]:g} TFLOP/s {kind}"
+             f"({w.flops / 1e9:,.1f} {'GOP' if kind == 'int8' else 'GFLOP'} at {rate:g} "
+             f"{'TOPS' if kind == 'int8' else 'TFLOP/s'} {kind}"
              + (" (wave-quantized)" if compute_s > w.flops / peak * 1.0001 else "")
              + f" = {compute_s * 1e3:.4g} ms; {dram / 1e6:,.1f} MB at {gpu.gbs:,.0f} GB/s = {memory_s * 1e3:.4g} ms)")
     out.append(Verdict("roofline", "info", title, (), (), facts=rf))
