@@ -263,3 +263,32 @@ def test_choose_keeps_the_users_triton_hip_lld_path_even_when_it_is_a_folder(tmp
     monkeypatch.setenv("TRITON_HIP_LLD_PATH", str(tmp_path))
     calls = []
     assert L.ensure(env, install=True, install_into=lambda *a, **k: calls.append(a)) is None and calls == []
+
+
+# --------------------------------------------------------------------------
+# 5. A sweep or tune axis of num_warps / num_stages no compile can take
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag,value,said", [("-w", "3", "--num-warps 3 is not a power of two from 1 to 32"),
+                                             ("-w", "4,64", "--num-warps 64 is not a power of two"),
+                                             ("-s", "0", "--num-stages 0 must be at least 1")])
+@pytest.mark.parametrize("command", ["sweep", "tune"])
+def test_a_bad_axis_value_is_exit_2_before_any_compile_or_gpu_check(command, flag, value, said, tmp_path, monkeypatch):
+    """Was: sweep showed a FAILED row per config and exited 0; tune said there is no GPU (exit 9)."""
+    from tritonscope.pipeline import compile_path
+
+    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compile_path.Pipeline, "compile", lambda *a, **k: pytest.fail("compiled"))
+    res = runner.invoke(app, [command, "vector_add", flag, value])
+    assert res.exit_code == 2 and said in " ".join(res.output.split()) and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("given,said", [({"num_warps": [4, 3]}, "num_warps=3 is not a power of two"),
+                                        ({"num_stages": 0}, "num_stages=0 must be at least 1")])
+def test_api_tune_refuses_a_bad_axis_value(given, said, monkeypatch):
+    from tritonscope.pipeline import compile_path
+
+    monkeypatch.setattr(compile_path.Pipeline, "compile", lambda *a, **k: pytest.fail("compiled"))
+    with pytest.raises(UsageError, match=said):
+        tritonscope.tune("vector_add", **given)

@@ -175,7 +175,7 @@ def tune(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = None
     exit 13) with that dict on its `.result`.
     """
     from tritonscope.core.words import api_terms
-    from tritonscope.inputs.kernels import check_request
+    from tritonscope.inputs.kernels import Request, check_request
     from tritonscope.measure.axes import grid_requests
     from tritonscope.measure.tune import tune_grid, tune_outcome
     from tritonscope.pipeline.config import local_arch, with_grid
@@ -187,6 +187,9 @@ def tune(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = None
         axes = {name: [str(v) for v in _values(values, f"constexprs[{name!r}]")]
                 for name, values in (constexprs or {}).items()}
         warps, stages = _ints("num_warps", num_warps), _ints("num_stages", num_stages)
+        for key, values in (("num_warps", warps), ("num_stages", stages)):   # [3]: refused, not a failed row each
+            for v in values or ():
+                check_request(Request(target="-", **{key: v}))
         _shape_text(shape)
         arch = local_arch()
         _check_gpu(gpu, arch)

@@ -62,6 +62,7 @@ def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, 
     axes = sw.parse_constexpr_axes(constexpr)
     warps = sw.parse_ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
     stages = sw.parse_ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
+    check_axis_values(warps, stages)   # -w 3 or -s 0: exit 2 here, not a FAILED row per config (or exit 9 first)
     arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
     dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
     default_arch = checks.default_arch()
@@ -76,6 +77,17 @@ def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, 
     requests, loaded, auto = grid_requests(base, axes=axes, num_warps=warps, num_stages=stages, arches=arches,
                                            dtypes=dtypes, block_values=block_values, default_arch=default_arch)
     return requests, loaded, base, auto, arches
+
+
+def check_axis_values(warps, stages) -> None:
+    """Each --num-warps / --num-stages value of a sweep or tune axis checked as one compile's would be (a power of
+    two from 1 to 32; at least 1): a UsageError, worded in the caller's terms (the CLI's flags, the API's keywords)."""
+    from tritonscope.inputs.kernels import Request, check_request
+
+    for w in warps or ():
+        check_request(Request(target="-", num_warps=w))
+    for s in stages or ():
+        check_request(Request(target="-", num_stages=s))
 
 
 def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages: Optional[int],
