@@ -292,3 +292,49 @@ def test_api_tune_refuses_a_bad_axis_value(given, said, monkeypatch):
     monkeypatch.setattr(compile_path.Pipeline, "compile", lambda *a, **k: pytest.fail("compiled"))
     with pytest.raises(UsageError, match=said):
         tritonscope.tune("vector_add", **given)
+
+
+# --------------------------------------------------------------------------
+# 6. The cache's own notes and records, damaged or hostile
+# --------------------------------------------------------------------------
+
+
+def test_a_damaged_pruned_note_is_left_unsaid_never_a_crash(cache):
+    """.pruned.json's freed of 400 digits was an OverflowError (exit 1); its `when` reached the message as is."""
+    notes = cache / "triton-envs" / C.PRUNED
+    notes.write_text(json.dumps({"3.4.0": {"when": "\x1b[2Jnow\x00", "freed": int("9" * 400)}}))
+    res = runner.invoke(app, ["versions", "vector_add", "--a", "3.4.0", "--no-install"])
+    said = " ".join(res.output.split())
+    assert res.exit_code == 3 and "Traceback" not in said and "\x1b" not in said and "\\x1b" not in said
+    assert "its environment was removed on an earlier run to keep tritonscope's cache under its size cap" in said
+    assert "freeing" not in said
+    notes.write_text(json.dumps({"3.4.0": {"when": "2026-11-28 08:40", "freed": True}}))
+    note = C.pruned_note(cache / "triton-envs", "3.4.0")
+    assert "removed on 2026-11-28 08:40" in note and "freeing" not in note
+    notes.write_text(json.dumps({"3.4.0": {"when": "2026-11-28 08:40", "freed": 3 << 20}}))
+    assert C.pruned_note(cache / "triton-envs", "3.4.0").endswith("freeing 3.0 MiB")
+
+
+def _record(cache: Path, version: str, meta) -> Path:
+    folder = cache / "triton-envs" / f"triton-{version}"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "lib" / "python3.11" / "site-packages" / "triton").mkdir(parents=True)
+    (folder / "lib" / "python3.11" / "site-packages" / "triton" / "__init__.py").write_text("")
+    (folder / "bin" / "python").write_text("")
+    (folder / "tritonscope-env.json").write_text(json.dumps(meta))
+    return folder
+
+
+def test_an_environment_record_of_the_wrong_types_or_with_control_characters_is_listed(cache):
+    """`versions --envs` on a record whose installer is a dict was rich's NotRenderableError (exit 1)."""
+    _record(cache, "3.4.0", {"installer": {"a": 1}, "created": [1, 2], "triton": 5, "python": None})
+    _record(cache, "3.4.1", {"installer": "\x1b[2Juv\x00", "created": "\x1b]0;x\x07", "triton": "\u202e3.4",
+                             "python": "\r3.11", "backends": "hip"})
+    res = runner.invoke(app, ["versions", "--envs"])
+    assert res.exit_code == 0 and "Traceback" not in res.output
+    assert not any(c in res.output for c in "\x1b\x00\x07\r\u202e")
+    rows = {r["version"]: r for r in E.list_envs()}
+    assert rows["3.4.0"]["installer"] is None and rows["3.4.0"]["triton"] is None and rows["3.4.0"]["state"] == "ready"
+    assert rows["3.4.1"]["installer"] is None and rows["3.4.1"]["created"] is None
+    env = E.cached_env("3.4.1")
+    assert env.triton == "3.4.1" and env.backends == ()   # the version asked for; not ('h', 'i', 'p')

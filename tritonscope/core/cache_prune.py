@@ -454,7 +454,13 @@ def pruned_note(envs, version: str, *, forget: bool = False) -> str | None:
             os.replace(tmp, os.path.join(envs, PRUNED))
         except OSError:
             pass
-    freed = note.get("freed")
-    size = f", freeing {freed / (1 << 20):,.1f} MiB" if isinstance(freed, int) else ""
-    return (f"its environment was removed on {note.get('when', 'an earlier run')} to keep tritonscope's cache under "
+    # the note is a file: a value of the wrong type or size (or a control character) is left unsaid, never a crash
+    freed, when = note.get("freed"), note.get("when")
+    size = (f", freeing {freed / (1 << 20):,.1f} MiB" if isinstance(freed, int) and not isinstance(freed, bool)
+            and 0 <= freed < 1 << 63 else "")
+    when = when if isinstance(when, str) and _WHEN.fullmatch(when) else "an earlier run"
+    return (f"its environment was removed on {when} to keep tritonscope's cache under "
             f"its size cap of {setting()[1]}{size}")
+
+
+_WHEN = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d")   # time.strftime("%Y-%m-%d %H:%M"), as _note_pruned writes it

@@ -139,12 +139,25 @@ def user_env(python: str) -> TritonEnv:
                      backends_dir=facts.get("backends_dir"))
 
 
+_RECORD_TEXTS = ("requested", "triton", "python", "created", "triton_dir", "installer")
+
+
 def _meta(folder: Path) -> dict | None:
+    """The environment's record (tritonscope-env.json), its values typed: a text that is not a str, holds a control
+    character or runs past 300 characters is left out (as if not recorded), and so is a backends list that is not
+    one of strs; None when it cannot be read or is not a JSON object."""
     try:
-        data = json.loads((folder / "tritonscope-env.json").read_text())
-    except (OSError, ValueError):
+        data = json.loads((folder / "tritonscope-env.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    out = {k: v for k, v in data.items() if k in _RECORD_TEXTS and isinstance(v, str) and v.isprintable()
+           and len(v) <= 300}
+    backends = data.get("backends")
+    if isinstance(backends, list) and all(isinstance(b, str) and b.isidentifier() for b in backends):
+        out["backends"] = backends
+    return out
 
 
 def damage(folder: Path) -> str | None:
