@@ -50,6 +50,8 @@ EXPLAIN_BAD = [
     ({"check_fixes": "no"}, "check_fixes must be True or False, not str 'no'"),
     ({"predict": math.nan}, "predict must be True or False, not float nan"),
     ({"kernel": 5}, "kernel must be a str, not int 5"),
+    ({"gpu": ""}, "gpu is empty"),                                  # was: taken as no GPU named
+    ({"gpu": "  "}, "gpu is empty"),
 ]
 
 
@@ -80,6 +82,7 @@ TUNE_BAD = [
     ({"shape": (float("inf"), 4)}, "shape: tuple (inf, 4) is not a shape"),
     ({"full": "yes"}, "full must be True or False, not str 'yes'"),
     ({"gpu": 5}, "gpu must be a str, not int 5"),
+    ({"gpu": ""}, "gpu is empty"),
 ]
 
 

@@ -537,7 +537,11 @@ def _check_gpu(gpu: str | None, arch: str | None = None) -> None:
         return
     _check_kinds(gpu=(gpu, str))
     from tritonscope.core.errors import UsageError
-    from tritonscope.cost import resolve_gpu
+    from tritonscope.cost import gpu_names, resolve_gpu
+
+    if not gpu.strip():   # as the CLI's --gpu '': never taken for "no GPU named"
+        raise UsageError("gpu is empty.", hint=f"Name a GPU ({', '.join(gpu_names())}), or leave gpu= out for the "
+                                                "local GPU, else the arch's reference GPU.")
 
     g = resolve_gpu(gpu, None)
     if arch and g is not None and arch not in g.arches:
