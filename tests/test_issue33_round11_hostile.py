@@ -341,3 +341,38 @@ def test_an_environment_record_of_the_wrong_types_or_with_control_characters_is_
     assert rows["3.4.1"]["installer"] is None and rows["3.4.1"]["created"] is None
     env = E.cached_env("3.4.1")
     assert env.triton == "3.4.1" and env.backends == ()   # the version asked for; not ('h', 'i', 'p')
+
+
+# --------------------------------------------------------------------------
+# 7. diff's sides: whole numbers as typed, said in the side's words
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("item,said", [
+    ("num_warps=0_4", "--a num_warps=0_4: not an integer"),     # was: taken as 4
+    ("num_warps=\u0663", "--a num_warps=\u0663: not an integer"),  # Arabic-Indic 3: was taken as 3
+    ("warps=3", "--a num_warps=3 is not a power of two from 1 to 32"),   # was: "--num-warps 3 ..."
+    ("num_warps=99999999999999999999999", "--a num_warps=99999999999999999999999 is not a power of two"),
+    ("stages=0", "--a num_stages=0 must be at least 1"),
+    ("maxnreg=0_64", "--a maxnreg=0_64: not an integer"),        # was: taken as 64
+    ("num_ctas=\u0662", "--a num_ctas=\u0662: not an integer"),
+])
+def test_a_side_number_is_ascii_digits_and_said_in_the_sides_words(item, said):
+    from tritonscope.versions.config_diff import parse_side
+
+    with pytest.raises(UsageError) as e:
+        parse_side([item], "a")
+    assert said in e.value.message
+
+
+def test_good_side_numbers_still_pass():
+    from tritonscope.versions.config_diff import parse_side
+
+    got = parse_side(["BLOCK=16,num_warps=8,stages=2,maxnreg=64"], "b")
+    assert got == {"constexprs": {"BLOCK": "16"}, "options": {"maxnreg": 64}, "num_warps": 8, "num_stages": 2}
+
+
+def test_diff_with_a_bad_side_number_exits_2_before_any_compile(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
+    res = runner.invoke(app, ["diff", "vector_add", "--a", "num_warps=0_4", "--b", "BLOCK=64"])
+    assert res.exit_code == 2 and "--a num_warps=0_4: not an integer" in " ".join(res.output.split())

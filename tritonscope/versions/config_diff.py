@@ -30,17 +30,36 @@ def _side_option(which: str, key: str, value: str):
             raise UsageError(f"--{which} {key}={value}: give on or off (true/false, 1/0).",
                              hint=f"For example: --{which} fp_fusion=off")
         return _BOOLS[value.lower()]
-    try:
-        number = int(value)
-    except ValueError:
+    digits = value[1:] if value.startswith("-") else value
+    if not (digits.isascii() and digits.isdigit()):   # ASCII digits only: int() would take '٣' or '0_64'
         raise UsageError(f"--{which} {key}={value}: not an integer.",
-                         hint=f"For example: --{which} {key}={'64' if key == 'maxnreg' else '2'}") from None
+                         hint=f"For example: --{which} {key}={'64' if key == 'maxnreg' else '2'}")
+    number = int(value)
     from tritonscope.inputs.kernels import check_launch_options
 
     try:
         check_launch_options({SIDE_OPTIONS[key]: number})
     except UsageError as e:  # the one check compile uses, said for this side: "--a maxnreg=7: ..."
         flag = {"maxnreg": "--maxnreg", "num_ctas": "--num-ctas"}[SIDE_OPTIONS[key]]
+        raise UsageError(e.message.replace(f"{flag} {number}", f"--{which} {key}={number}"), hint=e.hint) from None
+    return number
+
+
+def _side_int(which: str, key: str, value: str) -> int:
+    """--a num_warps=8: ASCII digits only (int() would take '٣' or '0_4'), checked as a compile's -w / -s is, and
+    said in the side's words ("--a num_warps=3 ...", not "--num-warps 3 ...")."""
+    import re
+
+    from tritonscope.inputs.kernels import Request, check_request
+
+    if not re.fullmatch(r"-?[0-9]+", value):
+        raise UsageError(f"--{which} {key}={value}: not an integer.",
+                         hint=f"For example: --{which} {key}={'8' if key == 'num_warps' else '3'}")
+    number = int(value)
+    try:
+        check_request(Request(target="-", **{key: number}))
+    except UsageError as e:
+        flag = "--num-warps" if key == "num_warps" else "--num-stages"
         raise UsageError(e.message.replace(f"{flag} {number}", f"--{which} {key}={number}"), hint=e.hint) from None
     return number
 
@@ -58,10 +77,7 @@ def parse_side(items: Optional[list[str]], which: str) -> dict:
                                  hint=f"For example: --{which} BLOCK=32,num_warps=8")
             key = {"warps": "num_warps", "stages": "num_stages", "w": "num_warps", "s": "num_stages"}.get(name, name)
             if key in ("num_warps", "num_stages"):
-                try:
-                    out[key] = int(value)
-                except ValueError:
-                    raise UsageError(f"--{which} {key}={value}: not an integer.") from None
+                out[key] = _side_int(which, key, value)
             elif key in SIDE_KEYWORDS:
                 out[key] = value
             elif key in SIDE_OPTIONS:
