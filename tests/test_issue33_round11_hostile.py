@@ -239,6 +239,9 @@ def test_the_wrapper_replaces_a_planted_script_and_refuses_a_folder_others_can_w
     with pytest.raises(OSError, match="not a private folder"):
         L.wrapper(tmp_path / "zig", shared)
     assert not (shared / L.WRAPPER).exists()
+    with pytest.raises(OSError, match="not a private folder"):   # its own folder is private, its parent is not
+        L.wrapper(tmp_path / "zig", shared / "bin")
+    assert not (shared / "bin" / L.WRAPPER).exists()
 
 
 def test_triton_hip_lld_path_set_to_a_folder_is_said_and_never_replaced(tmp_path, monkeypatch):

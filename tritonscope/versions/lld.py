@@ -80,6 +80,7 @@ def wrapper(zig: Path, folder: Path) -> Path:
     path = folder / WRAPPER
     text = wrapper_text(zig)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _check_private(folder.parent, folder=True)   # whoever can write to the parent could swap the folder
     _check_private(folder, folder=True)
     try:
         _check_private(path, folder=False)
