@@ -379,3 +379,28 @@ def test_diff_with_a_bad_side_number_exits_2_before_any_compile(tmp_path, monkey
     monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
     res = runner.invoke(app, ["diff", "vector_add", "--a", "num_warps=0_4", "--b", "BLOCK=64"])
     assert res.exit_code == 2 and "--a num_warps=0_4: not an integer" in " ".join(res.output.split())
+
+
+# --------------------------------------------------------------------------
+# 8. An install that prints nothing is stopped all the same
+# --------------------------------------------------------------------------
+
+
+def test_a_silent_install_is_stopped_at_the_timeout_and_said(tmp_path, monkeypatch):
+    """Was: the timeout was checked only when pip printed a line, so a stalled download (pip prints nothing with
+    --progress-bar off) waited for ever; and a stopped install said only "pip could not install"."""
+    import sys
+    import time
+
+    folder = tmp_path / "env"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "python").symlink_to(sys.executable)
+    monkeypatch.setattr(E, "PIP_TIMEOUT", 2.0)
+    # a real pip install that reads its requirements from a FIFO nobody writes: it blocks, silent
+    fifo = tmp_path / "reqs.txt"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    with pytest.raises(E.EnvError) as e:
+        E.install_into(folder, ["-r", str(fifo)], what="test", how=("pip", None))
+    assert time.monotonic() - started < 30
+    assert "did not finish in 2 s and was stopped" in e.value.message and "Nothing was kept" in e.value.hint

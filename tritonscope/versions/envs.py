@@ -471,21 +471,36 @@ def install_into(folder: Path, requirements: list[str], *, progress: Callable[[s
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                             start_new_session=True)
     lines: list[str] = []
-    started = time.monotonic()
+    import threading
+
+    # a timer, not a check per line: an install that prints nothing (a stalled download) is stopped all the same
+    fired: list[bool] = []
+
+    def stop() -> None:
+        fired.append(True)
+        proc.kill()
+
+    timer = threading.Timer(PIP_TIMEOUT, stop)
+    timer.daemon = True
+    timer.start()
     try:
         for line in proc.stdout:  # type: ignore[union-attr]
             lines.append(line.rstrip())
             m = _PIP_STEP_RE.match(line) or _UV_STEP_RE.match(line)
             if m:
                 say(f"{what}: {m.group(0).strip()[:100]}")
-            if time.monotonic() - started > PIP_TIMEOUT:
-                proc.kill()
-                break
         proc.wait()
     except BaseException:
         proc.kill()
         proc.wait()
         raise
+    finally:
+        timer.cancel()
+    if fired:
+        raise EnvError(f"{kind} install {' '.join(requirements)} did not finish in {PIP_TIMEOUT:.0f} s and was stopped.",
+                       hint="Nothing was kept; run again (a slow or stalled download), or point the side at an "
+                            "environment you made: triton=/path/to/venv/bin/python",
+                       context="\n".join(lines[-6:]) or None)
     if proc.returncode != 0:
         raise _pip_error(" ".join(requirements), "\n".join(lines), kind)
     return _installer_words(kind, uv)
