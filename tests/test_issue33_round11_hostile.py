@@ -404,3 +404,16 @@ def test_a_silent_install_is_stopped_at_the_timeout_and_said(tmp_path, monkeypat
         E.install_into(folder, ["-r", str(fifo)], what="test", how=("pip", None))
     assert time.monotonic() - started < 30
     assert "did not finish in 2 s and was stopped" in e.value.message and "Nothing was kept" in e.value.hint
+
+
+def test_a_cache_cap_of_thousands_of_digits_is_no_cap_and_said(tmp_path, monkeypatch):
+    """TRITONSCOPE_CACHE_MAX_MB of 5000 nines: int() refuses it (ValueError, exit 1 on every compile's store)."""
+    huge = "9" * 5000
+    assert C.setting({C.VARIABLE: huge}) == (None, f"no cap: {C.VARIABLE} is 5000 digits long, more than any disk holds")
+    assert "5000 digits, more than any disk holds, so tritonscope's cache is not pruned" in C.problem({C.VARIABLE: huge})
+    assert C.setting({C.VARIABLE: "0" * 30 + "5"})[0] == 5 << 20     # leading zeros are not digits of size
+    assert C.setting({C.VARIABLE: "9" * 15})[0] == int("9" * 15) << 20
+    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv(C.VARIABLE, huge)
+    C.after_store(tmp_path / "results" / ("a" * 40 + ".json"), 10)   # never raises
+    assert len(C.problem({C.VARIABLE: "x" * 10_000})) < 200          # a long bad value is cut short

@@ -83,13 +83,20 @@ def _malformed(value: str) -> bool:
     return bool(value) and not (value.isascii() and value.isdigit())
 
 
+def _too_large(value: str) -> bool:
+    """More than 15 digits of MiB (an exabyte and up): no disk holds it, and int() refuses 4300 digits and more."""
+    return not _malformed(value) and len(value.lstrip("0")) > 15
+
+
 def setting(environ=None) -> tuple[int | None, str]:
     """The cap in bytes (None: no cap) and where it came from, in words."""
     value = _value(environ)
     if not value:
         return DEFAULT_MB << 20, f"{DEFAULT_MB} MiB (the default)"
     if _malformed(value):
-        return None, f"no cap: {VARIABLE}={value!r} is not a whole number of MiB"
+        return None, f"no cap: {VARIABLE}={value[:60]!r} is not a whole number of MiB"
+    if _too_large(value):
+        return None, f"no cap: {VARIABLE} is {len(value)} digits long, more than any disk holds"
     if int(value) == 0:
         return None, f"no cap ({VARIABLE}=0)"
     return int(value) << 20, f"{int(value)} MiB ({VARIABLE})"
@@ -103,7 +110,10 @@ def problem(environ=None) -> str | None:
     """
     value = _value(environ)
     if _malformed(value):
-        return f"{VARIABLE}={value!r} is not a whole number of MiB, so tritonscope's cache is not pruned."
+        return f"{VARIABLE}={value[:60]!r} is not a whole number of MiB, so tritonscope's cache is not pruned."
+    if _too_large(value):
+        return (f"{VARIABLE} is a number of {len(value)} digits, more than any disk holds, so tritonscope's cache is "
+                "not pruned.")
     return None
 
 
