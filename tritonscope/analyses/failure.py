@@ -621,7 +621,10 @@ def attach(err: BaseException, config, *, checks: bool = True, timeout: float | 
         else:
             err.message = f"Triton failed while compiling {failure.kernel} in {where}: {failure.error}"
             ok = [x.flags or x.label for x in failure.fixes if x.compiles]
+            tried = [x.flags or x.label for x in failure.fixes if x.tried]
             err.hint = (f"These compile: {', '.join(ok)} (see 'What to try')." if ok else
+                        f"No fix found: none of what was tried compiles ({', '.join(tried)}); see the failure "
+                        "report above for what Triton said, in plain words." if tried else
                         "See the failure report above: what Triton said, in plain words, and what was tried.")
     return failure
 
