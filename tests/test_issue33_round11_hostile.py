@@ -70,19 +70,23 @@ TUNE_BAD = [
     ({"constexprs": {"BLOCK": []}}, "constexprs['BLOCK'] is empty: an axis needs at least one value"),
     ({"constexprs": [1]}, "constexprs must be a dict of names and values, not list [1]"),
     ({"num_warps": []}, "num_warps is empty"),
-    ({"top": 0}, "top must be an int of at least 1, not int 0"),
-    ({"top": -1}, "top must be an int of at least 1"),
-    ({"top": math.nan}, "top must be an int of at least 1, not float nan"),
-    ({"top": "5"}, "top must be an int of at least 1, not str '5'"),
-    ({"top": True}, "top must be an int of at least 1, not bool True"),
-    ({"jobs": 0}, "jobs must be an int of at least 1, not int 0"),
-    ({"jobs": -3}, "jobs must be an int of at least 1"),
+    ({"top": 0}, "top must be an int from 1 to 2**31-1, not int 0"),
+    ({"top": -1}, "top must be an int from 1 to 2**31-1"),
+    ({"top": math.nan}, "top must be an int from 1 to 2**31-1, not float nan"),
+    ({"top": "5"}, "top must be an int from 1 to 2**31-1, not str '5'"),
+    ({"top": True}, "top must be an int from 1 to 2**31-1, not bool True"),
+    ({"jobs": 0}, "jobs must be an int from 1 to 2**31-1, not int 0"),
+    ({"jobs": -3}, "jobs must be an int from 1 to 2**31-1"),
     ({"grid": 5}, "grid must be a str, not int 5"),
     ({"shape": (math.nan,)}, "shape: tuple (nan,) is not a shape"),
     ({"shape": (float("inf"), 4)}, "shape: tuple (inf, 4) is not a shape"),
     ({"full": "yes"}, "full must be True or False, not str 'yes'"),
     ({"gpu": 5}, "gpu must be a str, not int 5"),
     ({"gpu": ""}, "gpu is empty"),
+    ({"top": 10**5000}, "top must be an int from 1 to 2**31-1, not an int of 16610 bits"),
+    ({"jobs": 2**40}, "jobs must be an int from 1 to 2**31-1"),
+    ({"num_warps": [10**5000]}, "num_warps is out of range (an int of 16610 bits)"),   # was: str()'s ValueError
+    ({"num_stages": -10**5000}, "num_stages is out of range"),
 ]
 
 
@@ -96,6 +100,11 @@ def test_tune_refuses_each_bad_argument_by_name_before_the_gpu_check(given, said
     with pytest.raises(UsageError) as e:
         tritonscope.tune("vector_add", **given)
     assert said in e.value.message and e.value.exit_code == ExitCode.USAGE
+
+
+def test_compile_refuses_an_int_too_large_to_print():
+    with pytest.raises(UsageError, match=r"block is out of range \(an int of 16610 bits\)"):
+        tritonscope.compile("vector_add", block=10**5000)
 
 
 def test_compile_refuses_a_non_mapping_constexprs_and_options():
@@ -355,7 +364,9 @@ def test_an_environment_record_of_the_wrong_types_or_with_control_characters_is_
     ("num_warps=0_4", "--a num_warps=0_4: not an integer"),     # was: taken as 4
     ("num_warps=\u0663", "--a num_warps=\u0663: not an integer"),  # Arabic-Indic 3: was taken as 3
     ("warps=3", "--a num_warps=3 is not a power of two from 1 to 32"),   # was: "--num-warps 3 ..."
-    ("num_warps=99999999999999999999999", "--a num_warps=99999999999999999999999 is not a power of two"),
+    ("num_warps=99999999999999999999999", "--a num_warps=99999999999999999999... (23 characters): out of range"),
+    ("num_warps=" + "9" * 5000, "(5000 characters): out of range"),     # was: int()'s ValueError, exit 1
+    ("maxnreg=" + "9" * 5000, "--a maxnreg=99999999999999999999... (5000 characters): out of range"),
     ("stages=0", "--a num_stages=0 must be at least 1"),
     ("maxnreg=0_64", "--a maxnreg=0_64: not an integer"),        # was: taken as 64
     ("num_ctas=\u0662", "--a num_ctas=\u0662: not an integer"),

@@ -488,6 +488,11 @@ def _check_types(**values: Any) -> None:
         if value is None:
             continue
         want = str if name in ("arch", "dtype") else int
+        if want is int and isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+            # said without its digits: str() of an int of 4300 digits or more raises ValueError
+            raise UsageError(f"{name} is out of range (an int of {value.bit_length()} bits).",
+                             hint={"num_warps": "num_warps=4", "num_stages": "num_stages=3",
+                                   "block": "block=16"}.get(name, f"{name}=4"))
         if not isinstance(value, want) or isinstance(value, bool):
             example = {"num_warps": "num_warps=4", "num_stages": "num_stages=3", "block": "block=16",
                        "arch": f'arch="{DEFAULT_ARCH}"', "dtype": 'dtype="fp16"'}[name]
@@ -653,7 +658,10 @@ def _shape_list(shapes: Any) -> list:
 
 
 def _short(value: Any) -> str:
-    """A value for a message: its type and repr, cut short (a repr escapes control characters)."""
+    """A value for a message: its type and repr, cut short (a repr escapes control characters; an int of thousands
+    of digits, whose repr raises, by its size)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"int of {value.bit_length()} bits"
     text = repr(value)
     return f"{type(value).__name__} {text[:60]}{'...' if len(text) > 60 else ''}"
 
@@ -676,8 +684,9 @@ def _check_counts(**given: Any) -> None:
     for name, value in given.items():
         if value is None and name != "top":
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise UsageError(f"{name} must be an int of at least 1, not {_short(value)}.", hint=f"e.g. {name}=4")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**31:
+            shown = _short(value) if not isinstance(value, int) or value < 2**31 else f"an int of {value.bit_length()} bits"
+            raise UsageError(f"{name} must be an int from 1 to 2**31-1, not {shown}.", hint=f"e.g. {name}=4")
 
 
 def _check_mappings(**given: Any) -> None:

@@ -34,7 +34,7 @@ def _side_option(which: str, key: str, value: str):
     if not (digits.isascii() and digits.isdigit()):   # ASCII digits only: int() would take '٣' or '0_64'
         raise UsageError(f"--{which} {key}={value}: not an integer.",
                          hint=f"For example: --{which} {key}={'64' if key == 'maxnreg' else '2'}")
-    number = int(value)
+    number = _bounded(which, key, value)
     from tritonscope.inputs.kernels import check_launch_options
 
     try:
@@ -43,6 +43,15 @@ def _side_option(which: str, key: str, value: str):
         flag = {"maxnreg": "--maxnreg", "num_ctas": "--num-ctas"}[SIDE_OPTIONS[key]]
         raise UsageError(e.message.replace(f"{flag} {number}", f"--{which} {key}={number}"), hint=e.hint) from None
     return number
+
+
+def _bounded(which: str, key: str, value: str) -> int:
+    """A side's whole number of ASCII digits as an int; one of more than 18 digits is out of range (a UsageError:
+    int() refuses 4300 digits and more, and no option takes such a number)."""
+    if len(value.lstrip("-").lstrip("0")) > 18:
+        raise UsageError(f"--{which} {key}={value[:20]}... ({len(value)} characters): out of range.",
+                         hint=f"For example: --{which} {key}={'64' if key == 'maxnreg' else '8'}")
+    return int(value)
 
 
 def _side_int(which: str, key: str, value: str) -> int:
@@ -55,7 +64,7 @@ def _side_int(which: str, key: str, value: str) -> int:
     if not re.fullmatch(r"-?[0-9]+", value):
         raise UsageError(f"--{which} {key}={value}: not an integer.",
                          hint=f"For example: --{which} {key}={'8' if key == 'num_warps' else '3'}")
-    number = int(value)
+    number = _bounded(which, key, value)
     try:
         check_request(Request(target="-", **{key: number}))
     except UsageError as e:
