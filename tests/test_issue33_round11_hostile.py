@@ -428,3 +428,18 @@ def test_a_cache_cap_of_thousands_of_digits_is_no_cap_and_said(tmp_path, monkeyp
     monkeypatch.setenv(C.VARIABLE, huge)
     C.after_store(tmp_path / "results" / ("a" * 40 + ".json"), 10)   # never raises
     assert len(C.problem({C.VARIABLE: "x" * 10_000})) < 200          # a long bad value is cut short
+
+
+@pytest.mark.parametrize("text", ["3." + "9" * 5000, "9" * 5000 + ".1", "\u0663.\u0664.\u0660", "3.1234567.0"])
+def test_a_version_of_thousands_of_digits_or_non_ascii_digits_is_refused(text, cache):
+    """Was: int() of 5000 digits raised ValueError (exit 1); Arabic-Indic digits were taken as a version."""
+    with pytest.raises(UsageError) as e:
+        E.check_version(text)
+    assert "not a Triton version or a path to a Python" in e.value.message and len(e.value.message) < 200
+    res = runner.invoke(app, ["versions", "vector_add", "--a", text, "--no-install"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+def test_real_versions_still_pass():
+    assert [E.check_version(v) for v in ("3.4.0", "3.4", "3.4.0rc1", "3.4.0.post1")] == \
+        ["3.4.0", "3.4", "3.4.0rc1", "3.4.0.post1"]

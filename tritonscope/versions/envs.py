@@ -45,7 +45,8 @@ from tritonscope.core.env import cache_dir
 from tritonscope.core.errors import ExitCode, NotFoundError, TritonscopeError, UsageError
 
 # 3.4.0, 3.4, 3.5.1, 3.6.0rc1, 3.3.1.post1
-VERSION_RE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc)\d+)?(\.post\d+)?$")
+# ASCII digits (\d alone takes '٣'), at most 6 a part (int() of 4300 digits raises; no release has such numbers)
+VERSION_RE = re.compile(r"^\d{1,6}\.\d{1,6}(\.\d{1,6})?((a|b|rc)\d{1,6})?(\.post\d{1,6})?$", re.ASCII)
 OLDEST = (3, 2)  # the oldest Triton this tool's compile path knows (see triton_api)
 PIP_TIMEOUT = 1800.0
 
@@ -83,7 +84,8 @@ def check_version(text: str) -> str:
     """A version as pip takes it ('3.4.0'); anything else is a UsageError before any install."""
     v = text.strip()
     if not VERSION_RE.match(v):
-        raise UsageError(f"triton={text}: not a Triton version or a path to a Python.",
+        raise UsageError(f"triton={text[:40]}{'...' if len(text) > 40 else ''}: not a Triton version or a path to a "
+                         "Python.",
                          hint="For example triton=3.4.0, or triton=/path/to/venv/bin/python")
     major_minor = tuple(int(x) for x in v.split(".")[:2])
     if major_minor < OLDEST:
