@@ -443,3 +443,25 @@ def test_a_version_of_thousands_of_digits_or_non_ascii_digits_is_refused(text, c
 def test_real_versions_still_pass():
     assert [E.check_version(v) for v in ("3.4.0", "3.4", "3.4.0rc1", "3.4.0.post1")] == \
         ["3.4.0", "3.4", "3.4.0rc1", "3.4.0.post1"]
+
+
+@pytest.mark.parametrize("answer", ['[1]', '{"triton": 5}', '{}', '"x"',
+                                    '{"triton": "\\u001b[2J3.4", "backends": ["hip"], "python": "3"}',
+                                    '{"triton": "3.4.0", "backends": "hip", "python": "3.11"}'])
+def test_a_user_python_whose_probe_answer_is_not_tritons_is_refused(answer, tmp_path):
+    """triton=/path/to/python of the user's may print anything: was KeyError/TypeError (exit 1), or 'hip' taken
+    as the backends ('h', 'i', 'p')."""
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\necho '{answer}'\n")
+    fake.chmod(0o755)
+    with pytest.raises(E.EnvError, match="gave an answer to the Triton probe that is not Triton's version"):
+        E.user_env(str(fake))
+    res = runner.invoke(app, ["versions", "vector_add", "--a", str(fake)])
+    assert res.exit_code == 3 and "Traceback" not in res.output
+
+
+def test_a_real_pythons_probe_still_passes():
+    import sys
+
+    env = E.user_env(sys.executable)
+    assert env.triton and "nvidia" in env.backends and env.origin == "user"

@@ -121,9 +121,24 @@ def probe(python: str, *, timeout: float = 120) -> dict:
                        hint="Install Triton into that environment, or name a version (triton=3.6.0) for "
                             "tritonscope to make one.")
     try:
-        return json.loads(proc.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
+        facts = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError, RecursionError):
         raise EnvError(f"{python} gave no answer to the Triton probe.") from None
+    if not _probe_answer(facts):   # a Python of the user's may print anything: never a crash on it, nor shown raw
+        raise EnvError(f"{python} gave an answer to the Triton probe that is not Triton's version and backends.",
+                       hint="Point triton= at a Python interpreter that imports triton.")
+    return facts
+
+
+def _probe_answer(facts) -> bool:
+    """Whether the probe's JSON is what _PROBE prints: printable strs, and a list of backend names."""
+    def text(v) -> bool:
+        return isinstance(v, str) and v.isprintable() and 0 < len(v) <= 4096
+
+    return (isinstance(facts, dict) and text(facts.get("triton")) and len(facts["triton"]) <= 100
+            and text(facts.get("python")) and (facts.get("backends_dir") is None or text(facts["backends_dir"]))
+            and isinstance(facts.get("backends"), list)
+            and all(isinstance(b, str) and b.isidentifier() for b in facts["backends"]))
 
 
 def user_env(python: str) -> TritonEnv:
