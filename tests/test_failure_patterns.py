@@ -1,4 +1,10 @@
-"""Issue 34, the patterns: an out-of-range op failing inside a pass, from a kernel written here.
+"""Issue 34, the patterns: a verifier error and an out-of-range op, each failing inside a pass, from kernels
+written here.
+
+- fp64_dot_tmem_sm100: an fp64 tl.dot for sm_100a; Triton 3.6's TritonGPUAccelerateMatmul builds a tensor-memory
+  layout for the accumulator that its verifier refuses (`<unknown>:0: error: colStride must be 1, 2, or 4 but got
+  0`, then MLIR's verifyInvariants assertion); Triton 3.9 compiles it (no tcgen05 MMA for fp64).  The verifier's
+  message has no location: the report must still show it.
 
 - fp32_dot_short_k_amd: an fp32 tl.dot with K=8 for gfx942; Triton 3.6's ConvertTritonAMDGPUToLLVM reads past
   the end of the operand values it unpacked (LLVM's `idx < size()` assertion); Triton 3.9 compiles it.  Neither
@@ -26,6 +32,51 @@ FAILING = DATA / "failing"
 
 SHORT_K = [f"{FAILING}/fp32_dot_short_k_amd.py:dot_kernel", "--arch", "gfx942", "--arg", "a_ptr=*fp32",
            "--arg", "b_ptr=*fp32", "--arg", "out_ptr=*fp32", "-c", "K=8"]
+
+
+TMEM = [f"{FAILING}/fp64_dot_tmem_sm100.py:dot_kernel", "--arch", "sm_100a", "--arg", "a_ptr=*fp64",
+        "--arg", "out_ptr=*fp64", "-c", "BLOCK=64"]
+
+
+@pytest.fixture(scope="module")
+def tmem(tmp_path_factory):
+    """One compile of the verifier-error kernel, --json and --save: (the CLI result, the saved report's path)."""
+    if triton_series() != "3.6":
+        pytest.skip(f"fp64_dot_tmem_sm100 fails on Triton 3.6 only; {triton_series()} compiles it")
+    saved = tmp_path_factory.mktemp("tmem") / "failure.json"
+    result = runner.invoke(app, ["compile", *TMEM, "--json", "--save", str(saved)], catch_exceptions=False)
+    return result, saved
+
+
+def test_verifier_error_report(tmem, regen):
+    """exit 5; the pass (TritonGPUAccelerateMatmul), the op (tt.dot at line 21), the verifier's own message
+    (which has no location) before MLIR's assertion, and its plain words."""
+    result, _ = tmem
+    assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
+    d = json.loads(result.stdout)["failure"]
+    check_golden(GOLDEN / "failure" / triton_series() / "fp64_dot_tmem_sm100.json", _golden_facts(d), regen)
+    assert d["in_pass"] and d["pass_name"] == "TritonGPUAccelerateMatmul" and d["stage"] == "ttgir"
+    assert (d["op"]["name"], d["op"]["line"], d["op"]["source"]) == ("tt.dot", 21, "c = tl.dot(a, a)")
+    said = [(x["severity"], x["message"]) for x in d["diagnostics"]]
+    assert said[0] == ("error", "colStride must be 1, 2, or 4 but got but got 0")
+    assert said[1][0] == "assertion" and "verifyInvariants" in said[1][1]
+    assert any("column stride of 32 divided by the element's bits" in w and "comes out 0" in w
+               for w in d["explanation"])
+    assert not any(x["compiles"] for x in d["fixes"])
+    assert "No fix found: none of what was tried compiles (-s 1, -w 8" in " ".join(result.stderr.split())
+
+
+def test_verifier_error_in_the_terminal(tmem):
+    """show reopens it: the verifier's error under 'What Triton said', the op's source line, the reproducer."""
+    _, saved = tmem
+    shown = runner.invoke(app, ["show", str(saved), "--width", "140"], catch_exceptions=False)
+    assert shown.exit_code == 0
+    out = shown.stdout
+    assert "failed in   pass TritonGPUAccelerateMatmul (ttgir pass" in out
+    assert "op          tt.dot at fp64_dot_tmem_sm100.py:21" in out and "c = tl.dot(a, a)" in out
+    assert "error       colStride must be 1, 2, or 4 but got but got 0" in out
+    assert "builtin.module(tritongpu-accelerate-matmul)" in out
+    assert "> " in out and "tt.dot %" in out
 
 
 @pytest.fixture(scope="module")

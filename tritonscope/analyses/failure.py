@@ -105,6 +105,16 @@ KNOWN: tuple[Known, ...] = (
           "an offset (for buffer ops) cannot merge them: it can narrow one branch's offset to 32 bits and not the "
           "other's (a 64-bit or possibly negative offset). A Triton bug or an unsupported case, not an error in "
           "the kernel's Python."),
+    # StorageUniquerSupport.h:180: ... Assertion `succeeded(ConcreteT::verifyInvariants(...))' failed.
+    Known(re.compile(r"StorageUniquerSupport\.h.*verifyInvariants"),
+          "The pass built an attribute or type that its verifier refuses (Triton's error says which check "
+          "failed): a Triton bug or a case this Triton does not support on this target, not an error in the "
+          "kernel's Python."),
+    # <unknown>:0: error: colStride must be 1, 2, or 4 but got but got 0
+    Known(re.compile(r"colStride must be 1, 2, or 4 but got(?: but got)? (\d+)"),
+          "The tensor-memory layout chosen for the dot's accumulator (Blackwell's tcgen05 MMA) has a column "
+          "stride of 32 divided by the element's bits (1, 2 or 4 for 32-, 16- and 8-bit elements); for this "
+          "element type it comes out {0}, which the layout's verifier refuses."),
     # ... Assertion `...' failed.   (any other C++ assertion)
     Known(re.compile(r"/([\w.]+\.(?:cpp|h)):(\d+): .*Assertion `(.*)' failed"),
           "A C++ assertion inside Triton failed ({0}:{1}: {2}): a Triton bug or an unsupported case."),
@@ -123,6 +133,9 @@ KNOWN: tuple[Known, ...] = (
 _ASSERTION = re.compile(r"^(?:[\w.-]+: )?(?P<file>/\S+?\.(?:cpp|h|hpp)):(?P<line>\d+): .*Assertion .* failed\.?$")
 # LLVM ERROR: Cannot select: ...
 _FATAL = re.compile(r"^LLVM ERROR: .*$")
+# <unknown>:0: error: colStride must be 1, 2, or 4 but got but got 0 (a diagnostic without a location, which
+# the remarks reader, wanting file:line:col, leaves out)
+_NO_LOCATION = re.compile(r"^<unknown>:0: (?P<sev>error|note|warning): (?P<msg>.*)$")
 # Pipeline failed while executing `NVGPUWarpSpecialization` on 'builtin.module' operation: reproducer ...
 # Pipeline failed while executing [`TritonAMDGPUCanonicalizePointers` on 'tt.func' operation: @k]: ...
 _FAILED_PASS = re.compile(r"Pipeline failed while executing \[?`(\w+)`")
@@ -332,9 +345,15 @@ def _diagnostics(trace, stderr: str, kernel_file: str) -> list[Diagnostic]:
                                   file=m.group("file"), line=int(m.group("line"))))
         elif _FATAL.match(line):
             out.append(Diagnostic("fatal", line))
+        else:   # `<unknown>:0: error: colStride must be ...`: an attribute's verifier, which has no location
+            m = _NO_LOCATION.match(line)
+            if m:
+                out.append(Diagnostic(m.group("sev"), m.group("msg").strip()))
     for r in trace.remarks:
         if r.severity in ("error", "note") or (r.severity == "warning" and not r.step):
             message = r.message
+            if any(d.message == message and not d.file for d in out):
+                continue
             out.append(Diagnostic(r.severity, _without_temp_paths(message), file=r.file, line=r.line, col=r.col))
     return out
 
