@@ -126,3 +126,29 @@ def test_short_k_dot_report_reopened(short_k):
     assert "✗ -s 1" in out and "✗ -w 8" in out and "fails too" in out
     assert "convert-triton-amdgpu-to-llvm" in out
     assert "tt.dot" in json.loads(saved.read_text())["failure"]["ir"]
+
+
+# --------------------------------------------------------------------------
+# Without Triton (the lines as Triton 3.6 printed them for fp64_dot_tmem_sm100, sm_100a)
+# --------------------------------------------------------------------------
+
+VERIFIER_STDERR = (
+    "<unknown>:0: error: colStride must be 1, 2, or 4 but got but got 0\n"
+    "python: /root/.triton/llvm/llvm-f6ded0be-almalinux-x64/include/mlir/IR/StorageUniquerSupport.h:180: static "
+    "ConcreteT mlir::detail::StorageUserBase<A, B, C, mlir::detail::AttributeUniquer>::get(MLIRContext *, Args "
+    "&&...): Assertion `succeeded( ConcreteT::verifyInvariants(getDefaultDiagnosticEmitFn(ctx), args...))' "
+    "failed.\n")
+
+
+def test_a_diagnostic_without_a_location_is_kept_with_its_plain_words():
+    from types import SimpleNamespace
+
+    from tritonscope.analyses.failure import _diagnostics, explain_text
+
+    said = _diagnostics(SimpleNamespace(remarks=[]), VERIFIER_STDERR, "/k.py")
+    assert [(d.severity, d.message, d.file) for d in said][0] == \
+        ("error", "colStride must be 1, 2, or 4 but got but got 0", "")
+    assert said[1].severity == "assertion" and said[1].file.endswith("StorageUniquerSupport.h")
+    assert "comes out 0, which the layout's verifier refuses" in explain_text(said[0].message)
+    assert explain_text(f"{said[1].file}:{said[1].line}: {said[1].message}").startswith(
+        "The pass built an attribute or type that its verifier refuses")
