@@ -766,5 +766,5 @@ def load_failure(path: str | os.PathLike) -> Failure | None:
             data = json.load(fh)
     except (OSError, ValueError):
         return None
-    return failure_from_report(data)
+    return failure_from_report(data, str(path))
 

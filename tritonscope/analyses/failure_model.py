@@ -140,16 +140,85 @@ class Failure:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Failure":
-        names = set(cls.__dataclass_fields__)
-        kw = {k: v for k, v in d.items() if k in names}
-        kw["diagnostics"] = [Diagnostic(**x) for x in kw.get("diagnostics") or []]
-        kw["fixes"] = [FixCheck(**x) for x in kw.get("fixes") or []]
-        kw["earlier"] = [tuple(x) for x in kw.get("earlier") or []]
-        if kw.get("op"):
-            kw["op"] = FailingOp(**kw["op"])
-        if kw.get("reproducer"):
-            kw["reproducer"] = Reproducer(**kw["reproducer"])
+        """The Failure of a saved report's `failure` object; a value of the wrong type (a report edited by hand,
+        or damaged) is a ValueError naming the field.  Keys this version does not know are left out."""
+        kw = _fields(cls, d, "failure")
+        kw["diagnostics"] = [Diagnostic(**_fields(Diagnostic, x, f"failure.diagnostics[{i}]"))
+                             for i, x in enumerate(_list(kw.get("diagnostics"), "failure.diagnostics"))]
+        kw["fixes"] = [FixCheck(**_fields(FixCheck, x, f"failure.fixes[{i}]"))
+                       for i, x in enumerate(_list(kw.get("fixes"), "failure.fixes"))]
+        kw["earlier"] = [_earlier(x, f"failure.earlier[{i}]")
+                         for i, x in enumerate(_list(kw.get("earlier"), "failure.earlier"))]
+        kw["explanation"] = [_check(x, "str", f"failure.explanation[{i}]")
+                             for i, x in enumerate(_list(kw.get("explanation"), "failure.explanation"))]
+        if kw.get("op") is not None:
+            kw["op"] = FailingOp(**_fields(FailingOp, kw["op"], "failure.op"))
+        if kw.get("reproducer") is not None:
+            kw["reproducer"] = Reproducer(**_fields(Reproducer, kw["reproducer"], "failure.reproducer"))
         return cls(**kw)
+
+
+# A saved report's values, checked by the type each field is declared with (the nested lists and objects are
+# checked by Failure.from_dict itself).
+_TYPES = {"str": (str,), "int": (int,), "bool": (bool,), "float | None": (int, float, type(None)),
+          "bool | None": (bool, type(None)), "list[int]": (list,)}
+_SAID = {"str": "a string", "int": "an integer", "bool": "true or false", "float | None": "a number or null",
+         "bool | None": "true, false or null"}
+_NESTED = {"list[Diagnostic]", "list[str]", "list[FixCheck]", "list[tuple[str, float]]",
+           "FailingOp | None", "Reproducer | None"}
+
+
+def _fields(cls, d: Any, what: str) -> dict[str, Any]:
+    """The fields of dataclass `cls` in the object `d`, their types checked; a field without a default must be
+    there."""
+    import dataclasses
+
+    if not isinstance(d, dict):
+        raise ValueError(f"{what} is {_kind(d)}, not an object")
+    kw = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in d:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ValueError(f"{what} has no '{f.name}'")
+            continue
+        value = d[f.name]
+        if f.type == "list[int]":
+            value = [_check(x, "int", f"{what}.{f.name}[{i}]") for i, x in enumerate(_list(value, f"{what}.{f.name}"))]
+        elif f.type not in _NESTED:
+            _check(value, f.type, f"{what}.{f.name}")
+        kw[f.name] = value
+    return kw
+
+
+def _check(value: Any, type_name: str, what: str) -> Any:
+    types = _TYPES[type_name]
+    # JSON's true is not a line number (bool is an int to Python)
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise ValueError(f"{what} is {_kind(value)}, not {_SAID[type_name]}")
+    return value
+
+
+def _list(value: Any, what: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{what} is {_kind(value)}, not a list")
+    return value
+
+
+def _earlier(x: Any, what: str) -> tuple[str, float]:
+    if not (isinstance(x, list) and len(x) == 2 and isinstance(x[0], str)
+            and isinstance(x[1], (int, float)) and not isinstance(x[1], bool)):
+        raise ValueError(f"{what} is not a pass's name and its seconds")
+    return (x[0], x[1])
+
+
+def _kind(value: Any) -> str:
+    """'int 5', 'a string', 'a list': what a damaged field holds, in a few words (never its whole text)."""
+    if isinstance(value, bool) or isinstance(value, float) or (isinstance(value, int) and abs(value) < 10**18):
+        return f"{type(value).__name__} {value!r}"
+    said = {dict: "an object", list: "a list", str: "a string", type(None): "null"}
+    return said.get(type(value), type(value).__name__)
 
 
 def report_dict(failure: Failure, *, full: bool = False) -> dict[str, Any]:
@@ -157,8 +226,16 @@ def report_dict(failure: Failure, *, full: bool = False) -> dict[str, Any]:
     return {"schema": SCHEMA, "schema_version": SCHEMA_VERSION, "failure": failure.to_dict(full=full)}
 
 
-def failure_from_report(data: Any) -> Failure | None:
-    """The Failure of a saved failure report, or None when `data` is no such report."""
+def failure_from_report(data: Any, source: str = "the report") -> Failure | None:
+    """The Failure of a saved failure report, or None when `data` is no such report; a damaged one (a field of
+    the wrong type, one missing) is an InputFileError (exit 7) naming `source` and the field."""
     if isinstance(data, dict) and data.get("schema") == SCHEMA and isinstance(data.get("failure"), dict):
-        return Failure.from_dict(data["failure"])
+        try:
+            return Failure.from_dict(data["failure"])
+        except (ValueError, TypeError, RecursionError) as e:
+            from tritonscope.core.errors import InputFileError
+
+            why = "it is nested too deeply" if isinstance(e, RecursionError) else str(e)
+            raise InputFileError(f"{source} is a damaged failure report: {why}.",
+                                 hint="Save it again with `tritonscope compile ... --save FILE.json`.") from None
     return None

@@ -114,7 +114,8 @@ def compile_cmd(
         compiled, trace = _compiled(request, env, other=other, passes=passes, out=out, no_cache=no_cache,
                                     timeout=timeout)
     except (CompileError, CompileTimeoutError) as e:  # a failure inside Triton: its report, then exit 5 (11)
-        printing.output_failure(e, env, as_json=out.as_json, save=save, force=force, emit=emit)
+        printing.output_failure(e, env, as_json=out.as_json, save=save, force=force, emit=emit,
+                               keep_paths=keep_paths)
         raise
     artifact = compiled.artifact
     if emit:

@@ -118,7 +118,7 @@ def open_cmd(
 
         original = artifact
         want = parse_assignments(constexpr, "constexpr")
-        with _reported(env, as_json, save, force, emit), running.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
+        with _reported(env, as_json, save, force, emit, keep_paths), running.spinner(env, not as_json)(f"recompiling {entry.name} ..."):
             artifact = sources.recompile(entry, original, arch=arch, num_warps=num_warps, num_stages=num_stages,
                                          constexprs=want)
     if diff and original is not None:
@@ -143,7 +143,7 @@ def open_cmd(
 
 
 @contextlib.contextmanager
-def _reported(env, as_json: bool, save: Optional[str], force: bool, emit: Optional[str]):
+def _reported(env, as_json: bool, save: Optional[str], force: bool, emit: Optional[str], keep_paths: bool = False):
     """A recompile that fails inside Triton: its failure report (analyses/failure.diagnose_found), shown and
     saved as compile's is; the error goes on (exit 5)."""
     from tritonscope.core.errors import CompileError
@@ -154,7 +154,8 @@ def _reported(env, as_json: bool, save: Optional[str], force: bool, emit: Option
         from tritonscope.analyses.failure import diagnose_found
 
         if diagnose_found(e, status=running.spinner(env, not as_json)) is not None:
-            printing.output_failure(e, env, as_json=as_json, save=save, force=force, emit=emit)
+            printing.output_failure(e, env, as_json=as_json, save=save, force=force, emit=emit,
+                                    keep_paths=keep_paths)
         raise
 
 

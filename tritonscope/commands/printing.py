@@ -55,7 +55,8 @@ def print_analysis(analysis, env: Env, *, stage: Optional[str], view: str, line:
             console.print(renderable)
 
 
-def output_failure(err, env: Env, *, as_json: bool, save: Optional[str], force: bool, emit: Optional[str] = None) -> None:
+def output_failure(err, env: Env, *, as_json: bool, save: Optional[str], force: bool, emit: Optional[str] = None,
+                   keep_paths: bool = False) -> None:
     """What `compile` does with a compile error that carries a failure report: the report (or its JSON) on
     stdout, then --save and --emit; the caller re-raises the error (exit 5, or 11 for a timeout).  A timeout
     writes no file: its message says "Nothing was written", as it always has."""
@@ -63,13 +64,15 @@ def output_failure(err, env: Env, *, as_json: bool, save: Optional[str], force: 
     if failure is not None:
         timed_out = failure.timed_out
         show_failure(failure, env, as_json=as_json, save=None if timed_out else save, force=force,
-                     emit=None if timed_out else emit)
+                     emit=None if timed_out else emit, keep_paths=keep_paths)
 
 
 def show_failure(failure, env: Env, *, as_json: bool, save: Optional[str], force: bool,
-                 emit: Optional[str] = None) -> None:
-    """A failure report (analyses/failure.Failure) on stdout, or its JSON, then --save and --emit."""
-    from tritonscope.outputs.render.failure_view import failure_renderables, render_failure
+                 emit: Optional[str] = None, keep_paths: bool = False) -> None:
+    """A failure report (analyses/failure.Failure) on stdout, or its JSON, then --save and --emit.  --save
+    writes the kernel's folder as '.' unless `keep_paths` (as a compile's report); stdout and --emit keep
+    the paths as they are (as a compile's --json and --emit do)."""
+    from tritonscope.outputs.render.failure_view import failure_renderables
 
     if as_json:
         import json
@@ -83,9 +86,9 @@ def show_failure(failure, env: Env, *, as_json: bool, save: Optional[str], force
             console.print(renderable)
         console.print()
     if save:
-        from tritonscope.outputs.save import write
+        from tritonscope.outputs.save import save_failure
 
-        write(save, lambda fmt: render_failure(failure, fmt), force=force, what="failure report")
+        save_failure(failure, save, force=force, keep_paths=keep_paths)
     if emit:
         from tritonscope.core.output import write_folder
         from tritonscope.outputs.render.failure_view import failure_files

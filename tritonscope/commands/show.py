@@ -56,7 +56,7 @@ def show_cmd(
 
     failure = load_failure(report)
     if failure is not None:  # a failed compile's report (compile --save FILE.json): shown again, exit 0
-        printing.show_failure(failure, env, as_json=out.as_json, save=save, force=force)
+        printing.show_failure(failure, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths)
         return
     analysis = load_analysis(report)
     if views.layouts and not analysis.layouts:

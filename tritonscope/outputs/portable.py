@@ -128,3 +128,20 @@ def _map_strings(obj: Any, fn) -> Any:
     return obj
 
 
+
+
+def relative_failure(failure):
+    """A copy of a failure report (analyses/failure_model.Failure) with the kernel's folder written as '.',
+    Python's package folders as <site-packages> and the temporary folder as <tmp>: its file, its op's and
+    diagnostics' files, the IR's loc(...) and the reproducer's text, as relative_paths does for a report."""
+    from tritonscope.analyses.failure_model import Failure
+    from tritonscope.pipeline.paths import install_folders
+
+    folders = {os.path.dirname(f) for f in (failure.file, failure.op.file if failure.op else "")
+               if f and os.path.isabs(f)}
+    folders |= {real for f in folders if (real := _unsanitized(f)) != f}
+    rewrites = [(f, ".") for f in sorted((f for f in folders if f not in ("", os.sep)), key=len, reverse=True)]
+    rewrites += [(f, SITE_PACKAGES) for f in install_folders() if all(f != k for k, _ in rewrites)]
+    rewrites += [(f, TEMP) for f in temp_folders() if all(f != k for k, _ in rewrites)]
+    data = _map_strings(failure.to_dict(full=True), lambda s: _strip_folders(s, rewrites))
+    return Failure.from_dict(data)

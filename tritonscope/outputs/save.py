@@ -104,6 +104,19 @@ def save_report(analysis: Analysis, path: str | Path, *, force: bool = False, ke
     return write(path, lambda fmt: render_report(analysis, fmt, keep_paths=keep_paths, hide=hide), force=force)
 
 
+def save_failure(failure, path: str | Path, *, force: bool = False, keep_paths: bool = False) -> Path:
+    """A failed compile's report (analyses/failure_model.Failure), in the format of the extension; paths
+    written as save_report writes them (relative unless `keep_paths`), in every format."""
+    from tritonscope.outputs.render.failure_view import render_failure
+
+    if not keep_paths:
+        from tritonscope.outputs.portable import relative_failure
+
+        failure = relative_failure(failure)
+    return write(path, lambda fmt: render_failure(failure, fmt, keep_paths=keep_paths), force=force,
+                 what="failure report")
+
+
 # --------------------------------------------------------------------------
 # explain --save, diff --save
 # --------------------------------------------------------------------------

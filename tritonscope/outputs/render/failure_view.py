@@ -214,14 +214,17 @@ def failure_files(f) -> dict[str, str]:
     return files
 
 
-def render_failure(f, fmt: str) -> str:
-    """A saved report of a failed compile in one format ('json', 'text', 'markdown', 'html')."""
+def render_failure(f, fmt: str, *, keep_paths: bool = True) -> str:
+    """A saved report of a failed compile in one format ('json', 'text', 'markdown', 'html'); its JSON says
+    whether its paths are absolute (`keep_paths`) or were made relative (outputs/save.save_failure)."""
     import json
 
     from tritonscope.analyses.failure import report_dict
 
     if fmt == "json":
-        return json.dumps(report_dict(f, full=True), indent=1) + "\n"
+        data = report_dict(f, full=True)
+        data["paths"] = "absolute" if keep_paths else "relative to the kernel's folder"
+        return json.dumps(data, indent=1) + "\n"
     if fmt == "markdown":
         return failure_markdown(f)
     if fmt == "html":
