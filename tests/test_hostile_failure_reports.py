@@ -145,3 +145,19 @@ def test_a_relative_report_reopens_and_saves_the_same(saved, tmp_path):
     assert again.exit_code == 0, again.output
     assert "libdevice_on_amd.py" in again.stdout
     assert json.loads((tmp_path / "again.json").read_text())["failure"] == json.loads(saved["r.json"])["failure"]
+
+
+# --- 3. compile --line past the end of the kernel's file: exit 2 before the compile -----------------------------
+
+@pytest.mark.parametrize("line", ["500", str(10**23)])
+def test_line_past_the_file_is_refused_before_the_compile(line):
+    result = runner.invoke(app, ["compile", "vector_add", "--line", line, "--stage", "none"])
+    assert result.exit_code == ExitCode.USAGE, result.output
+    assert f"--line {line}: vector_add.py has" in " ".join(result.stderr.split())
+    assert "compiled in" not in result.stdout and "add_kernel" not in result.stdout  # no summary: no compile
+
+
+def test_line_in_the_file_outside_the_kernel_is_still_refused_after_reading_it():
+    result = runner.invoke(app, ["compile", "vector_add", "--line", "2", "--stage", "none"])
+    assert result.exit_code == ExitCode.USAGE, result.output
+    assert "Line 2 is not part of add_kernel" in " ".join(result.stderr.split())

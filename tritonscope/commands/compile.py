@@ -108,6 +108,7 @@ def compile_cmd(
     # the one Config: values checked, the arch resolved, e.g. --maxnreg for an AMD target refused (exit 2)
     request = kernel.config(target, config=config, gpu=gpu)
     _check_early(views.stage, gpu=gpu, save=save, force=force, emit=emit)
+    _check_line_in_file(target, views.line)
     other = _other_triton(triton, python, passes=passes, explain=explain, env=env, quiet=out.as_json)
     trace = None
     try:
@@ -208,6 +209,25 @@ def _check_early(stage, *, gpu, save, force: bool, emit) -> None:
         from tritonscope.inputs.sources import check_emit_dir
 
         check_emit_dir(emit)
+
+
+def _check_line_in_file(target: str, line: Optional[int]) -> None:
+    """--line N past the end of the kernel's file: refused before the compile (exit 2).  A line inside the file
+    but outside the kernel is refused once the kernel's source is read (its helpers' lines count too)."""
+    if line is None:
+        return
+    from tritonscope.core.errors import TritonscopeError, UsageError
+    from tritonscope.inputs.kernels import resolve_target
+
+    try:
+        path, _ = resolve_target(target)
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            count = sum(1 for _ in fh)
+    except (TritonscopeError, OSError):
+        return  # the compile says what is wrong with the target
+    if line > count:
+        raise UsageError(f"--line {line}: {path.name} has {count} lines.",
+                         hint="Give a line of the kernel; `--stage python` shows them numbered.")
 
 
 def _other_triton(triton, python, *, passes: bool, explain: bool, env, quiet: bool):
