@@ -6,7 +6,8 @@ The conventions a page follows (write new examples this way):
   block) or in an indented (4-space) block.  `# exits N` after it names its expected exit code (else 0).
   Commands that need a CUDA GPU (`bench`, `run` without --interpret) must exit 9 (no GPU) here.
   Examples in ```text fences are not run (a real cache's path, a program to capture, a GPU's output).
-  Without PyTorch (a bare `pip install -e .`), `run --interpret` examples are skipped with the reason.
+  Without PyTorch (a bare `pip install -e .`), `run --interpret` examples are skipped with the reason, and so
+  are examples that compile a kernel of a project that is not installed (`liger_kernel.ops...:kernel`).
 - An output block is a ```text fence right after the line `<!-- output -->`: it shows what the last
   example of the ```bash fence just above it prints, and is compared with it.  `<!-- output: partial -->`
   marks an abridged block: each line it shows must appear in the output, in order (a `...` line is skipped).
@@ -129,6 +130,17 @@ def _needs_gpu(words: list[str]) -> bool:
     return words[1] == "bench" or (words[1] == "run" and "--interpret" not in words)
 
 
+def _missing_project(words: list[str]) -> str | None:
+    """The package of an installed project's kernel (`package.module:kernel`) that the example names and that
+    is not installed here, else None."""
+    for word in words[2:]:
+        module, colon, _ = word.partition(":")
+        if colon and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+", module) \
+                and not module.endswith(".py"):
+            return conftest.missing_package(module.split(".")[0])
+    return None
+
+
 def _has_matplotlib() -> bool:
     import importlib.util
 
@@ -233,6 +245,10 @@ def test_doc_example(example, page_dir, docs_cache, regen, monkeypatch):
                     "checks the kernel against a PyTorch reference")
     expected = re.search(r"exits (\d+)", comment)
     want = int(expected.group(1)) if expected else 0
+    missing = _missing_project(words)
+    if missing and want != int(ExitCode.NOT_FOUND):
+        pytest.skip(f"needs {missing}, which is not installed (pip install -e '.[test]' brings it): the example "
+                    "compiles one of its kernels")
     if _needs_gpu(words):
         want = int(ExitCode.NO_GPU)
         if re.search(r"--save \S+\.(png|svg)", code_text) and not _has_matplotlib():
