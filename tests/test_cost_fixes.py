@@ -23,8 +23,11 @@ def compiled():
     int8 = tritonscope.compile(mm, constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8,
                                                "IS_INT": 1}, shape="4096x4096x4096", dtype="i8", num_warps=4,
                                num_stages=3, arch="sm_90a")
-    sage = tritonscope.compile(f"{ROUND10 / 'zoo_sage.py'}:_attn_fwd", shape="4x32x2048x128", dtype="fp16",
-                               constexprs={"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=8, num_stages=3, arch="sm_90a")
+    sage = None
+    if importlib.util.find_spec("sageattention") is not None:   # optional: the zoo's SageAttention kernel
+        sage = tritonscope.compile(f"{ROUND10 / 'zoo_sage.py'}:_attn_fwd", shape="4x32x2048x128", dtype="fp16",
+                                   constexprs={"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=8, num_stages=3,
+                                   arch="sm_90a")
     return {"int8": int8, "sage": sage}
 
 
@@ -51,6 +54,8 @@ def test_sage_attention_s_dots_are_mixed_and_dependent(compiled):
     from tritonscope.cost import find_gpu, predict_features
     from tritonscope.cost.model import serial_softmax
 
+    if compiled["sage"] is None:
+        pytest.skip("sageattention is not installed (the test extra installs it)")
     f = _facts(compiled["sage"])
     assert f.dot_kinds == {"fp16": 0.5, "int8": 0.5} and f.loop_dots == 2
     assert serial_softmax(f)

@@ -411,6 +411,8 @@ def no_torch_python(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def capture_report(no_torch_python, tmp_path_factory):
+    # side B is this Python, which must import the captured module (it needs torch) to be the contrast
+    pytest.importorskip("torch", reason="side B (this Python) imports the captured module, which needs torch")
     from tritonscope import versions as V
     from tritonscope.versions.targets import jobs_for
     from tritonscope.inputs.kernels import Request

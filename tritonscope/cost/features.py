@@ -93,6 +93,10 @@ class Features:
         d = asdict(self)
         if not self.bound:
             del d["bound"]
+        if (self.version or 0) < 4:   # fields of version 4 (int8 and mixed-kind dots): absent from older rows
+            for key in ("dot_kinds", "loop_dots"):
+                if d[key] is None:
+                    del d[key]
         return d
 
 
