@@ -152,3 +152,25 @@ def test_a_diagnostic_without_a_location_is_kept_with_its_plain_words():
     assert "comes out 0, which the layout's verifier refuses" in explain_text(said[0].message)
     assert explain_text(f"{said[1].file}:{said[1].line}: {said[1].message}").startswith(
         "The pass built an attribute or type that its verifier refuses")
+
+
+# LLVM's dialect-conversion debug log as Triton 3.6 printed it for fp32_dot_short_k_amd (gfx942), cut short
+CONVERSION_LOG = (
+    "[dialect-conversion:1] Legalizing operation : 'tt.load' (0x5626e980a110) {\n"
+    "[dialect-conversion:1]     Legalizing operation : 'llvm.insertvalue' (0x5626e987efb0) {\n"
+    "[dialect-conversion:1] } -> SUCCESS\n"
+    "[dialect-conversion:1] Legalizing operation : 'tt.dot' (0x5626e980fd90) {\n"
+    "[dialect-conversion:1]     Legalizing operation : 'llvm.insertvalue' (0x5626e9876f60) {\n"
+    "python: /root/.triton/llvm/include/llvm/ADT/SmallVector.h:293: T &llvm::SmallVectorTemplateCommon<T>::"
+    "operator[](size_type): Assertion `idx < size()' failed.\n"
+    "[dialect-conversion:1] Legalizing operation : 'tt.store' (0x5626e980ff00) {\n")
+
+
+def test_the_conversion_log_names_the_op_it_was_legalizing():
+    """The last top-level op legalized before the assertion (not an op it created, logged indented, nor one
+    after); none from a log without it (a Triton built without LLVM's debug output)."""
+    from tritonscope.analyses.failure_op import legalizing_op
+
+    assert legalizing_op(CONVERSION_LOG) == "tt.dot"
+    assert legalizing_op(CONVERSION_LOG.replace("Assertion `", "no assertion: ")) == "tt.store"
+    assert legalizing_op("python: SmallVector.h:293: Assertion `idx < size()' failed.\n") is None

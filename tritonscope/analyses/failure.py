@@ -178,11 +178,40 @@ def diagnose(config, err: BaseException | None = None, *, checks: bool = True, t
         failure = read_failure(trace, failed, config)
     if failure is None:
         return None
+    if _conversion_assertion(failure):
+        with show(f"{config.target}: an assertion in {failure.pass_name}: rerunning it with the conversion's "
+                  "debug log, to find the op..."):
+            _op_from_conversion_log(failure, config, timeout=timeout)
     if checks:
         with show(f"checking what to try for {config.target}..."):
             check_fixes(failure, config, timeout=timeout, tuned=(getattr(err, "data", None) or {}).get("tuned"))
     failure.diagnose_seconds = time.perf_counter() - started
     return failure
+
+
+def _conversion_assertion(f: Failure) -> bool:
+    """A C++ assertion ended a dialect conversion (…ToLLVM) and no op was found: LLVM's debug log can tell
+    which op the conversion was on."""
+    return (f.op is None and f.in_pass and not f.timed_out and bool(f.ir)
+            and ("ToLLVM" in f.pass_name or "Convert" in f.pass_name)
+            and any(d.severity == "assertion" for d in f.diagnostics))
+
+
+def _op_from_conversion_log(f: Failure, config, *, timeout: float) -> None:
+    """The failing op from a second failure run with LLVM's dialect-conversion debug log on: the kind of the
+    last op it began to legalize before the assertion, found in the IR the pass received."""
+    from tritonscope.analyses.failure_op import legalizing_op
+    from tritonscope.analyses.passes import trace_failure
+
+    try:
+        trace, failed = trace_failure(config, config.arch, timeout=timeout, debug_only="dialect-conversion")
+    except Exception:  # the report stands without it
+        return
+    with trace:
+        kind = legalizing_op(_read(Path(trace.folder) / "stderr.txt")) if failed and trace.folder else None
+    if kind:
+        f.op = find_op(f.ir, f, f.error, legalizing=kind)
+        f.ir_excerpt = excerpt(f.ir, f.op, kernel_file=f.file)
 
 
 def diagnose_timeout(config, seconds: float, *, status: Callable[[str], Any] | None = None) -> Failure | None:

@@ -96,9 +96,11 @@ def module_ops(ir: str, kernel_file: str) -> list[_Op]:
     return out
 
 
-def find_op(ir: str, f: Failure, error_text: str, stderr: str = "") -> FailingOp | None:
+def find_op(ir: str, f: Failure, error_text: str, stderr: str = "", *,
+            legalizing: str | None = None) -> FailingOp | None:
     """The op the compile failed on: where Triton's error points, the op it names, else the op the pass works
-    on.  None when the IR holds none of them."""
+    on.  None when the IR holds none of them.  `legalizing`: the op kind a dialect conversion was legalizing
+    when Triton's assertion failed (from LLVM's debug log: see legalizing_op)."""
     if not ir:
         return None
     kernel = os.path.realpath(f.file) if f.file else ""
@@ -164,6 +166,13 @@ def find_op(ir: str, f: Failure, error_text: str, stderr: str = "") -> FailingOp
                                 "Triton names no op")
             if found:
                 return found
+    # 4c. the op a dialect conversion was legalizing when an assertion ended it (its debug log says which kind)
+    if legalizing:
+        found = make([op for op in ops if op.name == legalizing],
+                     "the op the conversion was legalizing when Triton's assertion failed (LLVM's debug log of a "
+                     "second run); Triton names no op")
+        if found:
+            return found
     # 5. the op the pass works on
     if f.in_pass or f.timed_out:
         for word, kinds, mark, what in PASS_OPS:
@@ -247,3 +256,20 @@ def _region(lines: list[str], at: int) -> tuple[int, int]:
         if _indent(lines[i]) < ind and lines[i].rstrip().endswith("{"):
             return i, close_of(i)
     return 0, len(lines) - 1
+
+
+_LEGALIZING = re.compile(r"^\[dialect-conversion:\d+\] Legalizing operation : '([\w.]+)'")
+
+
+def legalizing_op(log: str) -> str | None:
+    """The kind of the last top-level op a dialect conversion began to legalize in LLVM's debug log
+    (`[dialect-conversion:1] Legalizing operation : 'tt.dot' (0x...) {`), before the first assertion; ops it
+    creates while converting one are logged indented and are not it.  None when the log has none (a Triton
+    built without LLVM's debug output)."""
+    cut = log.find("Assertion `")
+    found = None
+    for line in (log if cut < 0 else log[:cut]).splitlines():
+        m = _LEGALIZING.match(line)
+        if m:
+            found = m.group(1)
+    return found

@@ -62,7 +62,8 @@ def trace_passes(request, default_arch: str, *, timeout: float = 600, attribute:
 REPRODUCER_STEM = "reproducer"
 
 
-def trace_failure(request, default_arch: str, *, timeout: float = 600) -> tuple[PassTrace, dict | None]:
+def trace_failure(request, default_arch: str, *, timeout: float = 600,
+                  debug_only: str | None = None) -> tuple[PassTrace, dict | None]:
     """The pass-by-pass compile of a config that fails: (the trace of the passes that ran, what failed).
 
     The same child as trace_passes, with Triton's reproducer on
@@ -76,12 +77,17 @@ def trace_failure(request, default_arch: str, *, timeout: float = 600) -> tuple[
     running after `timeout` seconds is stopped: its trace then ends at the
     last pass whose dump reached the file (MLIR writes it 4 KiB at a time),
     and what failed is {"type": "CompileTimeoutError", ...}.
+
+    `debug_only` ("dialect-conversion"): also LLVM's debug log of that kind,
+    into stderr.txt (TRITON_ENABLE_LLVM_DEBUG, TRITON_LLVM_DEBUG_ONLY; Triton's
+    wheels are built with it).  It is large, so only a second run asks for it.
     """
     started = time.perf_counter()
     workdir_obj = tempfile.TemporaryDirectory(prefix="tritonscope-failure-")
     workdir = Path(workdir_obj.name)
     try:
-        result, parsed = _traced_run(request, default_arch, workdir, timeout=timeout, failure=True)
+        result, parsed = _traced_run(request, default_arch, workdir, timeout=timeout, failure=True,
+                                     debug_only=debug_only)
         failed = result.get("failed")
         if result.get("timed_out"):
             failed = {"type": "CompileTimeoutError", "message": f"stopped after {timeout:g} s", "triton_type": "",
@@ -143,12 +149,13 @@ def _cut_dump(path: Path, plan_at=None):
     return steps, summaries, remarks
 
 
-def _traced_run(request, default_arch: str, workdir: Path, *, timeout: float, failure: bool = False):
+def _traced_run(request, default_arch: str, workdir: Path, *, timeout: float, failure: bool = False,
+                debug_only: str | None = None):
     """Start the dumping child, parse its dump as it grows, wait for it: (its answer, (steps, summaries,
     remarks)).  subprocess.TimeoutExpired when it ran past `timeout` (it is stopped first)."""
     import threading
 
-    proc = _start_child(request, default_arch, workdir, failure=failure)
+    proc = _start_child(request, default_arch, workdir, failure=failure, debug_only=debug_only)
     progress = _Progress(workdir)
     parsed: dict[str, Any] = {}
 
@@ -425,7 +432,7 @@ def _trace_of(workdir: Path, result: dict, steps, summaries, remarks, *, empty_o
 
 
 def _start_child(request, default_arch: str, workdir: Path, *, attribute: list[str] | None = None,
-                 failure: bool = False):
+                 failure: bool = False, debug_only: str | None = None):
     """The compiling child; with `attribute`, the remarks run (see attribute_remarks); with `failure`, the
     failure run (see trace_failure)."""
     payload = {"request": _request_dict(request), "default_arch": default_arch, "workdir": str(workdir)}
@@ -455,6 +462,7 @@ def _start_child(request, default_arch: str, workdir: Path, *, attribute: list[s
         "TRITON_CACHE_DIR": str(workdir / "cache"),
         **({"TRITON_REPRODUCER_PATH": str(workdir / REPRODUCER_STEM)} if failure else {}),
         "TRITON_ALWAYS_COMPILE": "1",
+        **({"TRITON_ENABLE_LLVM_DEBUG": "1", "TRITON_LLVM_DEBUG_ONLY": debug_only} if debug_only else {}),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[3]),
                                                     env.get("PYTHONPATH", "")])),
     })
