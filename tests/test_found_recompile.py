@@ -150,9 +150,13 @@ def _ptx_isa(ptx: str) -> str:
     return re.search(r"^\.version (\d+\.\d+)", ptx, re.M).group(1)
 
 
-def test_capture_recompile_uses_the_recorded_ptxas_for_its_arch(tmp_path):
+def test_capture_recompile_uses_the_recorded_ptxas_for_its_arch(tmp_path, monkeypatch):
     """A recorded TRITON_PTXAS_PATH is used even where this Triton reads another knob for sm_90a (3.9)."""
     from tritonscope.inputs import sources
+
+    # a Triton cache of its own: the run's shared one may hold this kernel already (another test compiled
+    # the capture), and a cache hit runs no ptxas (Triton's key has ptxas's version, not its path)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
 
     bundled, version = _bundled_ptxas()
     log = tmp_path / "calls.log"
