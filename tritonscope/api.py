@@ -556,21 +556,12 @@ def _check_gpu(gpu: str | None, arch: str | None = None) -> None:
 
 def _found_changes(*, arch, num_warps, num_stages, constexprs, options) -> dict[str, Any]:
     """A found kernel's recompile, as sources.recompile's keywords ({} for none)."""
-    from tritonscope.inputs.kernels import canonical_arch, check_launch_options
+    from tritonscope.inputs.request import recompile_changes
 
     _check_types(num_warps=num_warps, num_stages=num_stages, arch=arch)
-    out: dict[str, Any] = {}
-    if arch:
-        out["arch"] = canonical_arch(arch)
-    if num_warps is not None:
-        out["num_warps"] = num_warps
-    if num_stages is not None:
-        out["num_stages"] = num_stages
-    if constexprs:
-        out["constexprs"] = {name: str(value) for name, value in constexprs.items()}
-    if options:
-        out["options"] = check_launch_options(dict(options))
-    return out
+    return recompile_changes(arch=arch, num_warps=num_warps, num_stages=num_stages,
+                             constexprs={name: str(value) for name, value in (constexprs or {}).items()},
+                             options=dict(options) if options else None)
 
 
 def _values(values: Any, name: str) -> list:

@@ -94,19 +94,9 @@ def recompile_changes(arch: Optional[str], num_warps: Optional[int], num_stages:
                       constexpr: Optional[List[str]], maxnreg: Optional[int], num_ctas: Optional[int],
                       fp_fusion: Optional[bool]) -> dict[str, Any]:
     """The command line's changes to a found kernel, as sources.recompile's keywords (checked; {} for none)."""
-    from tritonscope.inputs.kernels import canonical_arch, parse_assignments
+    from tritonscope.inputs.kernels import parse_assignments
+    from tritonscope.inputs.request import recompile_changes as changes
 
-    out: dict[str, Any] = {}
-    if arch:
-        out["arch"] = canonical_arch(arch)
-    if num_warps is not None:
-        out["num_warps"] = num_warps
-    if num_stages is not None:
-        out["num_stages"] = num_stages
-    constexprs = parse_assignments(constexpr, "constexpr")
-    if constexprs:
-        out["constexprs"] = constexprs
-    options = checks.launch_options(maxnreg, num_ctas, fp_fusion)
-    if options:
-        out["options"] = options
-    return out
+    return changes(arch=arch, num_warps=num_warps, num_stages=num_stages,
+                   constexprs=parse_assignments(constexpr, "constexpr"),
+                   options=checks.launch_options(maxnreg, num_ctas, fp_fusion))

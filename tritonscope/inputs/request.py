@@ -84,6 +84,25 @@ BOOL_OPTIONS = ("enable_fp_fusion", "sched4reg", "enable_reflect_ftz", "launch_c
 INT_OPTIONS = ("ptx_version", "min_shared_mem", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
 
 
+def recompile_changes(*, arch: str | None = None, num_warps: int | None = None, num_stages: int | None = None,
+                      constexprs: dict[str, str] | None = None, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A found kernel's recompile, as sources.recompile's keywords: only what was given, the arch canonical,
+    the options checked ({} for none).  The command line and the Python API both build it here."""
+    out: dict[str, Any] = {}
+    if arch:
+        out["arch"] = canonical_arch(arch)
+    if num_warps is not None:
+        out["num_warps"] = num_warps
+    if num_stages is not None:
+        out["num_stages"] = num_stages
+    if constexprs:
+        out["constexprs"] = dict(constexprs)
+    options = check_launch_options(options) if options else None
+    if options:
+        out["options"] = options
+    return out
+
+
 def check_launch_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """{'maxnreg': 32, ...} checked: maxnreg 16..255 registers, num_ctas a power of two up to 16, an on/off
     option (enable_fp_fusion, launch_pdl, ...) a bool, a numeric one (waves_per_eu, ...) a whole number."""
