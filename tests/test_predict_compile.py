@@ -71,3 +71,14 @@ def test_explain_predict_gives_the_same_prediction_as_compile(tmp_path):
     shown = runner.invoke(app, ["explain", "matmul_grouped", "--shape", "1024x1024x1024", "--predict",
                                 "--no-check-fixes", "--width", "200"])
     assert "predicted: " in shown.output and " ms on " in shown.output
+
+
+def test_the_api_compile_predicts_as_compile_does():
+    """tritonscope.compile(..., gpu=) puts the same prediction on the analysis as `compile --gpu --json` prints."""
+    import tritonscope
+
+    out = runner.invoke(app, [*ARGS, "--gpu", "H100", "--json"])
+    assert out.exit_code == 0, out.output
+    result = tritonscope.compile("matmul_grouped", shape="1024x1024x1024", gpu="H100")
+    assert result.analysis.prediction == json.loads(out.output)["prediction"]
+    assert tritonscope.compile("matmul_grouped", shape="1024x1024x1024").analysis.prediction is None

@@ -136,3 +136,58 @@ def test_api_and_command_tune_reach_tune_grid(monkeypatch):
     assert cli_args[1].spec.kernel == api_args[1].spec.kernel == "add_kernel"
     assert {k: cli_kw[k] for k in ("top", "full", "gpu", "arch")} == {k: api_kw[k] for k in ("top", "full", "gpu", "arch")}
     assert cli_kw["top"] == 2
+
+
+# --------------------------------------------------------------------------
+# compile of a kernel that already compiled: cost/found.analyze_found
+# --------------------------------------------------------------------------
+
+
+def test_api_and_command_compile_reach_analyze_found(monkeypatch):
+    calls: list = []
+    monkeypatch.setattr("tritonscope.cost.found.analyze_found", recorder(calls))
+    capture = str(DATA / "capture")
+    res = CliRunner().invoke(app, ["compile", capture, "-k", "01c9a1bcb1eb", "-w", "8", "--predict", "--gpu", "H100",
+                                   "--grid", "4", "--stage", "none"])
+    assert len(calls) == 1, res.output  # (the CLI then reports the recorder's exception as unexpected)
+    with pytest.raises(Reached):
+        tritonscope.compile(capture, kernel="01c9a1bcb1eb", num_warps=8, predict=True, gpu="H100", grid="4")
+    (cli_args, cli_kw), (api_args, api_kw) = calls
+    assert cli_args == api_args == (capture, "01c9a1bcb1eb")
+    for kw in (cli_kw, api_kw):
+        assert {k: kw[k] for k in ("changes", "predict", "gpu", "grid")} == \
+            {"changes": {"num_warps": 8}, "predict": True, "gpu": "H100", "grid": "4"}
+
+
+def test_api_compile_of_a_found_kernel_is_what_compile_json_prints():
+    """One real recompile each way: the API's analysis (and its prediction) is the command's --json."""
+    capture = str(DATA / "capture")
+    res = CliRunner().invoke(app, ["compile", capture, "-k", "01c9a1bcb1eb", "-w", "8", "--predict", "--gpu", "H100",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    printed = json.loads(res.output)
+    result = tritonscope.compile(capture, kernel="01c9a1bcb1eb", num_warps=8, predict=True, gpu="H100")
+    assert result.spec.num_warps == 8 and printed["artifact"]["spec"]["num_warps"] == 8
+    assert printed["prediction"] == result.analysis.prediction
+    assert printed["prediction"]["gpu"] == "H100 SXM" and printed["prediction"]["predicted_ms"] > 0
+    assert printed["summary"]["registers"] == result.registers
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"kernel": 3}, "kernel must be a str, not int 3."),
+    ({"kernel": "01c9a1bcb1eb", "args": {"x": 1}}, "args: not for a kernel that already compiled"),
+    ({"kernel": "01c9a1bcb1eb", "predict": "yes"}, "predict must be True or False"),
+    ({"kernel": "01c9a1bcb1eb", "gpu": "Z80"}, "Unknown GPU 'Z80'"),
+])
+def test_api_compile_of_a_found_kernel_refuses_bad_keywords(bad, words):
+    from tritonscope.core.errors import UsageError
+
+    with pytest.raises(UsageError, match=words.replace("(", r"\(").replace(".", r"\.")):
+        tritonscope.compile(str(DATA / "capture"), **bad)
+
+
+def test_api_compile_refuses_kernel_for_a_kernel_to_compile():
+    from tritonscope.core.errors import UsageError
+
+    with pytest.raises(UsageError, match="kernel= picks one kernel of a folder"):
+        tritonscope.compile("matmul", kernel="add_kernel")

@@ -52,7 +52,8 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
             args: Mapping[str, Any] | None = None, num_warps: int | None = None, num_stages: int | None = None,
             arch: str | None = None, shape: str | Iterable[int] | None = None, dtype: str | None = None,
             block: int | None = None, options: Mapping[str, Any] | None = None,
-            config: int | None = None) -> Result:
+            config: int | str | None = None, kernel: str | None = None, predict: bool = False,
+            gpu: str | None = None, grid: str | None = None) -> Result:
     """Compile one config of a kernel, as `tritonscope compile` does, and analyze every stage.
 
     `target_or_function` is a sample name ("matmul"), "path/to/file.py:kernel",
@@ -70,16 +71,39 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     torch.bfloat16 or "bf16"); args also take a triton.tools.tensor_descriptor.TensorDescriptor
     (or "tensordesc<fp16[128,64]>").  options: launch and backend options, as a launch's
     keywords ({"maxnreg": 128}, {"waves_per_eu": 2}).  config: for an @triton.autotune kernel,
-    which of its configs (1-based, after its prune_configs_by; default the first).
+    which of its configs (1-based, after its prune_configs_by; default the first), or "predicted": the
+    config the cost model predicts fastest.
+
+    A kernel that already compiled (a capture folder, a Triton or Inductor cache, a stage file: as
+    `tritonscope compile CAPTURE -k KERNEL` takes it): `kernel` picks one of a folder; num_warps,
+    num_stages, arch, constexprs and options recompile it.
+
+    predict: also the cost model's predicted time (on `gpu`, default the arch's reference GPU; a `gpu`
+    implies it), on `.analysis.prediction`; at `grid` ("(M // 64, 1, 1)") when one is given, else at the
+    kernel's own launch.
     """
     from tritonscope.analyses.analysis import analyze
     from tritonscope.analyses.summary import out_of_resources
     from tritonscope.core.words import api_terms
-    from tritonscope.pipeline.config import resolve
+    from tritonscope.pipeline.config import resolve, with_grid
 
+    with api_terms():
+        _check_kinds(kernel=(kernel, str), predict=(predict, bool), grid=(grid, str))
+        _check_gpu(gpu)
+    if isinstance(target_or_function, (str, Path)) and _is_found(str(target_or_function)):
+        return _compile_found(str(target_or_function), kernel=kernel, constexprs=constexprs, args=args,
+                              num_warps=num_warps, num_stages=num_stages, arch=arch, shape=shape, dtype=dtype,
+                              block=block, options=options, config=config, predict=predict, gpu=gpu, grid=grid)
+    if kernel is not None:
+        from tritonscope.core.errors import UsageError
+
+        raise UsageError("kernel= picks one kernel of a folder of kernels that already compiled; "
+                         f"{target_or_function!r} is a kernel to compile.", hint="Leave kernel= out.")
     request, kernel_object = _request(target_or_function, constexprs=constexprs, args=args, num_warps=num_warps,
                                       num_stages=num_stages, arch=arch, shape=shape, dtype=dtype, block=block,
-                                      options=options, config=config)
+                                      options=options, config=config, gpu=gpu)
+    with api_terms():
+        request = with_grid(request, grid)
     pipe = _pipeline()  # the one compile path, without a result cache
     with api_terms():  # every check words its refusal with this API's keywords (num_warps=3), not the CLI's flags
         config = resolve(request)  # the arch: arch=, else the local GPU's, else the default
@@ -91,6 +115,10 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
             loaded = pipe.bind(config, kernel_object=kernel_object)
         artifact = pipe.compile(config, loaded=loaded).artifact  # the runaway guard speaks keywords too
     result = Result(analyze(artifact))
+    if predict or gpu is not None:
+        from tritonscope.cost import predict as predicted
+
+        result.analysis.prediction = predicted(result.analysis, gpu=gpu).to_dict()
     err = out_of_resources(result.analysis, more_hint=" The compiled result is on this error's .result.")
     if err is not None:
         err.result = result  # type: ignore[attr-defined]
@@ -552,6 +580,30 @@ def _check_gpu(gpu: str | None, arch: str | None = None) -> None:
     if arch and g is not None and arch not in g.arches:
         raise UsageError(f"gpu={gpu!r}: the {g.name} is no {arch} GPU (it is {', '.join(g.arches)}).",
                          hint="Name a GPU of this machine's arch, or leave gpu= out.")
+
+
+def _is_found(target: str) -> bool:
+    from tritonscope.analyses.explain.run import is_found_target
+
+    return is_found_target(target)
+
+
+def _compile_found(path: str, *, kernel, constexprs, args, num_warps, num_stages, arch, shape, dtype, block, options,
+                   config, predict: bool, gpu, grid) -> Result:
+    """compile() of a kernel that already compiled: the same function as the command line's (cost/found.py)."""
+    from tritonscope.core.errors import UsageError
+    from tritonscope.core.words import api_terms
+    from tritonscope.cost.found import analyze_found
+
+    with api_terms():
+        given = [n for n, v in (("args", args), ("shape", shape), ("dtype", dtype), ("block", block),
+                                ("config", config)) if v]
+        if given:
+            raise UsageError(f"{', '.join(given)}: not for a kernel that already compiled ({path}).",
+                             hint="num_warps, num_stages, arch, constexprs and options recompile it.")
+        changes = _found_changes(arch=arch, num_warps=num_warps, num_stages=num_stages, constexprs=constexprs,
+                                 options=options)
+        return Result(analyze_found(path, kernel, changes=changes, predict=predict, gpu=gpu, grid=grid))
 
 
 def _found_changes(*, arch, num_warps, num_stages, constexprs, options) -> dict[str, Any]:

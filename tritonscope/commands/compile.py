@@ -139,9 +139,8 @@ def _found(target: str, found_kernel, kernel: Values, env, *, gpu, predict: bool
            force: bool, stage, quiet: bool):
     """`compile` of a kernel that already compiled (as `open` finds it): its Analysis, recompiled with the
     command line's changes, predicted at its recorded grid (or --grid)."""
-    from tritonscope.analyses.analysis import analyze
-    from tritonscope.analyses.explain.run import found_artifact, found_launch
     from tritonscope.core.errors import UsageError
+    from tritonscope.cost.found import analyze_found
 
     checks.refuse_for_found(target, **{"--block": kernel.block, "--arg": kernel.arg, "--dtype": kernel.dtype,
                                 "--shape": kernel.shape, "--config": config})
@@ -151,21 +150,10 @@ def _found(target: str, found_kernel, kernel: Values, env, *, gpu, predict: bool
                          hint=f"`tritonscope open {target} -k KERNEL --recompile` recompiles and diffs it; "
                               "`tritonscope explain` explains it.")
     _check_early(stage, gpu=gpu, save=save, force=force, emit=None)
-    if kernel.grid:  # a bad --grid: exit 2 before anything loads
-        from tritonscope.inputs.grid import parse_grid
-
-        parse_grid(kernel.grid)
     changes = build.recompile_changes(kernel.arch, kernel.num_warps, kernel.num_stages, kernel.constexpr, kernel.maxnreg,
-                                kernel.num_ctas, kernel.fp_fusion)
-    found = found_artifact(target, found_kernel, changes=changes, status=running.spinner(env, not quiet))
-    analysis = analyze(found.artifact)
-    _extras(analysis, layouts=False, predict=False, gpu=gpu)
-    if predict or gpu is not None:
-        from tritonscope.cost import predict as predicted
-
-        grid, args = found_launch(analysis.artifact.spec, kernel.grid, [])
-        analysis.prediction = predicted(analysis, gpu=gpu, grid=grid, args=args).to_dict()
-    return analysis
+                                      kernel.num_ctas, kernel.fp_fusion)
+    return analyze_found(target, found_kernel, changes=changes, predict=predict, gpu=gpu, grid=kernel.grid,
+                         status=running.spinner(env, not quiet))
 
 
 def _compiled(request, env, *, other, passes: bool, out, no_cache: bool, timeout):
