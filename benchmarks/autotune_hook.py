@@ -11,8 +11,10 @@ and benchmarks its configs, then launches the winner):
 
   plain   the library's autotuner as shipped;
   hook    the same, with `tritonscope.prune_by_prediction(TOP, grid="launch")` as its early_config_prune: the
-          configs are compiled GPU-less in parallel workers, predicted, and only the predicted top TOP are
-          benchmarked (their compiles are then loaded from Triton's cache).
+          configs are compiled GPU-less in parallel workers, predicted, and only the predicted top TOP distinct
+          kernels (one more on a predicted tie) are benchmarked (their compiles are then loaded from Triton's
+          cache).  The hook is made before the timed call, where a program makes it; its imports then
+          (`hook_made_s`) are recorded apart.
 
 The two are taken in turns (plain then hook, then hook then plain, ...), each in its own process, turn by turn
 over every case; no new turn starts after --budget seconds (400: the whole run stays under about 8 minutes, so
@@ -328,6 +330,9 @@ def child_first_call(name: str, mode: str, top: int, other: dict[str, Any] | Non
     out["compiles_here"] = compiles
     if hook is not None:
         out["hook_s"] = hook.seconds
+        out["hook_made_s"] = getattr(hook, "made_s", None)   # its imports, when the program makes it (not timed)
+        out["same_kernel"] = sum(1 for r in hook.last if r.get("sass_digest")) - \
+            len({r["sass_digest"] for r in hook.last if r.get("sass_digest")})
         out["hook_phases"] = getattr(hook, "phases", None)
         out["hook_rows"] = hook.last
         out["workers"] = len({r.get("worker") for r in hook.last if r.get("worker")})

@@ -48,6 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from round10_groups import FRESH10, round10_groups  # noqa: E402
 from round11_groups import FRESH11, round11_groups  # noqa: E402
+from round12_groups import FRESH12, round12_groups  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CAPTURE = os.path.join(HERE, "..", "tests", "data", "capture", "kernels",
@@ -81,6 +82,9 @@ SPLIT = {
     # eleventh round (issue 36): defined and committed before measuring, after the model was changed on the
     # fresh10 groups (int8 rates, exp2 between dependent MMAs, spill price, store-only passes); never fitted on
     "fresh11": FRESH11,
+    # twelfth round (issue 36): defined and committed before measuring (benchmarks/round12_groups.py), with the
+    # twelfth round's model; fresh11 may be fitted on from this round, these groups never
+    "fresh12": FRESH12,
 }
 MOTIVATED = ["layer_norm"]   # held-out groups whose miss motivated a structural change of the model
 GEMM = ("grouped", "persistent")
@@ -170,7 +174,7 @@ def groups() -> list[dict]:
         ("captured-scale", "CAPTURED", "16777216", "fp16",
          _grid({"BLOCK": [256, 512, 1024, 2048, 4096, 8192, 16384], "num_warps": [1, 2, 4, 8, 16],
                 "num_stages": [1]}, 35, 12), {}),
-    ] + round10_groups(_grid) + round11_groups(_grid)
+    ] + round10_groups(_grid) + round11_groups(_grid) + round12_groups(_grid)
     return [{"name": n, "target": t, "shape": s, "dtype": d, "configs": cs, "fixed": fx} for n, t, s, d, cs, fx in out]
 
 
@@ -688,8 +692,10 @@ def report(args) -> int:
             [t["model"] for t in table.values() if t["split"] == "fresh8"])
     summary("tenth round (kernels people run; the eleventh round's changes were made on these groups)",
             [t["model"] for t in table.values() if t["split"] == "fresh10"])
-    summary("fresh, eleventh round (defined before measuring, after the changes; never fitted on)",
+    summary("eleventh round (defined before measuring, after the changes; held out until round 12)",
             [t["model"] for t in table.values() if t["split"] == "fresh11"])
+    summary("fresh, twelfth round (defined before measuring; never fitted on)",
+            [t["model"] for t in table.values() if t["split"] == "fresh12"])
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"constants": constants, "split": SPLIT, "groups": table}, f, indent=1)

@@ -77,8 +77,15 @@ def runs(kernel_module, configs, tmp_path_factory):
 def test_the_parallel_hook_keeps_the_serial_top_k(runs, configs):
     serial_ms = [ms for ms, _ in runs["serial"]]
     assert all(ms is not None for ms in serial_ms), runs["serial"]
+    from tritonscope.cost.autotune import short_list
+
     ranked = sorted(range(len(configs)), key=lambda i: serial_ms[i])
-    assert [str(c) for c in runs["kept"]] == [str(configs[i]) for i in ranked[:2]]
+    digests = [r.get("sass_digest") for r in runs["rows"]]
+    assert sum(d is not None for d in digests) >= 2   # the workers name each predicted config's kernel
+    scored = [(serial_ms[i], i) for i in range(len(configs)) if "predicted_ms" in runs["rows"][i]]
+    assert [str(c) for c in runs["kept"]] == [str(configs[i]) for i in short_list(scored, digests, 2)]
+    assert [str(c) for c in runs["kept"]][:2] == [str(configs[i]) for i in ranked[:2]] or \
+        len({digests[i] for i in ranked[:2]}) < 2   # the serial top 2, unless two of them are one kernel
     kth = serial_ms[ranked[1]]
     for row, ms in zip(runs["rows"], serial_ms):
         if "predicted_ms" in row:   # the same facts, the same prediction
@@ -86,6 +93,19 @@ def test_the_parallel_hook_keeps_the_serial_top_k(runs, configs):
         else:   # not disassembled: its lower bound was above the threshold, and it could not have ranked
             assert row["bound_ms"] <= ms * (1 + 1e-9) and ms > kth, (row, ms, kth)
     assert sum("predicted_ms" in r for r in runs["rows"]) >= 2
+
+
+def test_the_short_list_keeps_distinct_kernels_and_one_tie():
+    """short_list: a config whose SASS an earlier-ranked one has is skipped (the same kernel), and one config
+    more is kept when it is predicted within TIE of the k-th; no Triton needed."""
+    from tritonscope.cost.autotune import TIE, short_list
+
+    scored = [(1.0, 0), (1.0, 1), (1.10, 2), (1.2, 3), (1.2 * (1 + TIE / 2), 4), (1.3, 5)]
+    digests = ["a", "a", "b", "c", "d", "e"]
+    assert short_list(scored, digests, 3) == [0, 2, 3, 4]     # 1 is 0's kernel; 4 ties with 3
+    assert short_list(scored, [None] * 6, 3) == [0, 1, 2]     # no digests: plain top 3 (2 is 10% off: no tie)
+    assert short_list(scored, digests, 1) == [0]
+    assert short_list([(1.0, 0), (1.0 + TIE * 2, 1)], [None, None], 1) == [0]
 
 
 def test_the_compiles_run_in_worker_processes(runs):

@@ -235,8 +235,9 @@ AXIS_WORD = re.compile(r"\b(x|y|z)\b")
 # %c64_i32 = arith.constant 64 : i32
 CONST_INT = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*arith\.constant\s+(-?\d+)\s*:\s*i(?:32|64)\b")
 # %0 = arith.addi %a, %b : i32
+# (a cast names both types: `arith.extsi %M : i32 to i64`, as a 64-bit loop's bounds are made)
 SCALAR_OP = re.compile(r"^\s*(%[\w$.-]+)\s*=\s*(arith\.\w+|tt\.get_program_id|tt\.get_num_programs)\s+(.*?)\s*:\s*"
-                       r"(?:i(?:32|64)|index)\s*$")
+                       r"(?:i(?:32|64)|index)(?:\s+to\s+(?:i(?:32|64)|index))?\s*$")
 # scf.for %k = %c0_i32 to %K step %c64_i32 iter_args(...)
 FOR_BOUNDS = re.compile(r"scf\.for\s+%[\w$.-]+\s*=\s*(%[\w$.-]+)\s+to\s+(%[\w$.-]+)\s+step\s+(%[\w$.-]+)")
 # {contiguity = 4 : i32}
