@@ -54,7 +54,7 @@ def load(sample: str, n: int, constexprs: dict | None = None, warps: int | None 
          dtype: str = "fp16"):
     from tritonscope.inputs.kernels import Request
     from tritonscope.pipeline.binding import build_spec
-    from tritonscope.commands._common import default_arch
+    from tritonscope.commands.checks import default_arch
 
     import torch
 

@@ -43,7 +43,7 @@ def main() -> int:
     from tritonscope.cost.features import features_of_artifact
     from tritonscope.language.dialects import class_counts, machine_stage
     from tritonscope.pipeline.binding import build_spec
-    from tritonscope.inputs.kernels import Request, config_label
+    from tritonscope.inputs.kernels import Request
     from tritonscope.analyses.summary import summarize
 
     gpu = find_gpu("H100")
@@ -65,7 +65,7 @@ def main() -> int:
                     f = features_of_artifact(art, summary)
                     p = predict_features(f, gpu)
                     extra = time.perf_counter() - t1
-                    rows.append({"config": config_label(loaded.spec), "without_s": base, "predictions_s": extra,
+                    rows.append({"config": loaded.spec.label(options=True), "without_s": base, "predictions_s": extra,
                                  "ratio": (base + extra) / base, "predicted_ms": p.predicted_ms})
                     print(f"{rows[-1]['config']:<55} sweep row {base:6.2f} s + predictions {extra:5.2f} s "
                           f"= {rows[-1]['ratio']:.3f}x", flush=True)

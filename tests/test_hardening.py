@@ -298,14 +298,12 @@ def test_layout_of_a_huge_shape_draws_a_window(encoding, shape, note):
     import tracemalloc
 
     tracemalloc.start()
-    started = time.perf_counter()
     result = runner.invoke(app, ["layout", encoding, "--shape", shape, "--hardware", "--no-color", "--width", "100"])
-    seconds = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert result.exit_code == 0, result.output
     assert note in result.output
-    assert seconds < 30 and peak < 200 << 20, (seconds, peak)
+    assert peak < 200 << 20, peak  # a window is drawn, not all 16M elements (time: benchmarks/layout_speed.py)
 
 
 def test_windowed_grids_match_the_whole_walk():

@@ -313,8 +313,8 @@ def test_html_shows_notes_in_margin_and_hover(matmul, tmp_path):
 
 
 def test_html_stays_usable_on_a_large_kernel(matmul):
-    """Thousands of lines per stage: linear output, rendered in well under a second per 10k lines."""
-    import time
+    """Thousands of lines per stage: the report holds every line, in a small page per line.  (How long it
+    takes is a figure of benchmarks/analysis_speed.py, not a timed test.)"""
     from dataclasses import replace
 
     from tritonscope.core.model import Line, ParsedStage
@@ -324,12 +324,10 @@ def test_html_stays_usable_on_a_large_kernel(matmul):
                                    for i, ln in enumerate(list(s.lines) * (4000 // max(1, len(s.lines)) + 1))))
            for k, s in matmul.parsed.items()}
     a = replace(matmul, parsed=big)
-    started = time.perf_counter()
     text = render_html(a)
-    seconds = time.perf_counter() - started
     n = sum(len(s.lines) for s in big.values())
     assert n > 20000
-    assert seconds < 2.0, f"{n} lines took {seconds:.2f} s"
+    assert text.count('<span class="n">') >= n, "every line is in the report"
     assert len(text) < 400 * n, "HTML per line stays small"
 
 

@@ -12,6 +12,8 @@ by tritonscope.language.mlir_syntax, as everywhere else.
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -210,8 +212,19 @@ def layout_numbers(text: str, shape: tuple[int, ...], aliases: dict[str, str] | 
     {'shape', 'elements_per_thread', 'copies_per_element', 'threads', 'lanes_per_warp', 'cta_tile', 'wraps',
     'ctas', 'shape_per_cta', 'replicated_warps', 'warps'} for register layouts; None when the layout is not
     drawn (the note then gives no per-thread number at all).
+
+    Kept per process by (text, shape, aliases): a stage repeats a few layouts on many ops, and the same
+    layouts come back in every compile of a kernel (each caller gets its own copy).
     """
+    found = _layout_numbers(text, tuple(shape), tuple(sorted((aliases or {}).items())))
+    return copy.deepcopy(found) if found is not None else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _layout_numbers(text: str, shape: tuple[int, ...], alias_items: tuple) -> dict | None:
     from tritonscope.language import layouts
+
+    aliases = dict(alias_items)
 
     try:
         enc = layouts.parse_encoding(text, aliases or {}, known_only=False)

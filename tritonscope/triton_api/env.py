@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 
@@ -18,8 +19,10 @@ CODEGEN_ENV = (
 _lock = threading.Lock()
 
 
+@functools.cache
 def triton_version() -> str:
-    """The installed Triton's version, '3.9.0' (read from package metadata: no import)."""
+    """The installed Triton's version, '3.9.0' (read from package metadata: no import).  Read once per process:
+    the metadata lookup walks sys.path (about 10 ms), and every stage's notes ask for it."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
