@@ -101,15 +101,21 @@ def pytest_runtest_setup(item):
 
 
 # How `-n N --dist loadfile` spreads the suite: one file is one unit of work (its module-scoped
-# compiles are shared by its tests), except the docs examples (test_readme.py), whose unit is one page:
+# compiles are shared by its tests), except the zoo (one unit per arch, below) and the docs examples
+# (test_readme.py), whose unit is one page:
 # a page's examples run in order on one worker, and the pages spread over the workers.  The slowest
 # units start first, so a long one never starts last.
 DOCS_EXAMPLE = re.compile(r"^tests/test_readme\.py::test_doc_example\[(?P<page>[A-Za-z0-9_]+(?:-[A-Za-z_][A-Za-z0-9_]*)*)-\d+-")
+# The zoo's compiles (about 100 real kernels for each of 3 arches, each test on its own) are one unit per
+# arch: as one file they were the longest unit of the run, longer than all the rest on the other worker.
+ZOO_CASE = re.compile(r"^tests/test_zoo\.py::test_zoo_kernel_compiles_as_typed\[.+-(?P<arch>sm_\d+a?|gfx\d+)\]$")
 # Units that take a minute or more (Triton 3.9, `--durations`, slowest first): they start first.  A unit
 # missing here only starts later; a name that no longer matches is ignored.
 SLOW_FIRST = (
-    "tests/test_zoo.py",                        # about 300 real-kernel compiles
-    "tests/test_readme.py::sweep-diff",         # a sweep up to BLOCK_SIZE=256
+    "tests/test_zoo.py::sm_90a",                # about 100 real-kernel compiles each, with predictions on sm_90a
+    "tests/test_zoo.py::sm_100a",
+    "tests/test_zoo.py::gfx942",
+    "tests/test_readme.py::sweep-diff",
     "tests/test_explain.py",
     "tests/test_compile.py",
     "tests/test_readme.py::passes",
@@ -128,7 +134,10 @@ SLOW_FIRST = (
 def work_unit(nodeid: str) -> str:
     """The unit of work that a test id belongs to under `--dist loadfile` (see above)."""
     m = DOCS_EXAMPLE.match(nodeid)
-    return f"tests/test_readme.py::{m.group('page')}" if m else nodeid.split("::", 1)[0]
+    if m:
+        return f"tests/test_readme.py::{m.group('page')}"
+    m = ZOO_CASE.match(nodeid)
+    return f"tests/test_zoo.py::{m.group('arch')}" if m else nodeid.split("::", 1)[0]
 
 
 @pytest.hookimpl(optionalhook=True)
