@@ -66,7 +66,7 @@ def sweep_cmd(
 
       tritonscope sweep matmul -c BLOCK=16,32,64,128 --num-warps 2,4,8 --num-stages 1,2,3 --arch sm_90
 
-      tritonscope sweep matmul_masked -c BLOCK_SIZE=64,128,256 --arch sm_90
+      tritonscope sweep matmul_masked -c BLOCK_SIZE=32,64,128 --arch sm_90
 
       tritonscope sweep matmul_autotuned --sort -occupancy --where fits --save sweep.csv
 
