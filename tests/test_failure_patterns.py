@@ -10,6 +10,11 @@ written here.
   the end of the operand values it unpacked (LLVM's `idx < size()` assertion); Triton 3.9 compiles it.  Neither
   fewer stages nor other warps compile it, so the report's hint says no fix was found.
 
+- warp_specialize_pointer_loads: a warp-specialized loop (sm_90a) that loads through pointers, with a dot and
+  a max-reduction; NVGPUWarpSpecialization fails on both series (3.9: `LLVM ERROR: unsupported load type for
+  producer commit`; 3.6: WSLowerToken.cpp's assertion in processProducerCommitOp).  The op is the loop's first
+  pointer load (not the loop), and warp_specialize=False compiles.
+
 The golden (tests/golden/failure/<series>/<case>.json, written by `pytest --regen`) holds the stage, the pass,
 the op, the Python line and which checked fixes compile, as tests/test_failure.py's do.
 """
@@ -128,6 +133,59 @@ def test_short_k_dot_report_reopened(short_k):
     assert "tt.dot" in json.loads(saved.read_text())["failure"]["ir"]
 
 
+WS_LOADS = [f"{FAILING}/warp_specialize_pointer_loads.py:row_max_kernel", "--arch", "sm_90a",
+            "--arg", "a_ptr=*fp16", "--arg", "b_ptr=*fp16", "--arg", "out_ptr=*fp32", "--arg", "K=1024",
+            "-c", "BLOCK_M=128", "-c", "BLOCK_N=64", "-c", "BLOCK_K=64", "-c", "warp_specialize=True"]
+
+
+@pytest.fixture(scope="module")
+def ws_loads(tmp_path_factory):
+    """One compile of the warp-specialized pointer-load kernel (3.6 and 3.9), --json and --save."""
+    if not triton_api.has_backend("nvidia"):
+        pytest.skip("this Triton has no nvidia backend")
+    saved = tmp_path_factory.mktemp("ws_loads") / "failure.json"
+    result = runner.invoke(app, ["compile", *WS_LOADS, "--json", "--save", str(saved)], catch_exceptions=False)
+    return result, saved
+
+
+def test_warp_specialized_pointer_loads_report(ws_loads, regen):
+    """exit 5; the pass (NVGPUWarpSpecialization), the op (the loop's first pointer load, line 28, not the loop),
+    what Triton said on this series, its plain words, and warp_specialize=False compiles (checked)."""
+    result, _ = ws_loads
+    assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
+    d = json.loads(result.stdout)["failure"]
+    check_golden(GOLDEN / "failure" / triton_series() / "warp_specialize_pointer_loads.json", _golden_facts(d), regen)
+    assert d["in_pass"] and d["pass_name"] == "NVGPUWarpSpecialization" and d["stage"] == "ttgir"
+    op = d["op"]
+    assert (op["name"], op["line"], op["source"]) == \
+        ("tt.load", 28, "a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])")
+    assert "the load type Triton's error is about" in op["how"] and op["others"] == [29]
+    said = " ".join(x["message"] for x in d["diagnostics"])
+    assert ("unsupported load type for producer commit" if triton_series() != "3.6" else
+            "processProducerCommitOp") in said
+    assert any("commit can signal only TMA loads" in w for w in d["explanation"])
+    assert not any("LLVM's backend" in w for w in d["explanation"])
+    fixes = {x["flags"]: x["compiles"] for x in d["fixes"]}
+    assert fixes["-c warp_specialize=False"] is True
+    assert any("tensor descriptor" in x["label"] and not x["tried"] for x in d["fixes"])
+    err = " ".join(result.stderr.split())
+    assert d["one_line"] in err and "on tt.load at warp_specialize_pointer_loads.py:28" in err
+    assert "These compile: -c warp_specialize=False" in err
+
+
+def test_warp_specialized_pointer_loads_in_the_terminal(ws_loads):
+    """show reopens it: the op's source line, the plain words, the checked fix, the excerpt marks the load."""
+    _, saved = ws_loads
+    shown = runner.invoke(app, ["show", str(saved), "--width", "140"], catch_exceptions=False)
+    assert shown.exit_code == 0
+    out = shown.stdout
+    assert "failed in   pass NVGPUWarpSpecialization (ttgir pass" in out
+    assert "op          tt.load at warp_specialize_pointer_loads.py:28" in out
+    assert "✓ -c warp_specialize=False" in out
+    marked = [ln for ln in out.splitlines() if ln.startswith("> ")]
+    assert len(marked) == 1 and "tt.load" in marked[0]
+
+
 # --------------------------------------------------------------------------
 # Without Triton (the lines as Triton 3.6 printed them for fp64_dot_tmem_sm100, sm_100a)
 # --------------------------------------------------------------------------
@@ -174,3 +232,19 @@ def test_the_conversion_log_names_the_op_it_was_legalizing():
     assert legalizing_op(CONVERSION_LOG) == "tt.dot"
     assert legalizing_op(CONVERSION_LOG.replace("Assertion `", "no assertion: ")) == "tt.store"
     assert legalizing_op("python: SmallVector.h:293: Assertion `idx < size()' failed.\n") is None
+
+
+def test_fatal_errors_plain_words():
+    """Triton 3.9's fatal error and 3.6's assertion of a warp-specialized pointer load get the same plain words;
+    any other `LLVM ERROR` is said as a fatal error that may come from a pass (Triton's passes call LLVM's
+    report_fatal_error too), not as LLVM's backend's."""
+    from tritonscope.analyses.failure import explain_text
+
+    fatal = "LLVM ERROR: unsupported load type for producer commit"
+    asserted = ("/project/third_party/nvidia/hopper/lib/Transforms/WarpSpecialization/WSLowerToken.cpp:73: "
+                "Assertion `false' failed. (in mlir::processProducerCommitOp)")
+    assert explain_text(fatal) == explain_text(asserted)
+    assert "commit can signal only TMA loads" in explain_text(fatal)
+    other = explain_text("LLVM ERROR: operation destroyed but still has uses")
+    assert other.startswith("A fatal error stopped the compile: operation destroyed but still has uses")
+    assert "LLVM's backend stopped" not in other and "Triton's own passes" in other

@@ -105,6 +105,14 @@ KNOWN: tuple[Known, ...] = (
           "an offset (for buffer ops) cannot merge them: it can narrow one branch's offset to 32 bits and not the "
           "other's (a 64-bit or possibly negative offset). A Triton bug or an unsupported case, not an error in "
           "the kernel's Python."),
+    # LLVM ERROR: unsupported load type for producer commit (3.9); WSLowerToken.cpp:73: Assertion `false' failed.
+    # (in mlir::processProducerCommitOp) (3.6): a warp-specialized loop's producer has a load that is not TMA's
+    Known(re.compile(r"unsupported load type for producer commit|processProducerCommitOp"),
+          "Warp specialization on Hopper hands the loop's loads to producer warps, whose commit can signal only "
+          "TMA loads (through a tensor descriptor); this loop loads through pointers (tl.load), a load type the "
+          "pass does not support. A limitation of this Triton, not an error in the kernel's Python.",
+          source_fix="load the loop's tiles through a tensor descriptor (tl.make_tensor_descriptor(...).load(...)) "
+                     "instead of tl.load of pointers"),
     # StorageUniquerSupport.h:180: ... Assertion `succeeded(ConcreteT::verifyInvariants(...))' failed.
     Known(re.compile(r"StorageUniquerSupport\.h.*verifyInvariants"),
           "The pass built an attribute or type that its verifier refuses (Triton's error says which check "
@@ -125,8 +133,10 @@ KNOWN: tuple[Known, ...] = (
     Known(re.compile(r"does not dominate this use"),
           "A pass produced invalid IR (a value used before it is defined): a Triton bug."),
     # LLVM ERROR: Cannot select: ...
+    # (report_fatal_error: LLVM's backend prints it, and so do Triton's and MLIR's passes)
     Known(re.compile(r"LLVM ERROR: (.*)"),
-          "LLVM's backend stopped the compile: {0}."),
+          "A fatal error stopped the compile: {0} (LLVM ERROR: LLVM's report_fatal_error, which LLVM's backend and "
+          "Triton's own passes both call; when a pass failed, it is that pass's)."),
 )
 
 # python: /source/llvm-project/mlir/lib/IR/Dominance.cpp:256: bool ...: Assertion `aBlock && bBlock' failed.

@@ -46,6 +46,16 @@ CPP_OPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("GatherOp", ("tt.gather",)),
 )
 
+# Words of Triton's error (a diagnostic's message with its C++ file) that say which kind of op it failed on, when
+# it names none: (the words, the op kinds, a word the op holding them must carry, what to call the op).
+MESSAGE_OPS: tuple[tuple[re.Pattern, tuple[str, ...], str, str], ...] = (
+    # 3.9: LLVM ERROR: unsupported load type for producer commit; 3.6: WSLowerToken.cpp ... processProducerCommitOp
+    (re.compile(r"unsupported load type for producer commit|processProducerCommitOp"),
+     ("tt.load",), "tt.warp_specialize",
+     "a load through pointers in the warp-specialized loop: the load type Triton's error is about (its producer "
+     "commit signals only TMA loads); Triton names no op"),
+)
+
 # ... failed. (in mlir::ConvertSCFIfOp::matchAndRewrite_): the rewrite pattern an assertion failed in
 _PATTERN_FUNCTION = re.compile(r"\(in (?:[\w:]+::)?(\w+Op)::matchAndRewrite\w*\)")
 # see current operation: %12 = "tt.dot"(%a, %b, %c) ...
@@ -74,6 +84,8 @@ class _Op:
     text: str
     loc: Any
     raw: str
+    at: int = -1      # its place among the module's non-empty lines, and the line of its region's end
+    end: int = -1
 
 
 def module_ops(ir: str, kernel_file: str) -> list[_Op]:
@@ -87,12 +99,12 @@ def module_ops(ir: str, kernel_file: str) -> list[_Op]:
         name = op_name(ln.text)
         if not name:
             continue
-        loc, raw = ln.loc, ln.raw
+        loc, raw, end = ln.loc, ln.raw, i
         if texts[i].rstrip().endswith("{"):
             _, hi = _region(texts, i)
             if hi != i:
-                loc, raw = lines[hi].loc or loc, ln.raw + "\n" + lines[hi].raw
-        out.append(_Op(name, ln.text.strip(), loc, raw))
+                loc, raw, end = lines[hi].loc or loc, ln.raw + "\n" + lines[hi].raw, hi
+        out.append(_Op(name, ln.text.strip(), loc, raw, i, end))
     return out
 
 
@@ -145,6 +157,15 @@ def find_op(ir: str, f: Failure, error_text: str, stderr: str = "", *,
                      f"the op that calls {sym}, which Triton's error names")
         if found:
             return found
+    # 3b. words of Triton's error that say which kind of op (MESSAGE_OPS), inside the op that carries the mark
+    said = "\n".join(f"{d.file} {d.message}" for d in f.diagnostics)
+    for words, kinds, mark, what in MESSAGE_OPS:
+        if words.search(said):
+            outer = [op for op in ops if mark in op.raw and op.end > op.at]
+            found = make([op for op in ops if op.name in kinds and "!tt.ptr" in op.text
+                          and any(o.at < op.at < o.end for o in outer)], what)
+            if found:
+                return found
     # 4. a C++ assertion in a lowering named after its op (DotOpToLLVM/MFMA.cpp): that op
     for d in f.diagnostics:
         if d.severity == "assertion":
