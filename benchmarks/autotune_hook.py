@@ -253,12 +253,12 @@ def discover(arch: str = "sm_90a") -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------
 
 
-def plan(names: list[str], turns: int) -> list[tuple[str, str, int]]:
+def plan(names: list[str], turns: int, start: int = 0) -> list[tuple[str, str, int]]:
     """(case, mode, turn) in the order they run: turn by turn over every case (so a run cut short by its time
     budget still has every case's first turn), plain and hook back to back, plain first in even turns and hook
     first in odd ones (neither always runs right after the other)."""
     order = []
-    for t in range(turns):
+    for t in range(start, start + turns):
         modes = ("plain", "hook") if t % 2 == 0 else ("hook", "plain")
         for name in names:
             order.extend((name, m, t) for m in modes)
@@ -550,6 +550,8 @@ def main() -> int:
     ap.add_argument("--json", help="write every measurement here")
     ap.add_argument("--quick", action="store_true", help="one turn per mode (a dry run)")
     ap.add_argument("--turns", type=int, default=2, help="turns per mode (default 2)")
+    ap.add_argument("--start-turn", type=int, default=0, help="number the turns from this one (1: hook first, as a "
+                                                              "second turn of an earlier run)")
     ap.add_argument("--top", type=int, default=3, help="the hook's top k (default 3)")
     ap.add_argument("--cases", help="comma-separated case names (default: all)")
     ap.add_argument("--list", action="store_true", help="GPU-less: the kernels and their config counts")
@@ -586,7 +588,7 @@ def main() -> int:
     runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     skipped = []
     first: dict[tuple[str, int], dict[str, Any]] = {}   # the turn's first child, whose pick the second times
-    for name, mode, turn in plan(names, turns):
+    for name, mode, turn in plan(names, turns, args.start_turn):
         before = first.get((name, turn))
         if before is None and time.perf_counter() - started > args.budget:   # a turn is started whole or not
             skipped.append((name, mode, turn))

@@ -52,3 +52,59 @@ def test_round12_configs_are_seeded_and_new(bench):
     assert a == b and all(len(c) >= 20 for c in a.values())
     text = (ROOT / "benchmarks" / "round12_groups.py").read_text()
     assert all(f", {seed})" in text or f", {seed}," in text for seed in range(301, 312))
+
+
+DATA = ROOT / "tests" / "data" / "cost"
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """liger's cross entropy (its gradient written over its logits) and RMSNorm (Y apart from X), compiled for
+    sm_90a, and liger's DyT backward, whose row loop runs from the program id in i64 steps of the grid."""
+    import tritonscope
+
+    liger = DATA / "round10" / "zoo_liger.py"
+    ce = tritonscope.compile(f"{liger}:liger_cross_entropy_kernel", shape="64x32000", dtype="fp32",
+                             constexprs={"BLOCK_SIZE": 4096}, num_warps=16, num_stages=1, arch="sm_90a")
+    rms = tritonscope.compile(f"{liger}:_rms_norm_forward_kernel", shape="64x4096", dtype="fp16",
+                              constexprs={"BLOCK_SIZE": 4096}, num_warps=8, num_stages=1, arch="sm_90a")
+    dyt = None
+    if importlib.util.find_spec("liger_kernel") is not None:
+        from tritonscope import triton_api
+        from tritonscope.inputs.kernels import load_module, module_file
+
+        kernel = load_module(Path(module_file("liger_kernel.ops.dyt")), "sm_90a")._dyt_bwd_kernel
+        while triton_api.jit_function(kernel) is not kernel and hasattr(kernel, "fn"):
+            kernel = kernel.fn
+        dyt = tritonscope.compile(kernel, constexprs={"HAVE_BETA": True, "N": 4096, "BLOCK_N": 1024}, num_warps=4,
+                                  args={"DY": "bf16[4096,4096]", "DX": "bf16[4096,4096]", "DA": "fp32[132,8]",
+                                        "DG": "fp32[132,4096]", "DB": "fp32[132,4096]", "X": "bf16[4096,4096]",
+                                        "Alpha": "bf16[1]", "Gamma": "bf16[4096]", "M": 4096}, arch="sm_90a")
+    return {"ce": ce, "rms": rms, "dyt": dyt}
+
+
+def test_a_tensor_loaded_and_stored_is_counted_twice_in_dram(compiled):
+    """Cross entropy loads its logits and stores their gradient over them: inplace_bytes is the logits' size and
+    the DRAM term carries them twice (read, written back); RMSNorm writes Y apart from X: none."""
+    from tritonscope.cost import find_gpu, predict_features
+    from tritonscope.cost.features import features_of
+
+    ce, rms = features_of(compiled["ce"].analysis), features_of(compiled["rms"].analysis)
+    assert ce.version == 5 and ce.inplace_bytes == 64 * 32000 * 4
+    assert rms.inplace_bytes == 0
+    gpu = find_gpu("H200")
+    with_writes = predict_features(ce, gpu).terms_ms["DRAM"]
+    without = predict_features(ce.to_dict() | {"inplace_bytes": None}, gpu).terms_ms["DRAM"]
+    assert with_writes > without * 1.9   # the logits are nearly all of the compulsory bytes
+
+
+def test_an_i64_loop_bound_from_the_program_id_is_read(compiled):
+    """liger's DyT backward: `for row in range(pid(1), M, num_programs(1))` with the bounds cast to i64 (arith.extsi
+    ... : i32 to i64) has trip counts now (was 'loop bounds are not known from the launch's arguments')."""
+    if compiled["dyt"] is None:
+        pytest.skip("liger_kernel is not installed here")
+    from tritonscope.cost import predict
+
+    p = predict(compiled["dyt"].analysis, gpu="H200", grid=(4, 132), args={"M": 4096})
+    assert p.ok, p.why
+    assert p.facts["main_iters"] == -(-4096 // 132)

@@ -21,7 +21,8 @@ from typing import Any, Mapping, NamedTuple
 from tritonscope.cost.amdgcn import read_amdgcn
 from tritonscope.cost.sass import read_sass
 
-FEATURES_VERSION = 4   # 3: load-use waits per SASS loop (sass.load_waits); 4: int8 dots, mixed-kind dots (dot_kinds)
+FEATURES_VERSION = 5   # 3: load-use waits per SASS loop (sass.load_waits); 4: int8 dots, mixed-kind dots (dot_kinds);
+#                        5: tensors both loaded and stored (inplace_bytes)
 TMA_OPS = ("ttng.async_tma_copy_global_to_local", "tt.descriptor_load", "ttng.async_tma_copy_local_to_global",
            "tt.descriptor_store")
 
@@ -69,6 +70,7 @@ class Features:
     total_flops: int | None = None
     total_bytes: int | None = None
     compulsory_bytes: int | None = None
+    inplace_bytes: int | None = None                  # tensors the kernel loads and stores (written back in place)
     # the SASS's side (_sass_facts; bound_facts: at its least)
     sass_loop: dict[str, int] | None = None           # the main loop's body: class -> instructions
     sass_outside: dict[str, int] | None = None        # the rest of the kernel
@@ -97,7 +99,53 @@ class Features:
             for key in ("dot_kinds", "loop_dots"):
                 if d[key] is None:
                     del d[key]
+        if (self.version or 0) < 5 and d["inplace_bytes"] is None:   # version 5's field: absent from older rows
+            del d["inplace_bytes"]
         return d
+
+
+# ops a tensor of pointers passes through on its way from a kernel argument to a load or store
+_POINTER_STEPS = ("tt.addptr", "tt.splat", "tt.broadcast", "tt.expand_dims", "ttg.convert_layout", "tt.reshape",
+                  "tt.trans")
+
+
+def _inplace_bytes(ops, ttgir: str, args: dict[str, Any]) -> int:
+    """Bytes of the tensor arguments the kernel both loads from and stores to (liger's cross entropy writes its
+    gradient over its logits): the compulsory bytes count each tensor once, but such a tensor is read and then
+    written back, twice its size in DRAM traffic.  A load's or store's pointer is followed back through the
+    pointer arithmetic to a kernel argument; a pointer it cannot follow (a loop-carried one, a descriptor) counts
+    as no argument (no bytes added)."""
+    from tritonscope.analyses.explain import function_args
+    from tritonscope.analyses.explain.roofline import _compulsory_bytes
+    from tritonscope.language.mlir_syntax import SSA_VALUE
+
+    names = {"%" + ssa: name for ssa, name, _ in function_args(ttgir)}
+    defs: dict[str, tuple[str, list[str]]] = {}
+    for op in ops:
+        head, eq, rest = op.text.partition("=")
+        result = head.strip()
+        if eq and result.startswith("%") and ":" not in result and " " not in result:
+            defs[result] = (op.name, SSA_VALUE.findall(rest.split(":")[0]))
+
+    def root(value: str) -> str | None:
+        for _ in range(32):
+            if value in names:
+                return names[value]
+            name, operands = defs.get(value, ("", []))
+            if name not in _POINTER_STEPS or not operands:
+                return None
+            value = operands[0]
+        return None
+
+    loaded, stored = set(), set()
+    for op in ops:
+        if op.name in ("tt.load", "tt.store"):
+            operands = SSA_VALUE.findall(op.text.partition("=")[2] if op.name == "tt.load" else op.text)
+            arg = root(operands[0]) if operands else None
+            if arg is not None:
+                (loaded if op.name == "tt.load" else stored).add(arg)
+    both = loaded & stored
+    return _compulsory_bytes({k: v for k, v in args.items() if k in both}) if both else 0
 
 
 class NoFeatures(Exception):
@@ -309,6 +357,7 @@ def _features(art, summary, ttgir_stage, grid, args, bound: bool = False) -> Fea
         "loop_dots": sum(1 for op in lo.counted if op.name in DOTS and op.loops and op.loops[-1] == lo.main_loop)
         if lo.main_loop is not None else 0,
         "total_flops": total_flops, "total_bytes": total_bytes, "compulsory_bytes": compulsory,
+        "inplace_bytes": _inplace_bytes(ops, ttgir, args) if compulsory else None,
     }
     facts.update(sass_facts)
     return Features(**facts)

@@ -411,6 +411,10 @@ def _dram_bytes(f: Features, gpu: Gpu, c: dict[str, float], L: _Launch, many: li
     dram = max(f.compulsory_bytes or 0, 0)
     if not dram:
         dram = f.total_bytes or 0
+    elif f.inplace_bytes:
+        # a tensor the kernel loads and stores (a gradient written over its logits) is read and written back:
+        # the compulsory bytes count it once
+        dram += f.inplace_bytes
     # Sibling loops that walk the same data again (a layer norm's passes): the later passes re-read from L2
     # only while the first pass's bytes of every co-resident program fit in it; what does not fit is read
     # again from DRAM.
@@ -530,7 +534,12 @@ def _overlapped(f: Features, c: dict[str, float], terms: dict[str, float], warps
     p = c["softmax_p"]
     if not f.pipelined:
         p = 1 + (p - 1) * min(1.0, warps_sm / c["overlap_warps"])
-    return _soft_max(list(terms.values()), p)
+    elif c.get("pipelined_overlap_warps"):
+        p = 1 + (p - 1) * min(1.0, warps_sm / c["pipelined_overlap_warps"])
+    body = _soft_max(list(terms.values()), p)
+    if c.get("exposed_warps"):
+        body += c.get("exposed_latency", 1.0) * terms["latency"] * max(0.0, 1 - warps_sm / c["exposed_warps"])
+    return body
 
 
 def _expected_error(regime: str, measured: bool) -> float:
