@@ -90,18 +90,23 @@ def test_transposed_operand_explains_the_narrow_copy(explained):
 
 
 def test_spills_with_the_lines_that_spill_and_a_checked_fix(explained):
-    _, expl = explained("softmax", constexprs={"BLOCK": 16384}, num_warps=1)
+    # BLOCK=8192 on one warp spills a few hundred bytes (test_summary.py compiles the same config, so the run
+    # compiles it once); BLOCK=16384 spills 3,960 bytes for three times the compile, and checks nothing more
+    _, expl = explained("softmax", constexprs={"BLOCK": 8192}, num_warps=1)
     v = one(expl, "spills")
     assert v.severity == "warn"
-    assert v.facts["stack"] >= 2048 and v.facts["stores"] >= 1000 and v.facts["loads"] >= 1000
+    assert v.facts["stack"] >= 128 and v.facts["stores"] >= 40 and v.facts["loads"] >= 40   # 3.6: 208 B, 53, 64
     lines = v.facts["lines"]
     assert sum(x["stl"] for x in lines.values()) == v.facts["stores"]
     assert v.python_lines and all(str(n) in lines for n in v.python_lines)
     assert any(e[0] == "sass" and ("STL" in e[2] or "LDL" in e[2]) for e in v.evidence)
     assert v.fix_checked and v.facts["fix"]["spill_bytes"] == 0 and v.facts["fix"]["num_warps"] > 1
     regs = one(expl, "registers")
-    assert regs.facts["live_peak"] <= regs.facts["registers"]   # nvdisasm -lrm count, within REG
-    assert regs.python_lines
+    if "live_peak" in regs.facts:  # nvdisasm -lrm count, within REG (test_registers_... below checks it too)
+        assert regs.facts["live_peak"] <= regs.facts["registers"] and regs.python_lines
+    else:  # Triton 3.9's nvdisasm refuses this cubin's liveness ("Invalid register count : '255'"): said plainly
+        assert regs.facts["live_unavailable"].startswith("nvdisasm -lrm failed")
+        assert "live registers unknown: nvdisasm -lrm failed" in regs.title
 
 
 # ------------------------------------------------------------------ narrow loads from a missing hint
