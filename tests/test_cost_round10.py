@@ -130,4 +130,5 @@ def test_round10_report_prints_every_group_and_the_summary(bench, capsys):
     assert "315 configs timed in 9 groups" in out
     assert "r10-w4a16-gemm         fresh10    31    6.1x     0.91   2.20x" in out
     assert ("tenth round (kernels people run; the eleventh round's changes were made on these groups): mean "
-            "Spearman (groups with spread >= 2x) 0.84, worst 0.70; worst regret 2.20x; median error 8%") in out
+            "Spearman (groups with spread >= 2x) 0.85, worst 0.70; worst regret 2.20x; median error 8%") in out   # CE
+    # 0.81 -> 0.92 in round 12 (the gradient written over the logits counted in DRAM)

@@ -99,7 +99,8 @@ def test_round11_file_measures_the_defined_groups(bench, data):
             assert all(str(row["constexprs"][k]) == str(v) for k, v in c.items()
                        if k not in ("num_warps", "num_stages")), (g["name"], row["config"])
             assert row["ok"] and (row["fits"] is False or row["measured_ms"]), row["config"]
-            assert row["features"] is None or row["features"]["version"] == 4
+            # the cross entropy's facts were refreshed with features v5 in round 12 (the in-place bytes), times kept
+            assert row["features"] is None or row["features"]["version"] == (5 if "cross" in g["name"] else 4)
     assert sum(len(bench.timed_rows(g)) for g in data["groups"]) == 343
 
 

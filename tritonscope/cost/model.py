@@ -534,12 +534,7 @@ def _overlapped(f: Features, c: dict[str, float], terms: dict[str, float], warps
     p = c["softmax_p"]
     if not f.pipelined:
         p = 1 + (p - 1) * min(1.0, warps_sm / c["overlap_warps"])
-    elif c.get("pipelined_overlap_warps"):
-        p = 1 + (p - 1) * min(1.0, warps_sm / c["pipelined_overlap_warps"])
-    body = _soft_max(list(terms.values()), p)
-    if c.get("exposed_warps"):
-        body += c.get("exposed_latency", 1.0) * terms["latency"] * max(0.0, 1 - warps_sm / c["exposed_warps"])
-    return body
+    return _soft_max(list(terms.values()), p)
 
 
 def _expected_error(regime: str, measured: bool) -> float:
