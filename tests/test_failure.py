@@ -6,6 +6,8 @@ inside its pipeline (each file's docstring says how and on which Triton):
 - warp_specialize_attention: NVGPUWarpSpecialization crashes on sm_90a (3.6 and 3.9);
 - libdevice_on_amd: make_llir refuses a CUDA libdevice call for gfx942, after its passes (3.6 and 3.9);
 - fp64_dot_amd: ConvertTritonAMDGPUToLLVM's MFMA lowering asserts on an fp64 dot (3.6; 3.9 compiles it);
+- pipeline_four_loads_amd: TritonAMDGPUPipeline stops with `LLVM ERROR: operation destroyed but still has uses`
+  on the loop's fourth load, gfx950, num_stages=4 (triton-lang/triton#9815; 3.6; 3.9 compiles it; -s 1 compiles);
 - pointer_select_amd: TritonAMDGPUCanonicalizePointers asserts on an `if` choosing between two pointers, the
   pattern of vLLM's Mamba2 chunk scan (3.6; 3.9 compiles it; AMDGCN_USE_BUFFER_OPS=0 compiles it).
 
@@ -46,6 +48,12 @@ CASES = {
     "fp64_dot_amd": ([f"{FAILING}/fp64_dot_amd.py:dot_kernel", "--arch", "gfx942", "--arg", "a_ptr=*fp64",
                       "--arg", "out_ptr=*fp64", "-c", "BLOCK=64"], ("3.6",), "amd"),
     "pointer_select_amd": (POINTER_SELECT, ("3.6",), "amd"),
+    # triton-lang/triton#9815: four loads in a loop pipelined with 4 stages (gfx950); 3.9 compiles it
+    "pipeline_four_loads_amd": ([f"{FAILING}/pipeline_four_loads_amd.py:attn_kernel", "--arch", "gfx950", "-s", "4",
+                                 "--arg", "q_ptr=*bf16", "--arg", "k_ptr=*bf16", "--arg", "v_ptr=*bf16",
+                                 "--arg", "bias_ptr=*fp32", "--arg", "keep_ptr=*i8", "--arg", "out_ptr=*fp32",
+                                 "--arg", "N=1024", "--arg", "SEQ_LEN=1024", "-c", "BLOCK_Q=64", "-c", "BLOCK_KV=32",
+                                 "-c", "D=64"], ("3.6",), "amd"),
 }
 
 

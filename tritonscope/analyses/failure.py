@@ -129,6 +129,10 @@ KNOWN: tuple[Known, ...] = (
     # failed to legalize operation 'tt.foo'
     Known(re.compile(r"failed to legalize operation '([\w.]+)'"),
           "Triton has no lowering for {0} on this target (or for this use of it)."),
+    # LLVM ERROR: operation destroyed but still has uses (with `'tt.load' op operation destroyed ...` at the op)
+    Known(re.compile(r"operation destroyed but still has uses"),
+          "The pass erased an op that other ops still use (MLIR's check when an op is destroyed; Triton's error "
+          "points at the op): a Triton bug, not an error in the kernel's Python."),
     # operand #0 does not dominate this use
     Known(re.compile(r"does not dominate this use"),
           "A pass produced invalid IR (a value used before it is defined): a Triton bug."),
