@@ -180,9 +180,14 @@ def test_prune_hook_keeps_predicted_top_k():
     cfgs = [Config({"BLOCK": b}, num_warps=w) for b in (128, 4096) for w in (1, 4)]
     n = 1 << 24
     kept = hook(cfgs, {"x_ptr": f"fp32[{n}]", "y_ptr": f"fp32[{n}]", "out_ptr": f"fp32[{n}]", "n": n})
-    assert len(kept) == 2
     ranked = sorted((x for x in hook.last if "predicted_ms" in x), key=lambda x: x["predicted_ms"])
-    assert [str(c) for c in kept] == [x["config"] for x in ranked[:2]]
+    # the top 2 (four distinct kernels here), and a third only when predicted within TIE of the second
+    from tritonscope.cost.autotune import TIE
+
+    assert len({x["sass_digest"] for x in ranked}) == 4
+    tie = [x for x in ranked[2:3] if x["predicted_ms"] <= (1 + TIE) * ranked[1]["predicted_ms"]]
+    assert [str(c) for c in kept] == [x["config"] for x in ranked[:2] + tie]
+    assert {x["config"] for x in hook.last if x.get("kept")} == {str(c) for c in kept}
 
 
 def test_prune_hook_sees_a_keyword_launch_and_serves_triton_s_perf_model_slot():
@@ -203,7 +208,7 @@ def test_prune_hook_sees_a_keyword_launch_and_serves_triton_s_perf_model_slot():
     launch = {"x_ptr": f"fp32[{n}]", "y_ptr": f"fp32[{n}]", "out_ptr": f"fp32[{n}]", "n": n}
     hook = tritonscope.prune_by_prediction(2, grid=grid, kernel=mod.add_kernel, arch="sm_90a", gpu="H100")
     kept = hook(cfgs, {}, **launch)  # a keyword launch: nothing in nargs
-    assert len(kept) == 2 and all("predicted_ms" in row for row in hook.last), hook.last
+    assert 2 <= len(kept) <= 3 and all("predicted_ms" in row for row in hook.last), hook.last
     model = tritonscope.predicted_time(grid=grid, kernel=mod.add_kernel, arch="sm_90a", gpu="H100")
     tuner = Autotuner(mod.add_kernel, mod.add_kernel.arg_names, cfgs, key=["n"], reset_to_zero=None,
                       restore_value=None, prune_configs_by={"perf_model": model, "top_k": 2})
@@ -211,7 +216,7 @@ def test_prune_hook_sees_a_keyword_launch_and_serves_triton_s_perf_model_slot():
     by_model = tuner.prune_configs(dict(launch))  # Triton's own pruning calls the model once per config
     times = {str(c): model(**launch, **c.all_kwargs()) for c in cfgs}
     assert [str(c) for c in by_model] == sorted(times, key=times.get)[:2]
-    assert {str(c) for c in by_model} == {str(c) for c in kept}
+    assert {str(c) for c in by_model} == {str(c) for c in kept[:2]}   # the hook's top 2 (and any tie after them)
 
 
 def test_tune_short_list_launches_find_the_gpu_less_compiles(monkeypatch):
