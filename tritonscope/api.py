@@ -266,7 +266,8 @@ class Explained:
 def prune_by_prediction(top_k: int = 3, *, grid: Any = None, gpu: str | None = None, kernel: Any = None,
                         arch: str | None = None, jobs: int | None = None):
     """An `early_config_prune` for @triton.autotune that keeps the `top_k` configs the cost model predicts
-    fastest for the current arguments, without running any:
+    fastest for the current arguments, without running any (configs that compile to the same SASS count as
+    one; one config more is kept when it is predicted within 2% of the k-th):
 
         @triton.autotune(configs=[...], key=["n"], prune_configs_by={"early_config_prune":
             tritonscope.prune_by_prediction(3, grid=lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),))})
