@@ -186,6 +186,31 @@ def test_warp_specialized_pointer_loads_in_the_terminal(ws_loads):
     assert len(marked) == 1 and "tt.load" in marked[0]
 
 
+def test_emit_of_a_failure_writes_relative_paths_unless_keep_paths(ws_loads, tmp_path):
+    """--emit DIR of a failed compile: failure.json and failure.txt write the kernel's folder as '.' (as --save
+    does) and say so; with --keep-paths (outputs/save.failure_files) they keep it; the IR the pass received is
+    Triton's text, as written."""
+    from tritonscope.analyses.failure_model import Failure
+    from tritonscope.outputs.save import failure_files
+
+    folder = str(FAILING.resolve())
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["compile", *WS_LOADS, "--emit", str(out)], catch_exceptions=False)
+    assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
+    data = json.loads((out / "failure.json").read_text())
+    assert data["paths"] == "relative to the kernel's folder"
+    assert data["failure"]["file"] == "./warp_specialize_pointer_loads.py"
+    assert data["failure"]["op"]["file"] == "./warp_specialize_pointer_loads.py" and data["failure"]["op"]["line"] == 28
+    for name in ("failure.json", "failure.txt"):
+        assert folder not in (out / name).read_text(), name
+    assert "tt.load at warp_specialize_pointer_loads.py:28" in (out / "failure.txt").read_text()
+    assert (out / "before-NVGPUWarpSpecialization.mlir").read_text().count("tt.load") >= 2
+    # --keep-paths: the report as the compile made it, absolute
+    failure = Failure.from_dict(json.loads(ws_loads[0].stdout)["failure"])
+    kept = json.loads(failure_files(failure, keep_paths=True)["failure.json"])
+    assert kept["paths"] == "absolute" and kept["failure"]["file"].startswith(folder)
+
+
 # --------------------------------------------------------------------------
 # Without Triton (the lines as Triton 3.6 printed them for fp64_dot_tmem_sm100, sm_100a)
 # --------------------------------------------------------------------------

@@ -70,8 +70,9 @@ def output_failure(err, env: Env, *, as_json: bool, save: Optional[str], force: 
 def show_failure(failure, env: Env, *, as_json: bool, save: Optional[str], force: bool,
                  emit: Optional[str] = None, keep_paths: bool = False) -> None:
     """A failure report (analyses/failure.Failure) on stdout, or its JSON, then --save and --emit.  --save
-    writes the kernel's folder as '.' unless `keep_paths` (as a compile's report); stdout and --emit keep
-    the paths as they are (as a compile's --json and --emit do)."""
+    and --emit's report (failure.txt, failure.json) write the kernel's folder as '.' unless `keep_paths` (as
+    a compile's report); stdout keeps the paths as they are (as a compile's --json does), and --emit's IR and
+    reproducer are Triton's text as written (as a compile's --emit keeps its stages)."""
     from tritonscope.outputs.render.failure_view import failure_renderables
 
     if as_json:
@@ -91,12 +92,12 @@ def show_failure(failure, env: Env, *, as_json: bool, save: Optional[str], force
         save_failure(failure, save, force=force, keep_paths=keep_paths)
     if emit:
         from tritonscope.core.output import write_folder
-        from tritonscope.outputs.render.failure_view import failure_files
+        from tritonscope.outputs.save import failure_files
 
         def fill(staging) -> None:
             from pathlib import Path
 
-            for name, text in failure_files(failure).items():
+            for name, text in failure_files(failure, keep_paths=keep_paths).items():
                 (Path(staging) / name).write_text(text)
 
         write_folder(emit, fill, force=force)

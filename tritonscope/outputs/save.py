@@ -117,6 +117,19 @@ def save_failure(failure, path: str | Path, *, force: bool = False, keep_paths: 
                  what="failure report")
 
 
+def failure_files(failure, *, keep_paths: bool = False) -> dict[str, str]:
+    """--emit DIR of a failed compile: {file name: text}.  Its report (failure.txt, failure.json) writes the
+    kernel's folder as '.' unless `keep_paths`, as save_failure does; the IR and MLIR's reproducer are
+    Triton's text, kept as written (as a compile's --emit keeps its stages)."""
+    from tritonscope.outputs.render.failure_view import failure_files as files
+
+    if keep_paths:
+        return files(failure, keep_paths=True)
+    from tritonscope.outputs.portable import relative_failure
+
+    return files(failure, report=relative_failure(failure), keep_paths=False)
+
+
 # --------------------------------------------------------------------------
 # explain --save, diff --save
 # --------------------------------------------------------------------------

@@ -198,14 +198,18 @@ def failure_html(f) -> str:
     return page.replace("</body>", extra + "</body>", 1)
 
 
-def failure_files(f) -> dict[str, str]:
-    """--emit DIR of a failed compile: {file name: text}: the report (.txt, .json), the IR the pass received
-    (before-<Pass>.mlir, whole) and MLIR's reproducer (reproducer.mlir)."""
+def failure_files(f, *, report=None, keep_paths: bool = True) -> dict[str, str]:
+    """--emit DIR of a failed compile: {file name: text}: the report (.txt, .json, written from `report`, the
+    failure with its paths made relative unless `keep_paths`; outputs/save.failure_files), the IR the pass
+    received (before-<Pass>.mlir, whole) and MLIR's reproducer (reproducer.mlir), as Triton wrote them."""
     import json
 
     from tritonscope.analyses.failure import report_dict
 
-    files = {"failure.txt": failure_text(f), "failure.json": json.dumps(report_dict(f), indent=1) + "\n"}
+    report = f if report is None else report
+    data = report_dict(report)
+    data["paths"] = "absolute" if keep_paths else "relative to the kernel's folder"
+    files = {"failure.txt": failure_text(report), "failure.json": json.dumps(data, indent=1) + "\n"}
     if f.ir:
         name = f"before-{f.pass_name}.mlir" if f.in_pass and f.pass_name else f"{f.stage or 'ir'}.mlir"
         files[name] = f.ir
