@@ -178,6 +178,8 @@ def test_api_compile_of_a_found_kernel_is_what_compile_json_prints():
     ({"kernel": "01c9a1bcb1eb", "args": {"x": 1}}, "args: not for a kernel that already compiled"),
     ({"kernel": "01c9a1bcb1eb", "predict": "yes"}, "predict must be True or False"),
     ({"kernel": "01c9a1bcb1eb", "gpu": "Z80"}, "Unknown GPU 'Z80'"),
+    ({"kernel": "01c9a1bcb1eb", "grid": "", "predict": True}, "grid is empty"),
+    ({"kernel": "01c9a1bcb1eb", "grid": "1" * 5000}, "5000 characters long"),
 ])
 def test_api_compile_of_a_found_kernel_refuses_bad_keywords(bad, words):
     from tritonscope.core.errors import UsageError
@@ -191,3 +193,13 @@ def test_api_compile_refuses_kernel_for_a_kernel_to_compile():
 
     with pytest.raises(UsageError, match="kernel= picks one kernel of a folder"):
         tritonscope.compile("matmul", kernel="add_kernel")
+
+
+def test_an_empty_grid_for_a_found_kernel_is_refused_as_for_a_kernel_to_compile():
+    """`--grid ''` is exit 2 for both kinds of target (it was taken as no grid for a capture's kernel)."""
+    from tritonscope.core.errors import ExitCode
+
+    for target in (["matmul", "--block", "16"], [str(DATA / "capture"), "-k", "01c9a1bcb1eb"]):
+        res = CliRunner().invoke(app, ["compile", *target, "--grid", "", "--predict", "--stage", "none"])
+        assert res.exit_code == ExitCode.USAGE, res.output
+        assert "A grid is up to 3" in " ".join(res.output.split())

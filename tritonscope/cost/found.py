@@ -21,7 +21,7 @@ def analyze_found(path: str, kernel: str | None, *, changes: dict[str, Any], pre
     from tritonscope.analyses.explain.run import found_artifact, found_launch
     from tritonscope.cost import predict as predicted
 
-    if grid:
+    if grid is not None:  # '' too: refused as a compile's --grid '' is, never taken for "no grid"
         from tritonscope.inputs.grid import parse_grid
 
         parse_grid(grid)
