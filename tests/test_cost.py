@@ -15,8 +15,9 @@ from tritonscope.cli import app
 from tritonscope.cost import find_gpu, predict_features, resolve_gpu
 from tritonscope.core.errors import UsageError
 
+from cost_rounds import load_bench
+
 DATA = Path(__file__).parent / "data" / "cost"
-BENCH = Path(__file__).parent.parent / "benchmarks" / "predict_vs_measured.py"
 
 # The held-out figures README "Predicted time" publishes on the first measurement (H100, Triton 3.6.0, 2026-11-26),
 # with the eighth round's model (blocks whose warps move in step; constants refitted on TRAIN): a model change that
@@ -37,10 +38,7 @@ FRESH8 = {"layer_norm-bf16-12288": (0.87, 1.00, 0.21), "layer_norm-65536": (0.68
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("predict_vs_measured", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_bench()
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cost_rounds import load_bench
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "cost"
 ROUND10 = DATA / "round10"
@@ -83,9 +85,7 @@ def test_every_int8_rate_has_its_source():
 
 @pytest.fixture(scope="module")
 def round10():
-    spec = importlib.util.spec_from_file_location("predict_vs_measured", ROOT / "benchmarks" / "predict_vs_measured.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_bench()
     return mod, mod.load_measured(str(DATA / "h200_measured_round10.json"))
 
 

@@ -4,15 +4,15 @@ with its H200 datasheet figures).  The file must reproduce the figures the notes
 ones benchmarks/round10_groups.py defines, and a model change that does worse on any group fails here."""
 
 import argparse
-import importlib.util
 import math
 import statistics
 from pathlib import Path
 
 import pytest
 
+from cost_rounds import load_bench, relative
+
 DATA = Path(__file__).parent / "data" / "cost"
-BENCH = Path(__file__).parent.parent / "benchmarks" / "predict_vs_measured.py"
 MEASURED = DATA / "h200_measured_round10.json"
 
 # (timed configs, spread, spearman, top-1 regret, median error) per group, as --report printed them (2026-11-28).
@@ -48,18 +48,9 @@ CHANGED10 = {
 WORSE10 = {"r10-w4a16-gemm", "r10-decode-m16"}
 
 
-def _relative(target: str) -> str:
-    """'/any/clone/tests/data/cost/round10/x.py:k' -> 'tests/data/cost/round10/x.py:k'."""
-    root = str(Path(__file__).resolve().parents[1]) + "/"
-    return target[len(root):] if target.startswith(root) else target
-
-
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("predict_vs_measured", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_bench()
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +70,7 @@ def test_round10_file_measures_the_defined_groups(bench, data):
     for g in data["groups"]:
         d = defined[g["name"]]
         # the file names its kernels relative to the repository (a clone anywhere reads it)
-        assert (g["target"], g["shape"], g["dtype"]) == (_relative(d["target"]), d["shape"], d["dtype"])
+        assert (g["target"], g["shape"], g["dtype"]) == (relative(d["target"]), d["shape"], d["dtype"])
         assert len(g["rows"]) == len(d["configs"])
         for row, c in zip(g["rows"], d["configs"]):
             assert (row["num_warps"], row["num_stages"]) == (c["num_warps"], c["num_stages"])

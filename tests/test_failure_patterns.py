@@ -43,14 +43,19 @@ TMEM = [f"{FAILING}/fp64_dot_tmem_sm100.py:dot_kernel", "--arch", "sm_100a", "--
         "--arg", "out_ptr=*fp64", "-c", "BLOCK=64"]
 
 
+def _failed_compile(tmp_path_factory, stem: str, args: list[str]):
+    """One compile of a failing kernel with --json and --save: (the CLI result, the saved report's path)."""
+    saved = tmp_path_factory.mktemp(stem) / "failure.json"
+    result = runner.invoke(app, ["compile", *args, "--json", "--save", str(saved)], catch_exceptions=False)
+    return result, saved
+
+
 @pytest.fixture(scope="module")
 def tmem(tmp_path_factory):
     """One compile of the verifier-error kernel, --json and --save: (the CLI result, the saved report's path)."""
     if triton_series() != "3.6":
         pytest.skip(f"fp64_dot_tmem_sm100 fails on Triton 3.6 only; {triton_series()} compiles it")
-    saved = tmp_path_factory.mktemp("tmem") / "failure.json"
-    result = runner.invoke(app, ["compile", *TMEM, "--json", "--save", str(saved)], catch_exceptions=False)
-    return result, saved
+    return _failed_compile(tmp_path_factory, "tmem", TMEM)
 
 
 def test_verifier_error_report(tmem, regen):
@@ -91,9 +96,7 @@ def short_k(tmp_path_factory):
         pytest.skip(f"fp32_dot_short_k_amd fails on Triton 3.6 only; {triton_series()} compiles it")
     if not triton_api.has_backend("amd"):
         pytest.skip("this Triton has no amd backend")
-    saved = tmp_path_factory.mktemp("short_k") / "failure.json"
-    result = runner.invoke(app, ["compile", *SHORT_K, "--json", "--save", str(saved)], catch_exceptions=False)
-    return result, saved
+    return _failed_compile(tmp_path_factory, "short_k", SHORT_K)
 
 
 def test_short_k_dot_report(short_k, regen):
@@ -143,9 +146,7 @@ def ws_loads(tmp_path_factory):
     """One compile of the warp-specialized pointer-load kernel (3.6 and 3.9), --json and --save."""
     if not triton_api.has_backend("nvidia"):
         pytest.skip("this Triton has no nvidia backend")
-    saved = tmp_path_factory.mktemp("ws_loads") / "failure.json"
-    result = runner.invoke(app, ["compile", *WS_LOADS, "--json", "--save", str(saved)], catch_exceptions=False)
-    return result, saved
+    return _failed_compile(tmp_path_factory, "ws_loads", WS_LOADS)
 
 
 def test_warp_specialized_pointer_loads_report(ws_loads, regen):

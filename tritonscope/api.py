@@ -83,6 +83,7 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     kernel's own launch.
     """
     from tritonscope.analyses.analysis import analyze
+    from tritonscope.analyses.explain.run import is_found_target
     from tritonscope.analyses.summary import out_of_resources
     from tritonscope.core.words import api_terms
     from tritonscope.pipeline.config import resolve, with_grid
@@ -90,7 +91,7 @@ def compile(target_or_function: Any, *, constexprs: Mapping[str, Any] | None = N
     with api_terms():
         _check_kinds(kernel=(kernel, str), predict=(predict, bool), grid=(grid, str))
         _check_gpu(gpu)
-    if isinstance(target_or_function, (str, Path)) and _is_found(str(target_or_function)):
+    if isinstance(target_or_function, (str, Path)) and is_found_target(str(target_or_function)):
         return _compile_found(str(target_or_function), kernel=kernel, constexprs=constexprs, args=args,
                               num_warps=num_warps, num_stages=num_stages, arch=arch, shape=shape, dtype=dtype,
                               block=block, options=options, config=config, predict=predict, gpu=gpu, grid=grid)
@@ -154,10 +155,7 @@ def explain(target_or_function: Any, *, kernel: str | None = None, constexprs: M
     with api_terms():
         _check_gpu(gpu)
         if found:
-            given = [n for n, v in (("args", args), ("block", block), ("dtype", dtype)) if v]
-            if given:
-                raise UsageError(f"{', '.join(given)}: not for a kernel that already compiled ({target_or_function}).",
-                                 hint="num_warps, num_stages, arch, constexprs and options recompile it.")
+            _refuse_for_found(str(target_or_function), args=args, block=block, dtype=dtype)
             changes = _found_changes(arch=arch, num_warps=num_warps, num_stages=num_stages,
                                      constexprs=constexprs, options=options)
             analysis, expl = explaining.explain_found(str(target_or_function), kernel, changes=changes,
@@ -583,25 +581,24 @@ def _check_gpu(gpu: str | None, arch: str | None = None) -> None:
                          hint="Name a GPU of this machine's arch, or leave gpu= out.")
 
 
-def _is_found(target: str) -> bool:
-    from tritonscope.analyses.explain.run import is_found_target
+def _refuse_for_found(path: str, **given: Any) -> None:
+    """The keywords that describe a kernel to compile (args, block, ...), refused for one that already compiled."""
+    from tritonscope.core.errors import UsageError
 
-    return is_found_target(target)
+    named = [name for name, value in given.items() if value]
+    if named:
+        raise UsageError(f"{', '.join(named)}: not for a kernel that already compiled ({path}).",
+                         hint="num_warps, num_stages, arch, constexprs and options recompile it.")
 
 
 def _compile_found(path: str, *, kernel, constexprs, args, num_warps, num_stages, arch, shape, dtype, block, options,
                    config, predict: bool, gpu, grid) -> Result:
     """compile() of a kernel that already compiled: the same function as the command line's (cost/found.py)."""
-    from tritonscope.core.errors import UsageError
     from tritonscope.core.words import api_terms
     from tritonscope.cost.found import analyze_found
 
     with api_terms():
-        given = [n for n, v in (("args", args), ("shape", shape), ("dtype", dtype), ("block", block),
-                                ("config", config)) if v]
-        if given:
-            raise UsageError(f"{', '.join(given)}: not for a kernel that already compiled ({path}).",
-                             hint="num_warps, num_stages, arch, constexprs and options recompile it.")
+        _refuse_for_found(path, args=args, shape=shape, dtype=dtype, block=block, config=config)
         changes = _found_changes(arch=arch, num_warps=num_warps, num_stages=num_stages, constexprs=constexprs,
                                  options=options)
         return Result(analyze_found(path, kernel, changes=changes, predict=predict, gpu=gpu, grid=grid))

@@ -213,21 +213,35 @@ def layout_numbers(text: str, shape: tuple[int, ...], aliases: dict[str, str] | 
     'ctas', 'shape_per_cta', 'replicated_warps', 'warps'} for register layouts; None when the layout is not
     drawn (the note then gives no per-thread number at all).
 
-    Kept per process by (text, shape, aliases): a stage repeats a few layouts on many ops, and the same
-    layouts come back in every compile of a kernel (each caller gets its own copy).
+    Kept per process by (text, shape, the aliases it reads): a stage repeats a few layouts on many ops, and the
+    same layouts come back in every compile of a kernel (each caller gets its own copy).
     """
-    found = _layout_numbers(text, tuple(shape), tuple(sorted((aliases or {}).items())))
+    found = _layout_numbers(text, tuple(shape), _aliases_read(text, aliases or {}))
     return copy.deepcopy(found) if found is not None else None
+
+
+_ALIAS_REF = re.compile(r"#([\w$.-]+)")
+
+
+def _aliases_read(text: str, aliases: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The (name, definition) pairs `text` refers to, also through the definitions it reaches (a #dot_op's
+    parent #mma): the part of a stage's alias table the layout depends on, small whatever the table's size."""
+    out: dict[str, str] = {}
+    todo = _ALIAS_REF.findall(text)
+    while todo:
+        name = todo.pop()
+        if name in aliases and name not in out:
+            out[name] = aliases[name]
+            todo += _ALIAS_REF.findall(aliases[name])
+    return tuple(sorted(out.items()))
 
 
 @functools.lru_cache(maxsize=4096)
 def _layout_numbers(text: str, shape: tuple[int, ...], alias_items: tuple) -> dict | None:
     from tritonscope.language import layouts
 
-    aliases = dict(alias_items)
-
     try:
-        enc = layouts.parse_encoding(text, aliases or {}, known_only=False)
+        enc = layouts.parse_encoding(text, dict(alias_items), known_only=False)
         ll = layouts.linear_layout(enc, tuple(shape))
     except Exception:  # a note is never worth an error: no number rather than a guessed one
         return None
