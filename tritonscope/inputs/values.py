@@ -7,6 +7,7 @@ Nothing here imports triton or torch.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -254,6 +255,28 @@ def parse_scalar(text: str) -> Any:
         return text.strip()
 
 
+def check_number_text(field: str, name: str, text: Any, value: Any) -> Any:
+    """`value`, parsed from `text` (a -c or --arg value), unless the number as written is not the value read:
+    '1e999' reads as inf, '-1e999' as -inf, '1e-999' as 0.0 (a value silently replaced), and an integer of
+    more than 4300 digits is not read at all (Python's limit).  Those are a UsageError naming the option,
+    before anything loads or compiles.  A value that is no text (the Python API's float('inf')) is kept."""
+    if not isinstance(text, str) or re.fullmatch(r"\s*(['\"]).*\1\s*", text, re.S):  # a quoted string is kept
+        return value
+    why = None
+    written = text.strip().replace("_", "")
+    if isinstance(value, float) and not math.isfinite(value):
+        why = f"the number is beyond a 64-bit float's range (it would be read as {value})"
+    elif isinstance(value, float) and value == 0.0 and re.search(r"[1-9]", written.lower().partition("e")[0]):
+        why = "the number is below a 64-bit float's smallest (it would be read as 0.0)"
+    elif isinstance(value, str) and re.fullmatch(r"[+-]?\d+", written) and len(written.lstrip("+-")) > 4300:
+        why = f"the integer has {len(written.lstrip('+-'))} digits; Python reads at most 4300"
+    if why is None:
+        return value
+    raise UsageError(f"{said(field, shown_text(text.strip(), 40), key=name)}: {why}.",
+                     hint="Give the value the launch passes, written out as a number in range (e.g. 16, 0.5, 1e30).",
+                     data=field_data(field, shown_text(text.strip(), 40), key=name))
+
+
 def parse_assignments(items: list[str] | None, what: str) -> dict[str, str]:
     """['BLOCK=16', 'X=1'] -> {'BLOCK': '16', 'X': '1'} (values still text).
 
@@ -307,6 +330,7 @@ def check_arg_text(name: str, text: Any) -> Any:
                          "passes an integer argument as i32, i64 or u64, from -2**63 to 2**64-1.",
                          hint="Give the value the launch passes; a size or an index is below 2**63.",
                          data=field_data("args", shown_text(text), key=name))
+    value = check_number_text("args", name, text, value)  # '1e999' would be inf, '1e-999' 0.0
     if isinstance(value, TensorArg) or value is None or isinstance(value, (bool, int, float)):
         return value
     looks_tensor = isinstance(text, str) and ("[" in text or text.strip().startswith(("*", "tensordesc", "desc")))

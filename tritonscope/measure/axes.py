@@ -16,11 +16,13 @@ def grid_requests(base, *, axes: dict[str, list[str]], num_warps: list[int] | No
     ({'BLOCK': ['16', '32']}), `block_values` --block / --blocks."""
     from tritonscope import triton_api
     from tritonscope.measure.sweep import build_grid
+    from tritonscope.pipeline.binding import check_axis_values
     from tritonscope.pipeline.compile_path import Pipeline
     from tritonscope.pipeline.config import resolve
 
     first = {k: v[0] for k, v in axes.items()}
     loaded = Pipeline().bind(resolve(replace(base, constexprs=first), default_arch))
+    check_axis_values(loaded, axes)  # -c BLOCK=16,1e999 or 16,nan: refused here, not a FAILED row
     auto = triton_api.autotune_configs(loaded.obj)
     bases = [replace(base, arch=arches[0] if arches else None)]
     if block_values:  # --block(s): the tile constexprs it sets become part of each config

@@ -30,6 +30,7 @@ from tritonscope.inputs.kernels import (LAUNCH_SHAPE, WARPS, DescArg, Loaded, Re
                                  constexpr_value, find_kernel, held_kernel, imported_asked,
                                  kernel_value, load_module, names_set_by_block, parse_arg_value, parse_constexpr,
                                  parse_scalar, parse_shape, resolve_target, stand_in_args)
+from tritonscope.inputs.values import check_number_text
 from tritonscope.core.model import ARCHES, KernelSpec, constexpr_words
 from tritonscope.core.words import field_data, said, terms
 from tritonscope.pipeline.config import Config, resolve
@@ -349,6 +350,7 @@ def _keywords(b: _Binding) -> None:
     """-c NAME=VALUE, a launch's keyword: a constexpr, an EXAMPLES param, num_warps/num_stages, or a backend option."""
     b.launch_words = dict(check_launch_options(b.req.options))  # --maxnreg, --num-ctas, --fp-fusion
     for name, text in (b.req.constexprs or {}).items():
+        check_number_text("constexprs", name, text, parse_constexpr(text))  # '1e999' (inf): exit 2, no compile
         if name in b.constexpr_names:
             b.values[name] = _same_kind(b.kernel, name, text, parse_constexpr(text), b.values.get(name), b.example)
             b.given.add(name)
@@ -487,6 +489,24 @@ def _same_kind(kernel: str, name: str, text: Any, value: Any, known: Any, exampl
                               hint=f"Give a dtype: {said('constexprs', 'bf16', key=name)}, tl.bfloat16 or "
                                    "torch.bfloat16.")
     return value
+
+
+def check_axis_values(loaded: Loaded, axes: dict[str, list[str]]) -> None:
+    """Every value of a sweep's -c axes checked as `-c NAME=VALUE` is when a launch binds (`_keywords`): a
+    number that is not the value read ('1e999') is exit 2, a word for a number constexpr exit 4, before any
+    worker starts.  Binding checks the first value of each axis; this checks the rest too, against the
+    value the kernel declares (its default < EXAMPLES constexprs < EXAMPLES params), without a launch."""
+    example = loaded.example or {}
+    known = {n: constexpr_value(d) for n, c, d in triton_api.kernel_params(loaded.jit_fn)
+             if c and d is not inspect.Parameter.empty}
+    known.update({k: constexpr_value(v) for k, v in example.get("constexprs", {}).items()})
+    known.update(example.get("params", {}))
+    constexprs = set(loaded.spec.constexprs)
+    for name, texts in axes.items():
+        for text in texts:
+            value = check_number_text("constexprs", name, text, parse_constexpr(text))
+            if name in constexprs:
+                _same_kind(loaded.spec.kernel, name, text, value, known.get(name), loaded.example)
 
 
 def _backend_words(backend: str) -> str:

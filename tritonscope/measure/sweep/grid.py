@@ -18,13 +18,25 @@ def parse_axis(text: str, what: str) -> list[str]:
 
 
 def parse_constexpr_axes(items: list[str] | None) -> dict[str, list[str]]:
-    """['BLOCK=16,32', 'X=1'] -> {'BLOCK': ['16', '32'], 'X': ['1']}."""
+    """['BLOCK=16,32', 'X=1'] -> {'BLOCK': ['16', '32'], 'X': ['1']}.
+
+    A name given twice is refused (the first axis would be dropped), and so is a number that is not the
+    value read ('1e999' is inf): exit 2 before the kernel's file is loaded."""
+    from tritonscope.inputs.values import check_number_text, parse_constexpr
+
     out: dict[str, list[str]] = {}
     for item in items or []:
         name, sep, values = item.partition("=")
         if not sep or not name.strip().isidentifier() or not values.strip():
             raise UsageError(f"Bad -c {item!r}: expected NAME=V1,V2,...", hint="For example: -c BLOCK=16,32,64")
-        out[name.strip()] = parse_axis(values, f"-c {name.strip()}=")
+        name = name.strip()
+        if name in out:
+            raise UsageError(f"-c {name} is given twice: {name}={','.join(out[name])} and {name}={values.strip()}.",
+                             hint=f"Give each axis once, with all its values: -c {name}="
+                                  f"{','.join(out[name])},{values.strip()}.")
+        out[name] = parse_axis(values, f"-c {name}=")
+        for text in out[name]:
+            check_number_text("constexprs", name, text, parse_constexpr(text))
     return out
 
 

@@ -1,0 +1,89 @@
+"""Round 13, hostile user: inputs to last round's surface (and last round's open items) that were taken
+silently, ended in a FAILED row with exit 0, or printed more than one clean message.
+
+Each test here failed before its fix.  Values that are checked as text are refused before anything
+compiles (a recorder on the compile entry points says so).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from typer.testing import CliRunner
+
+from tritonscope.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def _one_clean_error(result, code: int, words: str) -> None:
+    assert result.exit_code == code, result.output
+    assert words in " ".join(result.output.split()), result.output
+    assert "Traceback" not in result.output and "unexpected" not in result.output, result.output
+    assert len(result.output) < 2000, result.output
+
+
+@pytest.fixture
+def no_compile(monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("a compile started before the values were checked")
+
+    for module, name in (("pipeline.triton_compile", "compile_artifact"), ("pipeline.triton_compile", "_compile"),
+                         ("pipeline.child_compile", "compile_elsewhere"), ("measure.sweep", "run_sweep")):
+        monkeypatch.setattr(importlib.import_module(f"tritonscope.{module}"), name, boom)
+
+
+# --------------------------------------------------------------------------
+# Numbers as written that are not the value read: 1e999 is inf, 1e-999 is 0.0
+# --------------------------------------------------------------------------
+
+NOT_READ = [("1e999", "beyond a 64-bit float's range (it would be read as inf)"),
+            ("-1e999", "read as -inf"),
+            ("1e-999", "below a 64-bit float's smallest (it would be read as 0.0)"),
+            ("9" * 5000, "the integer has 5000 digits")]
+
+
+@pytest.mark.parametrize("value,words", NOT_READ)
+def test_sweep_axis_number_not_read_is_refused(no_compile, value, words):
+    """Last round: `sweep matmul -c BLOCK=1e999` was a FAILED row with exit 0; a later value of an axis too."""
+    for axis in (f"BLOCK={value}", f"BLOCK=16,{value}"):
+        _one_clean_error(invoke("sweep", "matmul", "-c", axis), 2, words)
+
+
+@pytest.mark.parametrize("value,words", NOT_READ)
+def test_compile_constexpr_number_not_read_is_refused(no_compile, value, words):
+    """`compile matmul -c BLOCK=1e999` reached Triton (exit 5); a 5000-digit one printed all 5000 digits."""
+    _one_clean_error(invoke("compile", "matmul", "-c", f"BLOCK={value}"), 2, f"-c BLOCK={value[:20]}")
+    _one_clean_error(invoke("compile", "matmul", "-c", f"BLOCK={value}"), 2, words)
+
+
+@pytest.mark.parametrize("value,words", NOT_READ[:3])
+def test_arg_number_not_read_is_refused(no_compile, value, words):
+    """`--arg n_elements=1e999` compiled with n_elements=inf as an fp32 argument (and --json wrote `Infinity`)."""
+    _one_clean_error(invoke("compile", "vector_add", "--arg", f"n_elements={value}"), 2, words)
+
+
+def test_quoted_text_and_plain_numbers_are_kept():
+    from tritonscope.inputs.values import check_number_text, parse_constexpr
+
+    for text in ("16", "0.5", "0e5", "0.0", "1e30", "'1e999'", '"1e-999"', "1e-300", "bf16", "mean"):
+        assert check_number_text("constexprs", "X", text, parse_constexpr(text)) == parse_constexpr(text)
+    assert check_number_text("constexprs", "X", float("inf"), float("inf")) == float("inf")  # a Python value
+
+
+def test_sweep_axis_given_twice_is_refused(no_compile):
+    """`sweep -c BLOCK=16 -c BLOCK=32` swept only BLOCK=32 (the first axis silently dropped)."""
+    _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16", "-c", "BLOCK=32"), 2,
+                     "-c BLOCK is given twice: BLOCK=16 and BLOCK=32")
+
+
+def test_sweep_later_axis_value_of_wrong_kind_is_refused(no_compile):
+    """`sweep matmul -c BLOCK=16,nan` was a FAILED row labelled 'wNone sNone None' with exit 0; its first
+    value alone was refused (exit 4), so every value is now checked the same way before a worker starts."""
+    _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16,nan"), 4,
+                     "-c BLOCK=nan: not a number, bool or dtype, and matmul_kernel's BLOCK is a number")
