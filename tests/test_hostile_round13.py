@@ -87,3 +87,79 @@ def test_sweep_later_axis_value_of_wrong_kind_is_refused(no_compile):
     value alone was refused (exit 4), so every value is now checked the same way before a worker starts."""
     _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16,nan"), 4,
                      "-c BLOCK=nan: not a number, bool or dtype, and matmul_kernel's BLOCK is a number")
+
+
+# --------------------------------------------------------------------------
+# show of a saved failure report that was tampered with
+# --------------------------------------------------------------------------
+
+FAILING = "tests/data/failing"
+
+
+@pytest.fixture(scope="module")
+def failure_report(tmp_path_factory):
+    """A real failed compile's report (libdevice on gfx942 fails on 3.6 and 3.9), saved as --save writes it."""
+    import json
+
+    path = tmp_path_factory.mktemp("failure") / "fail.json"
+    result = invoke("compile", f"{FAILING}/libdevice_on_amd.py:rsqrt_kernel", "--arch", "gfx942", "--arg",
+                    "x_ptr=*fp32", "--arg", "out_ptr=*fp32", "--arg", "n=1024", "-c", "BLOCK=256", "--save", path)
+    assert result.exit_code == 5, result.output
+    return json.loads(path.read_text())
+
+
+def _tampered(tmp_path, data=None, text=None):
+    import json
+
+    path = tmp_path / "tampered.json"
+    path.write_text(text if text is not None else json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("opener", ["[", '{"a": '])
+def test_show_of_a_failure_report_nested_too_deeply(tmp_path, opener):
+    """A failure report's JSON nested 100,000 deep ended in 'unexpected RecursionError' (exit 1)."""
+    closer = "]" if opener == "[" else "}"
+    text = '{"schema": "tritonscope.failure", "failure": ' + opener * 100000 + "1" + closer * 100000 + "}"
+    _one_clean_error(invoke("show", _tampered(tmp_path, text=text)), 7, "nested too deeply")
+
+
+def test_show_of_a_failure_report_with_a_lone_surrogate(tmp_path, failure_report):
+    """A kernel name holding JSON's "\\ud800" (no encoding can write it) ended in UnicodeEncodeError, exit 1, on
+    the terminal and in --save x.html; it is now shown as the escape, as control characters are."""
+    import json
+
+    text = json.dumps(failure_report).replace("rsqrt_kernel", "rsqrt\\ud800kernel")
+    path = _tampered(tmp_path, text=text)
+    shown = invoke("show", path)
+    assert shown.exit_code == 0, shown.output
+    assert "rsqrt\\ud800kernel" in shown.output and "\ud800" not in shown.output
+    for ext in ("html", "txt", "md", "json"):
+        saved = invoke("show", path, "--save", tmp_path / f"again.{ext}")
+        assert saved.exit_code == 0, saved.output
+        assert "\ud800" not in (tmp_path / f"again.{ext}").read_text(encoding="utf-8", errors="surrogatepass")
+
+
+def test_show_of_a_failure_report_escapes_control_characters_in_every_field(tmp_path, failure_report):
+    import copy
+
+    data = copy.deepcopy(failure_report)
+    data["failure"]["kernel"] = "k\x1b]52;c;SGVsbG8=\x07x"
+    data["failure"]["explanation"] = ["a\x1b[2Jb"]
+    shown = invoke("show", _tampered(tmp_path, data))
+    assert shown.exit_code == 0, shown.output
+    assert "\x1b" not in shown.output and "k\\x1b]52;c;SGVsbG8=\\x07x" in shown.output and "a\\x1b[2Jb" in shown.output
+
+
+@pytest.mark.parametrize("version,said", [(999, "version 999"), ("1", "version '1'"), (True, "version True"),
+                                          (None, "version null")])
+def test_show_of_a_failure_report_of_another_schema_version(tmp_path, failure_report, version, said):
+    """schema_version 999 was read as version 1 (a later version's fields would be misread), as no other
+    saved report is."""
+    import copy
+
+    data = copy.deepcopy(failure_report)
+    data["schema_version"] = version
+    _one_clean_error(invoke("show", _tampered(tmp_path, data)), 7, f"uses failure report schema {said}")
+    data["schema_version"] = 1
+    assert invoke("show", _tampered(tmp_path, data)).exit_code == 0

@@ -73,6 +73,8 @@ class Known:
     source_fix: str = ""                        # a change to the kernel's source that avoids it, in words
     # that change as (regex, replacement) on the kernel's file: checked by compiling a copy of the file
     rewrite: tuple[tuple[str, str], ...] = ()
+    # or on the failing op's Python line only: the first (regex, replacement) that changes it, once
+    line_rewrite: tuple[tuple[str, str], ...] = ()
 
 
 KNOWN: tuple[Known, ...] = (
@@ -123,6 +125,21 @@ KNOWN: tuple[Known, ...] = (
           "The tensor-memory layout chosen for the dot's accumulator (Blackwell's tcgen05 MMA) has a column "
           "stride of 32 divided by the element's bits (1, 2 or 4 for 32-, 16- and 8-bit elements); for this "
           "element type it comes out {0}, which the layout's verifier refuses."),
+    # Unsupported conversion from 'f8E5M2FNUZ' to 'f8E4M3FNUZ' (3.6, 3.9: the AMD lowering of tt.fp_to_fp)
+    Known(re.compile(r"Unsupported conversion from '(f8\w*)' to '(f8\w*)'"),
+          "The kernel casts one fp8 format to another ({0} to {1}: `.to(...)` makes a tt.fp_to_fp), and this "
+          "Triton's lowering of tt.fp_to_fp for this target has no direct fp8-to-fp8 conversion: the front end "
+          "accepts the cast, the backend cannot lower it. A limitation of this Triton, not an error in the "
+          "kernel's Python.",
+          source_fix="cast through fp32: x.to(tl.float32).to(<fp8 type>) instead of x.to(<fp8 type>) (fp8 to fp32 "
+                     "is exact, so the one rounding is the cast's own)",
+          line_rewrite=((r"\.to\(", ".to(tl.float32).to("),
+                        (r"\btl\.cast\(([^,()]+),", r"tl.cast(tl.cast(\1, tl.float32),"))),
+    # Unsupported conversion from 'f64' to 'f32' with rounding mode rtz
+    Known(re.compile(r"Unsupported conversion from '(\w+)' to '(\w+)'( with rounding mode \w+)?"),
+          "The kernel casts {0} to {1}{2} (`.to(...)` makes a tt.fp_to_fp), and this Triton's lowering of "
+          "tt.fp_to_fp for this target has no such conversion: the front end accepts the cast, the backend "
+          "cannot lower it."),
     # ... Assertion `...' failed.   (any other C++ assertion)
     Known(re.compile(r"/([\w.]+\.(?:cpp|h)):(\d+): .*Assertion `(.*)' failed"),
           "A C++ assertion inside Triton failed ({0}:{1}: {2}): a Triton bug or an unsupported case."),
@@ -164,7 +181,7 @@ def explain_text(text: str) -> str:
     for known in KNOWN:
         m = known.pattern.search(text)
         if m:
-            return known.plain.format(*m.groups())
+            return known.plain.format(*m.groups(""))   # a group that took no part: ''
     return ""
 
 
@@ -305,6 +322,10 @@ def read_failure(trace, failed: dict, config=None) -> Failure | None:
     if timed_out:
         f.explanation.insert(0, _timeout_words(f))
     ir = trace.text(step.before) if step is not None and step.before.end > step.before.start else ""
+    if not ir and step is not None and f.in_pass and folder is not None:
+        ir = _received_ir(folder / "dump.mlir", step.name)
+        if ir and step.stage != f.stage:   # the steps were read without their stages: no place in the stage
+            f.stage_step = 0
     if not ir and step is not None and not f.in_pass and folder is not None:
         ir = _stage_final(folder, f.stage)
     f.ir = ir
@@ -313,6 +334,19 @@ def read_failure(trace, failed: dict, config=None) -> Failure | None:
     f.ir_excerpt = excerpt(ir, f.op, kernel_file=f.file)
     f.reproducer = _reproducer(folder, f) if folder else None
     return f
+
+
+def _received_ir(dump: Path, name: str) -> str:
+    """The module of the last "IR Dump Before <name>" in a pass dump, up to the next dump's header: for a run
+    whose dump the steps reader could not take whole (Triton 3.9 dumps a failed pass's IR after it, in MLIR's
+    generic form: "// -----// IR Dump After X Failed"), '' when there is none."""
+    text = _read(dump)
+    at = max(text.rfind(f"// -----// IR Dump Before {name}:"), text.rfind(f"// -----// IR Dump Before {name} ("))
+    if at < 0:
+        return ""
+    start = text.find("\n", at) + 1
+    end = text.find("// -----// IR Dump", start)
+    return text[start:end if end >= 0 else len(text)].rstrip() + "\n" if start > 0 else ""
 
 
 def _read(path: Path) -> str:
@@ -360,7 +394,18 @@ def _timeout_words(f: Failure) -> str:
             f"(MLIR writes it 4 KiB at a time).")
 
 
+def _warp_specialization(name: str) -> bool:
+    """A pass of warp specialization: NVGPUWarpSpecialization (Hopper), TritonGPUAutomaticWarpSpecialization
+    (sm_100 and up, sm_120 too) and the NVWS passes that one runs inside it (NVWSInsertAref, ...)."""
+    return "WarpSpecializ" in name or name.startswith("NVWS")
+
+
 def _pass_words(name: str) -> list[str]:
+    if name.startswith("NVWS"):
+        return ["Warp specialization (tl.range(..., warp_specialize=True)) splits the loop into producer and "
+                "consumer warp groups; this pass is a step of it (Triton runs the NVWS passes inside "
+                "TritonGPUAutomaticWarpSpecialization, for sm_100 and newer, sm_120 included) and failed on that "
+                "loop."]
     if "WarpSpecializ" in name:
         return ["Warp specialization (tl.range(..., warp_specialize=True)) splits the loop into producer and "
                 "consumer warp groups; this pass failed on that loop."]
@@ -474,6 +519,8 @@ def candidate_fixes(failure: Failure, config, scratch: Path | None = None,
     for known in KNOWN:
         if known.source_fix and known.pattern.search(words):
             changed = _rewritten(config, failure.file, known.rewrite, scratch) if known.rewrite else None
+            if known.line_rewrite and failure.op is not None and failure.op.line:
+                changed = _rewritten(config, failure.op.file, known.line_rewrite, scratch, line=failure.op.line)
             out.append((FixCheck(f"change the source: {known.source_fix}" +
                                  (" (checked on a copy of the file so changed)" if changed is not None else ""), "",
                                  said="" if changed is not None else "not tried: a change to the kernel's source"),
@@ -483,7 +530,7 @@ def candidate_fixes(failure: Failure, config, scratch: Path | None = None,
             ("buffer" in words.lower() and failure.arch.startswith("gfx")):
         out.append((FixCheck("turn off AMD buffer ops", "AMDGCN_USE_BUFFER_OPS=0"), config,
                     {"AMDGCN_USE_BUFFER_OPS": "0"}))
-    if "WarpSpecializ" in name:
+    if _warp_specialization(name):
         source = _read(Path(failure.file)) if failure.file else ""
         names = [n for n in dict.fromkeys(_WS_ARG.findall(source)) if n not in ("True", "False")]
         given = [n for n in names if n in (config.constexprs or {})]
@@ -597,10 +644,11 @@ def check_fixes(failure: Failure, config, *, timeout: float = 300, limit: int = 
         failure.fixes.append(check)
 
 
-def _rewritten(config, file: str, rewrite, scratch: Path | None):
+def _rewritten(config, file: str, rewrite, scratch: Path | None, *, line: int = 0):
     """`config` compiling a copy of the kernel's file with `rewrite` applied, written into `scratch`; None when
     the target is no file of its own (a module of a package: its copy would lose its package), or nothing
-    changes."""
+    changes.  With `line`, only that line (1-based) changes: by the first (regex, replacement) that matches it,
+    once."""
     from dataclasses import replace
 
     path, sep, kernel = (config.target or "").rpartition(":")
@@ -609,7 +657,16 @@ def _rewritten(config, file: str, rewrite, scratch: Path | None):
         return None
     source = _read(Path(file))
     text = source
-    for pattern, replacement in rewrite:
+    if line:
+        lines = source.splitlines(keepends=True)
+        if not 0 < line <= len(lines):
+            return None
+        for pattern, replacement in rewrite:
+            changed = re.sub(pattern, replacement, lines[line - 1], count=1)
+            if changed != lines[line - 1]:
+                text = "".join(lines[:line - 1] + [changed] + lines[line:])
+                break
+    for pattern, replacement in () if line else rewrite:
         text = re.sub(pattern, replacement, text)
     if not source or text == source:
         return None
@@ -800,14 +857,16 @@ def load_failure(path: str | os.PathLike) -> Failure | None:
     """The Failure a saved report holds (--save FILE.json of a failed compile), or None when it holds none."""
     import json
 
+    from tritonscope.core.sanitize import visible_data
+
     try:
         with open(path, encoding="utf-8") as fh:
             head = fh.read(200)
             if SCHEMA not in head:
                 return None
             fh.seek(0)
-            data = json.load(fh)
-    except (OSError, ValueError):
+            data = visible_data(json.load(fh))  # as a reopened compile's report: no control char, no lone surrogate
+    except (OSError, ValueError, RecursionError):  # too deep: load_analysis says so (exit 7), not exit 1
         return None
     return failure_from_report(data, str(path))
 

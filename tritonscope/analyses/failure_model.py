@@ -230,6 +230,14 @@ def failure_from_report(data: Any, source: str = "the report") -> Failure | None
     """The Failure of a saved failure report, or None when `data` is no such report; a damaged one (a field of
     the wrong type, one missing) is an InputFileError (exit 7) naming `source` and the field."""
     if isinstance(data, dict) and data.get("schema") == SCHEMA and isinstance(data.get("failure"), dict):
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION or isinstance(version, bool):  # a later version's fields would be misread
+            from tritonscope.core.errors import InputFileError
+
+            shown = repr(version) if isinstance(version, (int, str)) and len(repr(version)) <= 20 else _kind(version)
+            raise InputFileError(f"{source} uses failure report schema version {shown}; this "
+                                 f"tritonscope reads version {SCHEMA_VERSION}.",
+                                 hint="Save it again with this version: `tritonscope compile ... --save FILE.json`.")
         try:
             return Failure.from_dict(data["failure"])
         except (ValueError, TypeError, RecursionError) as e:

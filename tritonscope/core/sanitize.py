@@ -22,9 +22,11 @@ from typing import Iterable
 from rich.console import Console
 from rich.segment import Segment
 
-# C0 controls but \t and \n, DEL, C1 controls (\x80-\x9f: 8-bit CSI/OSC), and
-# the Unicode bidi overrides that reorder what a line appears to say.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but \t and \n, DEL, C1 controls (\x80-\x9f: 8-bit CSI/OSC), the Unicode
+# bidi overrides that reorder what a line appears to say, and lone surrogates (a report's
+# JSON may hold "\ud800": no terminal encoding can write one, and printing it ended in
+# a UnicodeEncodeError, exit 1).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _visible(match: re.Match) -> str:
