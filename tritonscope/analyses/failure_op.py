@@ -19,6 +19,9 @@ from tritonscope.analyses.failure_model import EXCERPT_LINES, FailingOp, Failure
 # (a substring of the pass's name, the op kinds, a word its line must hold, what to call it)
 PASS_OPS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("WarpSpecializ", ("scf.for",), "tt.warp_specialize", "the loop it warp-specializes"),
+    # NVWSInsertAref, NVWSLowerAref, ...: the passes TritonGPUAutomaticWarpSpecialization runs inside it
+    ("NVWS", ("scf.for",), "tt.warp_specialize", "the loop being warp-specialized (this pass is one step of "
+                                                 "TritonGPUAutomaticWarpSpecialization)"),
     ("BufferOps", ("tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"), "", "a global load or store it "
                                                                                   "turns into a buffer op"),
     ("CanonicalizePointers", ("tt.addptr", "tt.load", "tt.store"), "", "the pointer arithmetic it rewrites"),
