@@ -646,7 +646,10 @@ def parse_attribute(text: str, aliases: dict[str, str] | None = None, *,
     r = _Reader(text.strip(), aliases, source)
     if not r.text.startswith("#"):
         raise r.fail("expected '#'" if r.text else "empty attribute")
-    got = r.attribute()
+    try:
+        got = r.attribute()
+    except RecursionError:  # a chain of 600 aliases, each the parent of the one before: no compiler writes one
+        raise r.fail("nested too deeply (attributes or aliases within each other)") from None
     r.ws()
     if r.pos != len(r.text):
         raise r.fail("unexpected text after the attribute")

@@ -15,7 +15,7 @@ from tritonscope.inputs.sources.emit import check_emitted
 from tritonscope.inputs.sources.model import BINARIES, KernelEntry, SINGLE_FILE_EXTS, STAGE_EXTS, target_of
 from tritonscope.language.dialects import for_suffix, kernel_name, llvm, ptx, recognize
 from tritonscope.language.mlir_syntax import TTGIR_MODULE_ATTR
-from tritonscope.inputs.sources.readers import _head_and_tail, _read_head, _read_json, _read_text, check_size
+from tritonscope.inputs.sources.readers import _head_and_tail, _read_head, _read_json, _read_text, check_size, mlir_head
 
 # Finding out what PATH is
 # --------------------------------------------------------------------------
@@ -427,7 +427,7 @@ def ttgir_facts(path: Path) -> dict[str, Any]:
     """{'target': {...}, 'num_warps', 'num_ctas'} from a TTGIR's module attributes (for sources without metadata)."""
     try:
         with path.open("r", encoding="utf-8", errors="replace") as f:
-            head = f.read(16384)
+            head = mlir_head(f, 16384)
     except OSError:
         return {}
     out: dict[str, Any] = {}
@@ -457,13 +457,14 @@ FACT_ORDER = tuple(_TEXT_FACTS) + tuple(_BINARY_FACTS)
 
 
 def _check_text(p: Path, key: str) -> None:
+    found = for_suffix(f".{key}")
     try:
-        head = p.open("r", encoding="utf-8").read(65536)
+        with p.open("r", encoding="utf-8") as f:
+            head = mlir_head(f, 65536) if found and found[0].kind == "mlir" else f.read(65536)
     except UnicodeDecodeError as e:
         raise InputFileError(f"{p} is not a .{key} file: it is not text.") from e
     except OSError as e:
         raise InputFileError(f"Cannot read {p}: {e.strerror or e}.") from e
-    found = for_suffix(f".{key}")
     signs = found[0].signs if found else None
     if signs is not None and not signs.search(head):
         raise InputFileError(f"{p} does not look like {key.upper()}: none of the lines such a file begins with.",

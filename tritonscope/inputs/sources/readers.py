@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,25 @@ def _head_and_tail(path: Path, size: int) -> str:
     return (head + b"\n" + tail).decode("utf-8", errors="replace")
 
 
+# An MLIR file's header: its aliases (#blocked = ..., #loc3 = loc(...)) come before the module's line, whose
+# attributes say num-warps and the target.  A stage with many aliases puts that line past any fixed head.
+_MODULE_LINE = re.compile(r"^module\b[^\n]*\n", re.M)
+_MLIR_HEAD_LIMIT = 16 << 20
+
+
+def mlir_head(f, size: int) -> str:
+    """The first `size` characters of an open MLIR text file, read on (64 KB at a time, up to 16 MB) until the
+    module's line is whole: a TTGIR of 600 layout aliases had its module attributes past 16 KB and was read as
+    recording no num_warps and no target."""
+    head = f.read(size)
+    while not _MODULE_LINE.search(head) and len(head) < _MLIR_HEAD_LIMIT:
+        more = f.read(65536)
+        if not more:
+            break
+        head += more
+    return head
+
+
 def _read_head(path: Path, size: int) -> str:
     try:
         with path.open("r", encoding="utf-8", errors="replace") as f:
@@ -75,7 +95,7 @@ def ir_location(path: Path) -> tuple[str, int]:
     """(file, line) the TTIR's first `#loc` names: the kernel's def; ('', 0) when there is none."""
     try:
         with path.open("r", encoding="utf-8", errors="replace") as f:
-            head = f.read(4096)
+            head = mlir_head(f, 4096)
     except OSError:
         return "", 0
     return dialect("ttir").def_location(head)

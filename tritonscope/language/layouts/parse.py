@@ -54,7 +54,7 @@ def parse_encoding(text: str, aliases: dict[str, str] | None = None, source: str
                              f"unknown encoding '{bad.qualified}'{close_matches(bad.name, KNOWN_ENCODINGS)}")
         problem = field_problem(enc)
         if problem:
-            raise InputFileError(f"Invalid layout {source}: {problem}.", context=text,
+            raise InputFileError(f"Invalid layout {source}: {problem}.", context=_window(text, 0)[0],
                                  hint="Orders are permutations of 0..rank-1; sizes, vec, perPhase and maxPhase are "
                                       "at least 1. Give the values Triton prints.")
     return enc
@@ -81,19 +81,19 @@ def field_problem(enc: Encoding) -> str | None:
         for key in _PERMUTATIONS:
             v = p.get(key)
             if isinstance(v, list) and sorted(v) != list(range(len(v))):
-                return f"#{enc.name} {key} = {v} is not a permutation of 0..{len(v) - 1}"
+                return f"#{enc.name} {key} = {_short(v)} is not a permutation of 0..{len(v) - 1}"
         for key in _POSITIVE_LISTS:
             v = p.get(key)
             if isinstance(v, list) and not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v):
-                return f"#{enc.name} {key} = {v} needs whole numbers of at least 1"
+                return f"#{enc.name} {key} = {_short(v)} needs whole numbers of at least 1"
         for key in _POSITIVE_INTS:
             v = p.get(key)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
-                return f"#{enc.name} {key} = {v} needs a whole number of at least 1"
+                return f"#{enc.name} {key} = {_short(v)} needs a whole number of at least 1"
         for key in _NON_NEGATIVE_INTS:
             v = p.get(key)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
-                return f"#{enc.name} {key} = {v} needs a whole number of at least 0"
+                return f"#{enc.name} {key} = {_short(v)} needs a whole number of at least 0"
         inner = p.get("partitionLayout")
         if isinstance(inner, Attribute):
             problem = field_problem(inner)
@@ -103,12 +103,31 @@ def field_problem(enc: Encoding) -> str | None:
     return None
 
 
+def _window(text: str, pos: int) -> tuple[str, int]:
+    """`text` as an error quotes it, and where `pos` falls in that: whole up to 200 characters; a longer one
+    (a hostile 70 KB layout) 80 characters either side of `pos`, with '...' where it is cut."""
+    at = min(pos, len(text))
+    if len(text) <= 200:
+        return text, at
+    start, end = max(0, at - 80), min(len(text), at + 80)
+    shown = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+    return shown, at - start + (3 if start else 0)
+
+
+def _short(value) -> str:
+    """A field's value as a message quotes it: a list of 20,000 sizes is cut, with its length."""
+    text = str(value)
+    if len(text) <= 80:
+        return text
+    return text[:60] + f"... ({len(value)} entries)" if isinstance(value, list) else text[:60] + "..."
+
+
 def _malformed(text: str, pos: int, source: str, what: str) -> InputFileError:
-    caret = " " * min(pos, len(text)) + "^"
     near = text[pos:pos + 20] or "end of input"
+    shown, at = _window(text, pos)
     return InputFileError(
         f"Malformed layout {source}: {what} at character {pos + 1} (near {near!r}).",
-        context=f"{text}\n{caret}",
+        context=f"{shown}\n{' ' * at}^",
         hint="Write it as Triton prints it, e.g. '#ttg.blocked<{sizePerThread = [1, 2], "
              "threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>'.")
 

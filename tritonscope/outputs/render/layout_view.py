@@ -235,7 +235,7 @@ def legend(use: LayoutUse, cell: int | None = None, width: int = 100) -> Text:
     lanes = lanes_per_warp(use)
     t.append(f"cell = {key} of the owner (thread = {lanes}*warp + lane); '+' = other threads hold copies; "
              f"color = {'wave' if lanes == 64 else 'warp'}: ")
-    for w in range(warps):
+    for w in range(min(warps, len(PALETTE))):  # a hostile warpsPerCTA = [2**40] looped 2**40 times here
         t.append(f" {'wave' if lanes == 64 else 'warp'} {w} ", style=f"black on {_color(w)}")
         t.append(" ")
     if warps > len(PALETTE):
@@ -380,16 +380,13 @@ def hardware_view(use: LayoutUse) -> RenderableType:
     t.add_column("warp", justify="right")
     t.add_column("lane", justify="right")
     t.add_column("elements held (register 0, 1, ...)")
-    shown = 0
-    for w in range(warps):
-        for ln in range(lanes):
-            if shown >= MAX_HW_THREADS:
-                break
-            els = elements_of_thread(use, w, ln, limit=MAX_HW_REGISTERS)
-            t.add_row(str(w * lanes + ln), Text(str(w), style=f"black on {_color(w)}"), str(ln),
-                      " ".join("(" + ",".join(map(str, e)) + ")" for e in els)
-                      + (" ..." if registers > len(els) else ""))
-            shown += 1
+    shown = min(warps * lanes, MAX_HW_THREADS)
+    for thread in range(shown):  # the first MAX_HW_THREADS threads (the break left 2**40 warps' loop running)
+        w, ln = divmod(thread, lanes)
+        els = elements_of_thread(use, w, ln, limit=MAX_HW_REGISTERS)
+        t.add_row(str(thread), Text(str(w), style=f"black on {_color(w)}"), str(ln),
+                  " ".join("(" + ",".join(map(str, e)) + ")" for e in els)
+                  + (" ..." if registers > len(els) else ""))
     parts: list[RenderableType] = [t]
     if warps * lanes > shown:
         parts.append(Text(f"Showing threads 0-{shown - 1} of {warps * lanes}.", style="yellow"))
