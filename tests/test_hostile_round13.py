@@ -250,3 +250,60 @@ def test_layout_of_2_to_the_40_warps_lists_a_few(monkeypatch):
     result = invoke("layout", text, "--shape", "128", "--hardware")
     assert result.exit_code == 0, result.output
     assert f"Showing threads 0-63 of {2**40 * 32}." in " ".join(result.output.split())
+
+
+# --------------------------------------------------------------------------
+# The autotune hook: configs that are no Config, grids no launch runs
+# --------------------------------------------------------------------------
+
+def _prune_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("prune_kernel_r13", "tests/data/cost/prune_kernel.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+N = 1 << 20
+PRUNE_ARGS = {"x_ptr": f"fp32[{N}]", "y_ptr": f"fp32[{N}]", "out_ptr": f"fp32[{N}]", "n": N}
+
+
+@pytest.mark.parametrize("bad", [{"BLOCK": 256}, None, "BLOCK=256"])
+def test_prune_hook_refuses_a_config_that_is_no_config(bad):
+    """A dict among the configs ended in "AttributeError: 'dict' object has no attribute 'kwargs'"."""
+    from triton import Config
+
+    import tritonscope
+
+    hook = tritonscope.prune_by_prediction(1, grid=(8,), kernel=_prune_module().add_kernel, arch="sm_90a", jobs=1)
+    with pytest.raises(TypeError, match=r"configs\[1\] is .* not a triton.Config"):
+        hook([Config({"BLOCK": 128}, num_warps=4), bad], PRUNE_ARGS)
+    with pytest.raises(TypeError, match="the configs are a list of triton.Config, not 5"):
+        hook(5, PRUNE_ARGS)
+
+
+@pytest.mark.parametrize("grid", [(0,), 2**31, (4, 0, 1)])
+def test_prune_hook_refuses_a_fixed_grid_no_launch_runs(grid):
+    """grid=(0,) was taken, and every config then failed in the model with a ZeroDivisionError."""
+    import tritonscope
+
+    with pytest.raises(ValueError, match="a launch runs 1 to 2147483647 programs along each dimension"):
+        tritonscope.prune_by_prediction(2, grid=grid)
+
+
+def test_prune_hook_grid_function_giving_no_launch_keeps_the_config_unjudged():
+    """A grid function that gives (0,) for a config: 'not predicted: ZeroDivisionError: integer division or
+    modulo by zero'; 2**70 programs was predicted (607536237982877 ms) as if a launch could run it."""
+    from triton import Config
+
+    import tritonscope
+
+    configs = [Config({"BLOCK": 128}, num_warps=4), Config({"BLOCK": 4096}, num_warps=4)]
+    for dims in ((0,), (2**70,)):
+        hook = tritonscope.prune_by_prediction(1, grid=lambda m, d=dims: d, kernel=_prune_module().add_kernel,
+                                               arch="sm_90a", gpu="H100", jobs=1)
+        assert hook(configs, PRUNE_ARGS) == configs   # nothing judged: nothing pruned
+        assert [r.get("why") for r in hook.last] == [
+            f"not predicted: grid= gave {dims} for this config; a launch runs 1 to 2147483647 programs along each "
+            "dimension"] * 2

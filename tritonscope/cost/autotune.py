@@ -58,6 +58,11 @@ class PredictedPrune:
                             "predicted and none would be pruned.")
         if not callable(grid) and grid != LAUNCH_GRID:
             grid = launch_grid(grid)
+            from tritonscope.inputs.grid import MAX_DIM
+
+            if not all(1 <= d <= MAX_DIM for d in grid):  # a fixed grid no launch runs: no config could be predicted
+                raise ValueError(f"prune_by_prediction: grid={_shown(grid)}; a launch runs 1 to {MAX_DIM} programs "
+                                 "along each dimension.")
         if kernel is not None and not isinstance(kernel, str):
             from tritonscope import triton_api
 
@@ -103,7 +108,7 @@ class PredictedPrune:
         """Triton's `early_config_prune(configs, nargs, **kwargs)`: the predicted top-k of `configs`, then the
         configs the model cannot judge (kept, never pruned on a guess).  A keyword launch passes its
         arguments in `kwargs`, a positional one in `named_args`: both are read."""
-        configs = list(configs)
+        configs = _configs(configs)
         self.last = []
         kernel = self._find_kernel()
         if kernel is None or len(configs) <= self.top_k:
@@ -186,7 +191,13 @@ class PredictedPrune:
             grid = grid(meta) if callable(grid) else grid
         except Exception as e:  # the grid function cannot answer for this config: keep it, unjudged
             return None, f"not predicted: grid= raised {type(e).__name__}: {e}"
-        return launch_grid(grid), None  # an int is a 1-D grid; anything else that is no grid: TypeError
+        grid = launch_grid(grid)  # an int is a 1-D grid; anything else that is no grid: TypeError
+        from tritonscope.inputs.grid import MAX_DIM
+
+        if not all(1 <= d <= MAX_DIM for d in grid):  # (0,) ended in the model's ZeroDivisionError
+            return None, (f"not predicted: grid= gave {_shown(grid)} for this config; a launch runs 1 to {MAX_DIM} "
+                          "programs along each dimension")
+        return grid, None
 
     def _predict_one(self, kernel, values: dict[str, Any], config: dict[str, Any], *, num_warps: int,
                      num_stages: int) -> tuple[float | None, dict[str, Any]]:
@@ -535,6 +546,21 @@ def _jobs(value: Any) -> int | None:
     if value < 1:
         raise ValueError(f"prune_by_prediction: jobs must be at least 1, got {value}.")
     return int(value)
+
+
+def _configs(configs: Any) -> list:
+    """The configs Triton hands the pruner, as a list; a value that is no triton.Config (a dict, None) is a
+    TypeError naming its place (it was "'dict' object has no attribute 'kwargs'", from deep in the hook)."""
+    try:
+        out = list(configs)
+    except TypeError:
+        raise TypeError(f"prune_by_prediction: the configs are a list of triton.Config, not {_shown(configs)} "
+                        f"(a {type(configs).__name__}).") from None
+    for i, cfg in enumerate(out):
+        if not all(hasattr(cfg, word) for word in ("kwargs", "num_warps", "num_stages", "all_kwargs")):
+            raise TypeError(f"prune_by_prediction: configs[{i}] is {_shown(cfg)} (a {type(cfg).__name__}), not a "
+                            "triton.Config: write it triton.Config({'BLOCK': 128}, num_warps=4).")
+    return out
 
 
 def _shown(value: Any) -> str:
