@@ -1,13 +1,18 @@
 """Issue 34, round 13: a Triton 3.9 failure inside an AMD pass, and an sm_120 make_ttgir failure, from kernels
 written here.
 
-- fp8_to_fp8_amd: a cast from one fp8 format to another (MI300X's e5m2 fnuz to e4m3 fnuz) for gfx942; Triton 3.6
+- fp8_to_fp8 (gfx942): a cast from one fp8 format to another (MI300X's e5m2 fnuz to e4m3 fnuz) for gfx942; Triton 3.6
   and 3.9 fail in ConvertTritonAMDGPUToLLVM ("Unsupported conversion from 'f8E5M2FNUZ' to 'f8E4M3FNUZ'", at the
   cast's line), found by reading the AMD lowering's failure paths (ConvertFpCastOpToLLVM.cpp: getConverter has
   no fp8-to-fp8 case).  The pass fails without crashing, so MLIR also dumps the IR after the failed pass
   ("IR Dump After ConvertTritonAMDGPUToLLVM Failed", generic form), which the steps reader cannot take: the
   report reads the IR the pass received from the dump itself.  Casting through fp32 on that line compiles
   (checked on a copy of the file).
+
+  The same kernel for sm_90a fails in ConvertTritonGPUToLLVM (an assertion: the cast has no rounding mode).
+
+- fp8_quant_rtz: fp32 to e4m3 rounding toward zero, gfx950: 3.9 asserts in ConvertFpCastOpToLLVM.cpp (the op
+  from LLVM's conversion log), 3.6 refuses the conversion at the cast's line; dropping the rounding compiles.
 
 - warp_specialize_matmul_sm120: a matmul whose K loop is warp-specialized, for sm_120 (triton-lang/triton#10284's
   pattern, the matmul tutorial with warp_specialize=True on an RTX 5070); Triton 3.6 fails in make_ttgir, in
@@ -37,8 +42,12 @@ from tritonscope.core.errors import ExitCode
 runner = CliRunner()
 FAILING = DATA / "failing"
 
-FP8_CAST = [f"{FAILING}/fp8_to_fp8_amd.py:requantize_kernel", "--arch", "gfx942", "--arg", "src_ptr=*fp8e5b16",
+FP8_CAST = [f"{FAILING}/fp8_to_fp8.py:requantize_kernel", "--arch", "gfx942", "--arg", "src_ptr=*fp8e5b16",
             "--arg", "dst_ptr=*fp8e4b8", "--arg", "n=4096", "-c", "BLOCK=256"]
+FP8_CAST_SM90 = [f"{FAILING}/fp8_to_fp8.py:requantize_kernel", "--arch", "sm_90a", "--arg", "src_ptr=*fp8e5",
+                 "--arg", "dst_ptr=*fp8e4nv", "--arg", "n=4096", "-c", "BLOCK=256"]
+RTZ = [f"{FAILING}/fp8_quant_rtz.py:quantize_kernel", "--arch", "gfx950", "--arg", "x_ptr=*fp32",
+       "--arg", "out_ptr=*fp8e4nv", "--arg", "scale=0.5", "--arg", "n=4096", "-c", "BLOCK=256"]
 WS_SM120 = [f"{FAILING}/warp_specialize_matmul_sm120.py:matmul_kernel", "--arch", "sm_120", "-w", "8", "-s", "3",
             "--arg", "a_ptr=fp16[1024,1024]", "--arg", "b_ptr=fp16[1024,1024]", "--arg", "c_ptr=fp16[1024,1024]",
             "--arg", "M=1024", "--arg", "N=1024", "--arg", "K=1024",
@@ -58,17 +67,17 @@ def fp8_cast(tmp_path_factory):
 
 
 def test_fp8_cast_report(fp8_cast, regen):
-    """exit 5; the pass (ConvertTritonAMDGPUToLLVM, in make_llir), the op (tt.fp_to_fp at line 23, where
+    """exit 5; the pass (ConvertTritonAMDGPUToLLVM, in make_llir), the op (tt.fp_to_fp at line 27, where
     Triton's error points), Triton's words and their plain words, and the cast through fp32 compiles
     (checked on a copy of the file): the hint says so."""
     result, _ = fp8_cast
     assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
     d = json.loads(result.stdout)["failure"]
-    check_golden(GOLDEN / "failure" / triton_series() / "fp8_to_fp8_amd.json", _golden_facts(d), regen)
+    check_golden(GOLDEN / "failure" / triton_series() / "fp8_to_fp8_gfx942.json", _golden_facts(d), regen)
     assert d["in_pass"] and d["pass_name"] == "ConvertTritonAMDGPUToLLVM" and d["stage"] == "llir"
     assert d["stage_function"] == "make_llir"
     op = d["op"]
-    assert (op["name"], op["line"], op["source"]) == ("tt.fp_to_fp", 23, "y = x.to(dst_ptr.dtype.element_ty)")
+    assert (op["name"], op["line"], op["source"]) == ("tt.fp_to_fp", 27, "y = x.to(dst_ptr.dtype.element_ty)")
     assert op["how"] == "where Triton's error points"
     said = [(x["severity"], x["message"]) for x in d["diagnostics"]]
     assert ("error", "Unsupported conversion from 'f8E5M2FNUZ' to 'f8E4M3FNUZ'") in said
@@ -79,7 +88,7 @@ def test_fp8_cast_report(fp8_cast, regen):
     assert {x["flags"]: x["compiles"] for x in d["fixes"] if x["flags"] in ("-s 1", "-w 8")} == \
         {"-s 1": False, "-w 8": False}
     err = " ".join(result.stderr.split())
-    assert d["one_line"] in err and "on tt.fp_to_fp at fp8_to_fp8_amd.py:23" in err
+    assert d["one_line"] in err and "on tt.fp_to_fp at fp8_to_fp8.py:27" in err
     assert "These compile: change the source: cast through fp32" in err
 
 
@@ -103,9 +112,46 @@ def test_fp8_cast_in_the_terminal(fp8_cast):
     assert shown.exit_code == 0
     out = " ".join(shown.stdout.split())
     assert "failed in pass ConvertTritonAMDGPUToLLVM (llir" in out
-    assert "op tt.fp_to_fp at fp8_to_fp8_amd.py:23" in out and "y = x.to(dst_ptr.dtype.element_ty)" in out
+    assert "op tt.fp_to_fp at fp8_to_fp8.py:27" in out and "y = x.to(dst_ptr.dtype.element_ty)" in out
     assert "✓ change the source: cast through fp32" in out and ": compiles" in out
     assert "convert-triton-amdgpu-to-llvm" in out
+
+
+def test_fp8_cast_on_nvidia(regen):
+    """The same cast for sm_90a: ConvertTritonGPUToLLVM's assertion (the cast has no rounding mode) names no op;
+    the op comes from LLVM's debug log of a second run, and the cast through fp32 compiles."""
+    if not triton_api.has_backend("nvidia"):
+        pytest.skip("this Triton has no nvidia backend")
+    result = runner.invoke(app, ["compile", *FP8_CAST_SM90, "--json"], catch_exceptions=False)
+    assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
+    d = json.loads(result.stdout)["failure"]
+    check_golden(GOLDEN / "failure" / triton_series() / "fp8_to_fp8_sm90.json", _golden_facts(d), regen)
+    assert d["in_pass"] and d["pass_name"] == "ConvertTritonGPUToLLVM" and d["stage"] == "llir"
+    assert (d["op"]["name"], d["op"]["line"]) == ("tt.fp_to_fp", 27)
+    assert "LLVM's debug log of a second run" in d["op"]["how"]
+    asserted = [x for x in d["diagnostics"] if x["severity"] == "assertion"]
+    assert asserted and "Rounding mode must be specified" in asserted[0]["message"]
+    assert any("a cast from one fp8 format to another is not narrower" in w for w in d["explanation"])
+    assert any("cast through fp32" in x["label"] and x["compiles"] for x in d["fixes"])
+
+
+def test_fp8_rounding_toward_zero_report(regen):
+    """fp32 to e4m3 rounding toward zero, gfx950: 3.9 asserts in ConvertTritonAMDGPUToLLVM (no op named: from the
+    conversion log), 3.6 says "Unsupported conversion ... with rounding mode rtz" at the cast; either way the op
+    is the cast's line, and dropping the rounding argument compiles (its words say the results differ)."""
+    if not triton_api.has_backend("amd"):
+        pytest.skip("this Triton has no amd backend")
+    result = runner.invoke(app, ["compile", *RTZ, "--json"], catch_exceptions=False)
+    assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
+    d = json.loads(result.stdout)["failure"]
+    check_golden(GOLDEN / "failure" / triton_series() / "fp8_quant_rtz.json", _golden_facts(d), regen)
+    assert d["in_pass"] and d["pass_name"] == "ConvertTritonAMDGPUToLLVM"
+    assert (d["op"]["name"], d["op"]["line"]) == ("tt.fp_to_fp", 25)
+    assert d["op"]["source"] == 'q = x.to(tl.float8e4nv, fp_downcast_rounding="rtz")'
+    assert any("rounding" in w and "fp_downcast_rounding" in w for w in d["explanation"])
+    fix = [x for x in d["fixes"] if "drop fp_downcast_rounding" in x["label"]]
+    assert len(fix) == 1 and fix[0]["compiles"] is True and "other results" in fix[0]["label"]
+    assert "These compile: change the source: drop fp_downcast_rounding" in " ".join(result.stderr.split())
 
 
 # --------------------------------------------------------------------------
@@ -230,6 +276,12 @@ def test_a_line_rewrite_changes_only_the_ops_line(tmp_path):
         "z = tl.cast(tl.cast(x, tl.float32), t)"
     assert _rewritten(config, str(src), known.line_rewrite, scratch, line=4) is None
     assert _rewritten(config, str(src), known.line_rewrite, scratch, line=9) is None
+    # rounding toward zero asked for: the rewrite drops it (its words say the results differ)
+    rtz = next(k for k in KNOWN if k.line_rewrite and "fp_downcast_rounding" in k.source_fix)
+    assert "other results" in rtz.source_fix
+    src.write_text('y = x.to(tl.float8e4nv, fp_downcast_rounding="rtz")\n')
+    changed = _rewritten(config, str(src), rtz.line_rewrite, scratch, line=1)
+    assert open(changed.target.rpartition(":")[0]).read() == "y = x.to(tl.float8e4nv)\n"
 
 
 def test_conversion_and_nvws_plain_words():
@@ -239,8 +291,15 @@ def test_conversion_and_nvws_plain_words():
 
     fp8 = explain_text("Unsupported conversion from 'f8E5M2' to 'f8E4M3FN'")
     assert "no direct fp8-to-fp8 conversion" in fp8 and "f8E5M2 to f8E4M3FN" in fp8
-    other = explain_text("Unsupported conversion from 'f64' to 'f32' with rounding mode rtz")
-    assert other.startswith("The kernel casts f64 to f32 with rounding mode rtz")
+    rtz = explain_text("Unsupported conversion from 'f64' to 'f32' with rounding mode rtz")
+    assert rtz.startswith("The kernel casts f64 to f32 rounding toward zero (fp_downcast_rounding=\"rtz\"")
+    nvidia = explain_text("/project/third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/ElementwiseOpToLLVM.cpp:508: "
+                          "Assertion `roundingMode.has_value() && \"Rounding mode must be specified for convertsions "
+                          "to fp8\"' failed.")
+    assert "a cast from one fp8 format to another is not narrower" in nvidia
+    amd = explain_text("/project/third_party/amd/lib/TritonAMDGPUToLLVM/ConvertFpCastOpToLLVM.cpp:2509: "
+                       "Assertion `maybeOutVals.has_value()' failed.")
+    assert "not for the rounding mode the cast asks for" in amd
     assert "None" not in explain_text("Unsupported conversion from 'f8E4M3FN' to 'f64'")
     assert _warp_specialization("NVWSInsertAref") and _warp_specialization("TritonGPUAutomaticWarpSpecialization")
     assert not _warp_specialization("TritonGPUPipeline")

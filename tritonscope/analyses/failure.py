@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -44,6 +43,7 @@ from tritonscope.analyses.failure_model import (  # noqa: F401  (the report as d
 from tritonscope.analyses.failure_op import (  # noqa: F401  (the op and the IR around it)
     CPP_OPS, PASS_OPS, _pattern_ops, excerpt, find_op, module_ops,
 )
+from tritonscope.analyses.failure_words import KNOWN, Known, explain_text  # noqa: F401  (the known patterns)
 
 
 # --------------------------------------------------------------------------
@@ -61,104 +61,8 @@ def explainable(err: BaseException) -> bool:
 
 
 # --------------------------------------------------------------------------
-# Known patterns: what Triton's text means, in plain words
+# What Triton printed
 # --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Known:
-    """A pattern in Triton's error, diagnostics or failing pass, what it means, and what fixes it."""
-
-    pattern: re.Pattern
-    plain: str                                  # may use {0}, {1} ... for the pattern's groups
-    source_fix: str = ""                        # a change to the kernel's source that avoids it, in words
-    # that change as (regex, replacement) on the kernel's file: checked by compiling a copy of the file
-    rewrite: tuple[tuple[str, str], ...] = ()
-    # or on the failing op's Python line only: the first (regex, replacement) that changes it, once
-    line_rewrite: tuple[tuple[str, str], ...] = ()
-
-
-KNOWN: tuple[Known, ...] = (
-    # Implicit conversion of CUDA __nv_rsqrtf device function has been dropped; please, update your source ...
-    Known(re.compile(r"Implicit conversion of CUDA (__nv_\w+) device function has been dropped"),
-          "The kernel calls CUDA's libdevice ({0}, from tl.extra.cuda.libdevice), and this compile is for an AMD GPU, "
-          "which has no libdevice.",
-          source_fix="call tl.extra.libdevice.<op> (triton.language.extra.libdevice), which picks the target's "
-                     "library, instead of tl.extra.cuda.libdevice.<op>",
-          rewrite=((r"\b(tl|triton\.language)\.extra\.cuda\.libdevice\b", r"\1.extra.libdevice"),
-                   (r"\bfrom triton\.language\.extra\.cuda import libdevice\b",
-                    "from triton.language.extra import libdevice"))),
-    # error: Failures have been detected while processing an MLIR pass pipeline
-    Known(re.compile(r"Failures have been detected while processing an MLIR pass pipeline"),
-          "A pass failed, so Triton stopped the compile (the location is the kernel's, not the op's)."),
-    # note: Pipeline failed while executing `NVGPUWarpSpecialization` on 'builtin.module' operation
-    Known(re.compile(r"Pipeline failed while executing `?\[?`?(\w+)"),
-          "The pass that failed is {0}."),
-    # Dominance.cpp: ... Assertion `aBlock && bBlock && "expected non-null blocks"' failed.
-    Known(re.compile(r"Dominance\.cpp.*Assertion"),
-          "The pass broke the IR it was rewriting (a value's definition was lost): a crash inside Triton, caught "
-          "by MLIR. This is a Triton bug or an unsupported case, not an error in the kernel's Python."),
-    # MFMA.cpp:505: ... Assertion `type.isF16() && "Unsupported data type"' failed.
-    Known(re.compile(r"(DotOpToLLVM|MFMA|WMMA|MMAv\d|WGMMA)\w*\.cpp.*Unsupported data type"),
-          "The lowering of tt.dot to the target's matrix instructions ({0}) has no case for this dot's element "
-          "type: this Triton cannot compile this dot for this target."),
-    # CanonicalizePointers.cpp:1433: ... "expected then fat ptr canNarrow and else fat ptr canNarrow to be equal"
-    Known(re.compile(r"CanonicalizePointers\.cpp.*expected then fat ptr canNarrow and else fat ptr canNarrow"),
-          "The two branches of an `if` give a pointer each, and the AMD pass that splits pointers into a base and "
-          "an offset (for buffer ops) cannot merge them: it can narrow one branch's offset to 32 bits and not the "
-          "other's (a 64-bit or possibly negative offset). A Triton bug or an unsupported case, not an error in "
-          "the kernel's Python."),
-    # LLVM ERROR: unsupported load type for producer commit (3.9); WSLowerToken.cpp:73: Assertion `false' failed.
-    # (in mlir::processProducerCommitOp) (3.6): a warp-specialized loop's producer has a load that is not TMA's
-    Known(re.compile(r"unsupported load type for producer commit|processProducerCommitOp"),
-          "Warp specialization on Hopper hands the loop's loads to producer warps, whose commit can signal only "
-          "TMA loads (through a tensor descriptor); this loop loads through pointers (tl.load), a load type the "
-          "pass does not support. A limitation of this Triton, not an error in the kernel's Python.",
-          source_fix="load the loop's tiles through a tensor descriptor (tl.make_tensor_descriptor(...).load(...)) "
-                     "instead of tl.load of pointers"),
-    # StorageUniquerSupport.h:180: ... Assertion `succeeded(ConcreteT::verifyInvariants(...))' failed.
-    Known(re.compile(r"StorageUniquerSupport\.h.*verifyInvariants"),
-          "The pass built an attribute or type that its verifier refuses (Triton's error says which check "
-          "failed): a Triton bug or a case this Triton does not support on this target, not an error in the "
-          "kernel's Python."),
-    # <unknown>:0: error: colStride must be 1, 2, or 4 but got but got 0
-    Known(re.compile(r"colStride must be 1, 2, or 4 but got(?: but got)? (\d+)"),
-          "The tensor-memory layout chosen for the dot's accumulator (Blackwell's tcgen05 MMA) has a column "
-          "stride of 32 divided by the element's bits (1, 2 or 4 for 32-, 16- and 8-bit elements); for this "
-          "element type it comes out {0}, which the layout's verifier refuses."),
-    # Unsupported conversion from 'f8E5M2FNUZ' to 'f8E4M3FNUZ' (3.6, 3.9: the AMD lowering of tt.fp_to_fp)
-    Known(re.compile(r"Unsupported conversion from '(f8\w*)' to '(f8\w*)'"),
-          "The kernel casts one fp8 format to another ({0} to {1}: `.to(...)` makes a tt.fp_to_fp), and this "
-          "Triton's lowering of tt.fp_to_fp for this target has no direct fp8-to-fp8 conversion: the front end "
-          "accepts the cast, the backend cannot lower it. A limitation of this Triton, not an error in the "
-          "kernel's Python.",
-          source_fix="cast through fp32: x.to(tl.float32).to(<fp8 type>) instead of x.to(<fp8 type>) (fp8 to fp32 "
-                     "is exact, so the one rounding is the cast's own)",
-          line_rewrite=((r"\.to\(", ".to(tl.float32).to("),
-                        (r"\btl\.cast\(([^,()]+),", r"tl.cast(tl.cast(\1, tl.float32),"))),
-    # Unsupported conversion from 'f64' to 'f32' with rounding mode rtz
-    Known(re.compile(r"Unsupported conversion from '(\w+)' to '(\w+)'( with rounding mode \w+)?"),
-          "The kernel casts {0} to {1}{2} (`.to(...)` makes a tt.fp_to_fp), and this Triton's lowering of "
-          "tt.fp_to_fp for this target has no such conversion: the front end accepts the cast, the backend "
-          "cannot lower it."),
-    # ... Assertion `...' failed.   (any other C++ assertion)
-    Known(re.compile(r"/([\w.]+\.(?:cpp|h)):(\d+): .*Assertion `(.*)' failed"),
-          "A C++ assertion inside Triton failed ({0}:{1}: {2}): a Triton bug or an unsupported case."),
-    # failed to legalize operation 'tt.foo'
-    Known(re.compile(r"failed to legalize operation '([\w.]+)'"),
-          "Triton has no lowering for {0} on this target (or for this use of it)."),
-    # LLVM ERROR: operation destroyed but still has uses (with `'tt.load' op operation destroyed ...` at the op)
-    Known(re.compile(r"operation destroyed but still has uses"),
-          "The pass erased an op that other ops still use (MLIR's check when an op is destroyed; Triton's error "
-          "points at the op): a Triton bug, not an error in the kernel's Python."),
-    # operand #0 does not dominate this use
-    Known(re.compile(r"does not dominate this use"),
-          "A pass produced invalid IR (a value used before it is defined): a Triton bug."),
-    # LLVM ERROR: Cannot select: ...
-    # (report_fatal_error: LLVM's backend prints it, and so do Triton's and MLIR's passes)
-    Known(re.compile(r"LLVM ERROR: (.*)"),
-          "A fatal error stopped the compile: {0} (LLVM ERROR: LLVM's report_fatal_error, which LLVM's backend and "
-          "Triton's own passes both call; when a pass failed, it is that pass's)."),
-)
 
 # python: /source/llvm-project/mlir/lib/IR/Dominance.cpp:256: bool ...: Assertion `aBlock && bBlock' failed.
 _ASSERTION = re.compile(r"^(?:[\w.-]+: )?(?P<file>/\S+?\.(?:cpp|h|hpp)):(?P<line>\d+): .*Assertion .* failed\.?$")
@@ -176,13 +80,6 @@ _REPRO_PIPELINE = re.compile(r'pipeline:\s*"(.*)"')
 _STAGE_FN = re.compile(r"^make_(\w+)$")
 
 
-def explain_text(text: str) -> str:
-    """The plain words of the first pattern of KNOWN that `text` matches ('' when none does)."""
-    for known in KNOWN:
-        m = known.pattern.search(text)
-        if m:
-            return known.plain.format(*m.groups(""))   # a group that took no part: ''
-    return ""
 
 
 # --------------------------------------------------------------------------
@@ -394,6 +291,12 @@ def _timeout_words(f: Failure) -> str:
             f"(MLIR writes it 4 KiB at a time).")
 
 
+def _said(f: Failure) -> str:
+    """Triton's error and diagnostics as the KNOWN patterns read them (an assertion with its C++ file)."""
+    return "\n".join([f.error] + [f"{d.file}:{d.line}: {d.message}" if d.severity == "assertion" else d.message
+                                   for d in f.diagnostics])
+
+
 def _warp_specialization(name: str) -> bool:
     """A pass of warp specialization: NVGPUWarpSpecialization (Hopper), TritonGPUAutomaticWarpSpecialization
     (sm_100 and up, sm_120 too) and the NVWS passes that one runs inside it (NVWSInsertAref, ...)."""
@@ -515,7 +418,7 @@ def candidate_fixes(failure: Failure, config, scratch: Path | None = None,
     into `scratch`.  `tuned` (see check_fixes) makes a --config N compile's changed launch the user's own config."""
     out: list[tuple[FixCheck, Any, dict | None]] = []
     name = failure.pass_name if failure.in_pass or failure.timed_out else ""
-    words = "\n".join([failure.error] + [d.message for d in failure.diagnostics])
+    words = _said(failure)
     for known in KNOWN:
         if known.source_fix and known.pattern.search(words):
             changed = _rewritten(config, failure.file, known.rewrite, scratch) if known.rewrite else None
@@ -776,7 +679,7 @@ def diagnose_found(err: BaseException, *, timeout: float = 300,
         return None
     if failure is None:
         return None
-    words = "\n".join([failure.error] + [d.message for d in failure.diagnostics])
+    words = _said(failure)
     failure.fixes += [FixCheck(f"change the source: {k.source_fix}", "", said="not tried: a change to the kernel's "
                                "source") for k in KNOWN if k.source_fix and k.pattern.search(words)]
     root = _inductor_cache(failure)
