@@ -307,3 +307,38 @@ def test_prune_hook_grid_function_giving_no_launch_keeps_the_config_unjudged():
         assert [r.get("why") for r in hook.last] == [
             f"not predicted: grid= gave {dims} for this config; a launch runs 1 to 2147483647 programs along each "
             "dimension"] * 2
+
+
+# --------------------------------------------------------------------------
+# compile CAPTURE -k K: a found kernel's recompile with hostile constexprs
+# --------------------------------------------------------------------------
+
+CAPTURE = "tests/data/capture"
+
+
+def test_found_kernel_constexpr_number_not_read_is_refused(no_compile):
+    """`compile CAPTURE -k 665e -c BLOCK=1e999` recompiled, and Triton's error then ended in 'unexpected
+    AttributeError: SimpleNamespace object has no attribute constexprs' (exit 1)."""
+    _one_clean_error(invoke("compile", CAPTURE, "-k", "665e", "-c", "BLOCK=1e999"), 2,
+                     "-c BLOCK=1e999: the number is beyond a 64-bit float's range")
+
+
+def test_found_kernel_constexpr_of_the_wrong_kind_is_a_compile_error_with_its_line():
+    """`-c BLOCK=abc` (and 2.5) for a found kernel: exit 1 (the recompile's error handler read constexprs the
+    stand-in spec lacked); now Triton's error, naming the file line (capture_programs.py:30, the `offs = ...`
+    line; it was numbered from the def: ':2')."""
+    result = invoke("compile", CAPTURE, "-k", "665e", "-c", "BLOCK=abc")
+    _one_clean_error(result, 4, "BLOCK=abc ('abc', a string) does not fit its use in scale_kernel at "
+                                "capture_programs.py:30")
+    result = invoke("compile", CAPTURE, "-k", "665e", "-c", "BLOCK=2.5")
+    _one_clean_error(result, 5, "Triton could not compile scale_kernel at capture_programs.py:30")
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_api_found_kernel_non_finite_constexpr_is_refused(no_compile, value):
+    """tritonscope.compile(CAPTURE, kernel=..., constexprs={'BLOCK': inf}) recompiled with the string 'inf'."""
+    import tritonscope
+    from tritonscope.core.errors import UsageError
+
+    with pytest.raises(UsageError, match=rf"constexprs\['BLOCK'\]={value}: a found kernel is recompiled"):
+        tritonscope.compile(CAPTURE, kernel="665e", constexprs={"BLOCK": value})

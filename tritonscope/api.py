@@ -609,6 +609,14 @@ def _found_changes(*, arch, num_warps, num_stages, constexprs, options) -> dict[
     from tritonscope.inputs.request import recompile_changes
 
     _check_types(num_warps=num_warps, num_stages=num_stages, arch=arch)
+    for name, value in (constexprs or {}).items():  # str(inf) is 'inf', which the recompile reads as a string
+        if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+            from tritonscope.core.errors import UsageError
+            from tritonscope.core.words import field_data, said
+
+            raise UsageError(f"{said('constexprs', value, key=name)}: a found kernel is recompiled with its constexprs "
+                             f"written out as text, and {value} has no such form (it would become the string "
+                             f"'{value}').", hint="Give a finite number.", data=field_data("constexprs", value, key=name))
     return recompile_changes(arch=arch, num_warps=num_warps, num_stages=num_stages,
                              constexprs={name: str(value) for name, value in (constexprs or {}).items()},
                              options=dict(options) if options else None)

@@ -12,7 +12,8 @@ from typing import Any
 from tritonscope.core.errors import UsageError
 from tritonscope.core.model import ARCHES
 from tritonscope.core.words import field_data, said, terms
-from tritonscope.inputs.values import canonical_arch, canonical_dtype, check_arg_text, parse_shape, shown_text
+from tritonscope.inputs.values import (canonical_arch, canonical_dtype, check_arg_text, check_number_text, parse_constexpr,
+                                       parse_shape, shown_text)
 
 
 # A launch's own words for its options (what `-w`, `-s`, --maxnreg, --num-ctas and --fp-fusion set,
@@ -96,6 +97,8 @@ def recompile_changes(*, arch: str | None = None, num_warps: int | None = None, 
     if num_stages is not None:
         out["num_stages"] = num_stages
     if constexprs:
+        for name, text in constexprs.items():  # '1e999' (inf): exit 2 here, not a recompile that fails
+            check_number_text("constexprs", name, text, parse_constexpr(text))
         out["constexprs"] = dict(constexprs)
     options = check_launch_options(options) if options else None
     if options:

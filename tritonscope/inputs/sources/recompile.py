@@ -383,8 +383,18 @@ def _recompile_child(payload: dict[str, Any]) -> dict[str, Any]:
         compiled = _compile_now(payload)
     except TritonscopeError:
         raise
-    except Exception as e:  # typed like an in-process compile's error
-        raise compile_error(e, SimpleNamespace(kernel=payload["kernel"], file=payload["file"])) from e
+    except Exception as e:  # typed like an in-process compile's error (which reads the constexprs given)
+        from tritonscope.inputs.kernels import parse_scalar
+
+        given = {k: parse_scalar(v) for k, v in (payload.get("constexprs") or {}).items()}
+        jit_fn = None
+        if payload.get("how") == "ast":   # its lines numbered from the def in its file (was from 1: ':2')
+            try:
+                jit_fn = _captured_function(payload["record"])
+            except Exception:
+                jit_fn = None
+        raise compile_error(e, SimpleNamespace(kernel=payload["kernel"], file=payload["file"], constexprs=given,
+                                               args={}), jit_fn) from e
     asm = {k: ({"base64": base64.b64encode(v).decode()} if isinstance(v, bytes) else str(v))
            for k, v in compiled.asm.items()}
     return {"compiled": {"asm": asm, "metadata": compiled.metadata, "kernel_hash": compiled.kernel_hash,
