@@ -301,3 +301,36 @@ def test_fma_dot_is_not_on_tensor_cores(explained):
     assert v.python_lines == (19,)
     res = CliRunner().invoke(app, ["check", target, "--arch", "sm_80", "-e", "tensor-cores"])
     assert res.exit_code == 10 and "FMA" in res.output
+
+
+def test_tritons_bank_counts_are_kept_per_item_and_a_damaged_entry_is_asked_again(tmp_path, monkeypatch):
+    """The counts come from a child process that imports Triton (about a second): each item's answer is kept
+    in tritonscope's cache by the item and Triton's version, so a repeat asks nothing, a new item alone is
+    asked, and a damaged entry is a miss."""
+    from tritonscope import triton_api
+    from tritonscope.core import child
+    from tritonscope.triton_api import gluon
+
+    if triton_api.triton_series() < (3, 9):
+        pytest.skip("Triton's own count (gluon bank_conflicts) needs Triton 3.9")
+    monkeypatch.setenv("TRITONSCOPE_CACHE_DIR", str(tmp_path))
+    asked: list[int] = []
+    real = child.run_in_child
+
+    def counting(function, payload, **kw):
+        asked.append(len(payload))
+        return real(function, payload, **kw)
+
+    monkeypatch.setattr(child, "run_in_child", counting)
+    reg = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    shared = "#ttg.swizzled_shared<{{vec = {v}, perPhase = 1, maxPhase = 1, order = [1, 0]}}>"
+    items = [{"register": reg, "shared": shared.format(v=1), "shape": [64, 64], "elem": "f16", "num_warps": 4,
+              "capability": 90}]
+    first = gluon.bank_conflicts_from_triton(items)
+    assert first is not None and isinstance(first[0], int) and first[0] > 0 and asked == [1]
+    assert gluon.bank_conflicts_from_triton(items) == first and asked == [1]          # kept: nothing asked
+    more = items + [{**items[0], "shared": shared.format(v=8)}]
+    both = gluon.bank_conflicts_from_triton(more)
+    assert both[0] == first[0] and asked == [1, 1]                                   # only the new item
+    gluon._banks_path(items[0]).write_text('{"banks": "many"}')                      # damaged: a miss
+    assert gluon.bank_conflicts_from_triton(items) == first and asked == [1, 1, 1]

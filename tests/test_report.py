@@ -72,6 +72,20 @@ def test_json_holds_everything_and_round_trips(matmul, tmp_path):
     assert analysis_to_dict(back) == analysis_to_dict(matmul)
 
 
+def test_a_reports_lines_are_their_dataclass_fields(matmul):
+    """line_dict (a report's fast copy of a parsed line) is dataclasses.asdict: every field, the same values,
+    the source location as a dict; a field added to Line or SourceLoc is carried too."""
+    from dataclasses import asdict
+
+    from tritonscope.outputs.report import line_dict
+
+    lines = [line for st in matmul.parsed.values() for line in st.lines]
+    assert any(line.loc is not None for line in lines) and any(line.loc is None for line in lines)
+    for line in lines:
+        assert line_dict(line) == asdict(line)
+        assert list(line_dict(line)) == list(asdict(line))
+
+
 def test_notes_round_trip(matmul, tmp_path):
     """Notes survive save and load exactly (synthetic ones when no annotator produced any)."""
     from dataclasses import replace

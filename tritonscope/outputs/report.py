@@ -48,7 +48,7 @@ def analysis_to_dict(analysis: Analysis) -> dict[str, Any]:
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "artifact": artifact,
-        "parsed": {k: [asdict(line) for line in st.lines] for k, st in analysis.parsed.items()},
+        "parsed": {k: [line_dict(line) for line in st.lines] for k, st in analysis.parsed.items()},
         "notes": [asdict(n) for n in analysis.notes],
         "mix": analysis.mix,
         "summary": analysis.summary.to_dict(),
@@ -67,6 +67,19 @@ def analysis_to_dict(analysis: Analysis) -> dict[str, Any]:
         out["explain"] = explained
     if analysis.prediction is not None:
         out["prediction"] = analysis.prediction
+    return out
+
+
+_LINE_FIELDS = tuple(f.name for f in fields(Line))
+_LOC_FIELDS = tuple(f.name for f in fields(SourceLoc))
+
+
+def line_dict(line: Line) -> dict[str, Any]:
+    """asdict(line), without its generic walk and deep copies: a report holds every line of every stage
+    (tens of thousands), and Line's fields are plain values but for its SourceLoc."""
+    out = {name: getattr(line, name) for name in _LINE_FIELDS}
+    if line.loc is not None:
+        out["loc"] = {name: getattr(line.loc, name) for name in _LOC_FIELDS}
     return out
 
 

@@ -12,6 +12,7 @@ must lose all of them unless the user asks to keep paths:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -26,16 +27,27 @@ def relativize(text: str, folder: str, replacement: str = ".", *, keep_length: b
     line count, so line numbers stay those of the compile): the replacement
     is padded with '/', which names the same folder ('./////////').
     """
-    folder = os.path.normpath(folder)
-    if not folder or folder == os.sep:
+    folder, spellings = _spellings(folder)
+    if not spellings:
         return text
-    for spelling in dict.fromkeys((folder, _octal(folder), _octal(folder, controls=True))):
+    for spelling, pattern in spellings:
         if spelling in text:
-            # "/home/u/k/matmul.py" and directory: "/home/u/k", but not "/home/u/kk/..."
-            text = re.sub(re.escape(spelling) + r"(?![\w.\-]|\\[0-7]{3})", lambda _m: replacement, text)
+            text = pattern.sub(lambda _m: replacement, text)
     if ".b8" in text:
         text = _relativize_dwarf_bytes(text, folder, replacement, keep_length=keep_length)
     return text
+
+
+@functools.lru_cache(maxsize=256)
+def _spellings(folder: str) -> tuple[str, tuple[tuple[str, re.Pattern], ...]]:
+    """The folder, normalized, and each of its spellings with the expression that finds it as a folder:
+    "/home/u/k/matmul.py" and directory: "/home/u/k", but not "/home/u/kk/...".  Kept per process: a
+    saved report rewrites every string it holds (hundreds of thousands) with the same few folders."""
+    folder = os.path.normpath(folder)
+    if not folder or folder == os.sep:
+        return folder, ()
+    found = dict.fromkeys((folder, _octal(folder), _octal(folder, controls=True)))
+    return folder, tuple((s, re.compile(re.escape(s) + r"(?![\w.\-]|\\[0-7]{3})")) for s in found)
 
 
 def _octal(text: str, *, controls: bool = False) -> str:

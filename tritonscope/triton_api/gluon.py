@@ -177,13 +177,63 @@ def bank_conflicts_from_triton(items: list[dict[str, Any]], *, timeout: float = 
 
     if (triton_series() or (0, 0)) < (3, 9):  # 3.6's gluon cannot read shared layouts back (it aborts)
         return None
-    try:
-        # the count is printed while the probe compiles: a cache hit would print nothing
-        return run_in_child("tritonscope.triton_api:_bank_conflicts_child", items,
-                            what="Triton's bank-conflict count", timeout=timeout,
-                            env={**os.environ, "TRITON_ALWAYS_COMPILE": "1"})
-    except ChildDiedError:
-        return None
+    known = [_banks_kept(item) for item in items]
+    ask = [item for item, k in zip(items, known) if k is _MISSING]
+    if ask:
+        try:
+            # the count is printed while the probe compiles: a cache hit would print nothing
+            answers = run_in_child("tritonscope.triton_api:_bank_conflicts_child", ask,
+                                   what="Triton's bank-conflict count", timeout=timeout,
+                                   env={**os.environ, "TRITON_ALWAYS_COMPILE": "1"})
+        except ChildDiedError:
+            return None
+        if not isinstance(answers, list) or len(answers) != len(ask):
+            return None
+        for item, count in zip(ask, answers):
+            _keep_banks(item, count)
+        got = iter(answers)
+        known = [next(got) if k is _MISSING else k for k in known]
+    return known
+
+
+# Triton's answer for one item is kept in tritonscope's cache (derived/banks-<key>.json, keyed by the
+# item and this Triton's version): asking costs a child process that imports Triton (about a second),
+# and `explain` of the same kernel asks the same items every time.
+_MISSING = object()
+
+
+def _banks_path(item: dict[str, Any]):
+    import hashlib
+    import json
+
+    from tritonscope.core.env import cache_dir
+
+    key = json.dumps({"triton": triton_version(), "item": item}, sort_keys=True, default=str)
+    return cache_dir() / "derived" / f"banks-{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+
+def _banks_kept(item: dict[str, Any]):
+    """The kept count (an int, or None where Triton refused the pair), else _MISSING."""
+    from tritonscope.core.cache_prune import load_entry, touch
+
+    path = _banks_path(item)
+    entry = load_entry(path)
+    if not (isinstance(entry, dict) and "banks" in entry):
+        return _MISSING
+    count = entry["banks"]
+    if count is not None and (type(count) is not int or count < 0):
+        return _MISSING  # a damaged entry is a miss
+    touch(path)
+    return count
+
+
+def _keep_banks(item: dict[str, Any], count) -> None:
+    import json
+
+    from tritonscope.core.output import write_cache
+
+    if count is None or (type(count) is int and count >= 0):
+        write_cache(_banks_path(item), json.dumps({"banks": count}))  # an optimisation only: failures pass
 
 
 def _bank_conflicts_child(items: list[dict[str, Any]]) -> list[int | None]:

@@ -174,11 +174,8 @@ def _warp_map(enc: Encoding, tile: list[int], instr: list[int]) -> list[list[lis
     """Warps owning each instruction tile of the full layout tile (from the layout itself)."""
     full = linear_layout(enc, tuple(tile))
     warps: dict[tuple[int, int], set[int]] = {}
-    for w in range(full.in_size("warp")):
-        for ln in range(full.in_size("lane")):
-            for r in range(full.in_size("register")):
-                e = full.apply(warp=w, lane=ln, register=r)
-                warps.setdefault((e[0] // instr[0], e[1] // instr[1]), set()).add(w)
+    for (w, _ln, _r), e in full.walk(["warp", "lane", "register"]):
+        warps.setdefault((e[0] // instr[0], e[1] // instr[1]), set()).add(w)
     return [[sorted(warps.get((i, j), ())) for j in range(max(1, tile[1] // instr[1]))]
             for i in range(max(1, tile[0] // instr[0]))]
 
@@ -349,10 +346,8 @@ def owner_grid(use: LayoutUse, block: int = 0, window: tuple[int, ...] | None = 
         for owners in out.values():
             owners.sort()  # the order of the full walk below: warp, then lane, then register
         return out
-    for w in range(ll.in_size("warp")):
-        for ln in range(ll.in_size("lane")):
-            for r in range(ll.in_size("register")):
-                out.setdefault(ll.apply(warp=w, lane=ln, register=r, block=block), []).append((w, ln, r))
+    for owner, e in ll.walk(["warp", "lane", "register"], block=block):
+        out.setdefault(e, []).append(owner)
     return out
 
 
@@ -365,14 +360,8 @@ def cta_grid(use: LayoutUse, window: tuple[int, ...] | None = None) -> dict[tupl
         ins = ["block"] + [d for d in ll.bases if d != "block"]
         return {e: v["block"] for e, (v, _) in first_inputs(ll, ins, window).items()}
     for blk in range(ll.in_size("block")):
-        if base_in:
-            for off in range(ll.in_size("offset")):
-                out.setdefault(ll.apply(offset=off, block=blk), blk)
-            continue
-        for w in range(ll.in_size("warp")):
-            for ln in range(ll.in_size("lane")):
-                for r in range(ll.in_size("register")):
-                    out.setdefault(ll.apply(warp=w, lane=ln, register=r, block=blk), blk)
+        for _, e in ll.walk([base_in] if base_in else ["warp", "lane", "register"], block=blk):
+            out.setdefault(e, blk)
     return out
 
 

@@ -87,6 +87,26 @@ class LinearLayout:
             outs += [tuple(o ^ x for o, x in zip(prev, b)) for prev in outs]
         return outs
 
+    def walk(self, dims: list[str], **fixed: int):
+        """((i_0, i_1, ...), apply(dims[0]=i_0, dims[1]=i_1, ..., **fixed)) for every input of `dims`, the
+        first dim outermost (the order of nested loops over them): each output is the XOR of one row of each
+        dim's outputs_of, so a walk costs one XOR per output, not one per set bit of every input."""
+        import itertools
+
+        start = self.apply(**fixed)
+        tables = [self.outputs_of(d) for d in dims]
+        if len(dims) == 1:  # the common case, without a product
+            for i, row in enumerate(tables[0]):
+                yield (i,), tuple(a ^ b for a, b in zip(start, row))
+            return
+        *outer, inner = tables
+        for index in itertools.product(*(range(len(t)) for t in outer)):
+            acc = start
+            for t, i in zip(outer, index):
+                acc = tuple(a ^ b for a, b in zip(acc, t[i]))
+            for r, row in enumerate(inner):
+                yield (*index, r), tuple(a ^ b for a, b in zip(acc, row))
+
     # -- algebra ----------------------------------------------------------
     def __mul__(self, outer: "LinearLayout") -> "LinearLayout":
         inner = self
