@@ -342,3 +342,19 @@ def test_api_found_kernel_non_finite_constexpr_is_refused(no_compile, value):
 
     with pytest.raises(UsageError, match=rf"constexprs\['BLOCK'\]={value}: a found kernel is recompiled"):
         tritonscope.compile(CAPTURE, kernel="665e", constexprs={"BLOCK": value})
+
+
+@pytest.mark.parametrize("grid,said", [("0", "grid='0': the grid's dimension is 0"),
+                                       ("1e999", "grid='1e999': inf is not a whole number"),
+                                       ("", "grid is empty")])
+def test_api_grid_errors_speak_the_api_keyword(no_compile, grid, said):
+    """tritonscope.compile(..., grid='0') said "--grid '0': ...", an option the Python API has not; the command
+    line keeps its own words."""
+    import tritonscope
+    from tritonscope.core.errors import UsageError
+
+    for target, kw in (("matmul", {"block": 16}), (CAPTURE, {"kernel": "665e"})):
+        with pytest.raises(UsageError) as e:
+            tritonscope.compile(target, grid=grid, **kw)
+        assert said in e.value.message and "--grid" not in e.value.message
+    _one_clean_error(invoke("compile", "matmul", "--grid", "0"), 2, "--grid '0': the grid's dimension is 0")

@@ -90,13 +90,23 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
+def _named(text: str | None = None) -> str:
+    """The grid as the current terms write it: "--grid '0'" on the command line, "grid='0'" in the Python API
+    (whose messages said '--grid', an option the API has not)."""
+    from tritonscope.core.words import terms
+
+    if terms() == "api":
+        return "grid" if text is None else f"grid={_shown(text)}"
+    return "--grid" if text is None else f"--grid {_shown(text)}"
+
+
 def parse_grid(text: str) -> GridSpec:
     """--grid's text -> GridSpec, checked before any compile: a bad expression is a UsageError (exit 2) naming
     what is wrong.  A grid of numbers alone is evaluated here too (`--grid 0` is refused now, not later)."""
     if not isinstance(text, str) or not text.strip():
-        raise UsageError("--grid is empty.", hint=_HINT)
+        raise UsageError(f"{_named()} is empty.", hint=_HINT)
     if len(text) > MAX_TEXT:
-        raise UsageError(f"--grid is {len(text)} characters long; a launch grid takes at most {MAX_TEXT}.",
+        raise UsageError(f"{_named()} is {len(text)} characters long; a launch grid takes at most {MAX_TEXT}.",
                          hint=_HINT)
     source = text.strip()
     if _TIMES_RE.match(source):  # 32x8: --shape's spelling of numbers
@@ -106,13 +116,13 @@ def parse_grid(text: str) -> GridSpec:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         where = f" (at column {e.offset})" if isinstance(e, SyntaxError) and e.offset else ""
         reason = e.msg if isinstance(e, SyntaxError) and e.msg else "not an expression"
-        raise UsageError(f"--grid {_shown(text)} is not an expression{where}: {reason}.", hint=_HINT) from None
+        raise UsageError(f"{_named(text)} is not an expression{where}: {reason}.", hint=_HINT) from None
     body = tree.body
     parts = list(body.elts) if isinstance(body, (ast.Tuple, ast.List)) else [body]
     if not parts:
-        raise UsageError(f"--grid {_shown(text)} has no dimension.", hint=_HINT)
+        raise UsageError(f"{_named(text)} has no dimension.", hint=_HINT)
     if len(parts) > MAX_DIMS:
-        raise UsageError(f"--grid {_shown(text)} has {len(parts)} dimensions; a launch grid has at most 3 "
+        raise UsageError(f"{_named(text)} has {len(parts)} dimensions; a launch grid has at most 3 "
                          "(x, y, z).", hint=_HINT)
     count = [0]
     spec = GridSpec(text.strip(), tuple(_node(p, text, 0, count) for p in parts))
@@ -125,7 +135,7 @@ def parse_grid(text: str) -> GridSpec:
 def _node(n: ast.AST, text: str, depth: int, count: list[int]) -> tuple:
     """One Python AST node -> the tree evaluate walks; anything else is refused, naming it."""
     def refuse(what: str, hint: str = _HINT):
-        raise UsageError(f"--grid {_shown(text)}: {what}.", hint=hint)
+        raise UsageError(f"{_named(text)}: {what}.", hint=hint)
 
     count[0] += 1
     if depth > MAX_DEPTH:
@@ -206,7 +216,7 @@ def _index(n: ast.AST, text: str) -> int:
         return -n.operand.value
     if isinstance(n, ast.Constant) and type(n.value) is int:
         return n.value
-    raise UsageError(f"--grid {_shown(text)}: a tensor's dimension is a number (x.shape[0], x.shape[-1]).",
+    raise UsageError(f"{_named(text)}: a tensor's dimension is a number (x.shape[0], x.shape[-1]).",
                      hint=_HINT)
 
 
@@ -258,7 +268,7 @@ def evaluate(grid: GridSpec | str, values: dict[str, Any], *, kernel: str | None
     for name in spec.names:
         if name not in values:
             raise KernelSpecError(
-                f"--grid {_shown(spec.text)}: {kernel or 'the kernel'} has no argument or constexpr "
+                f"{_named(spec.text)}: {kernel or 'the kernel'} has no argument or constexpr "
                 f"named {name!r}.{close_matches(name, values)}",
                 hint=f"Names a grid may use: {available(values)}.")
     return tuple(_dimension(spec, i, values, KernelSpecError) for i in range(len(spec.dims)))
@@ -286,10 +296,10 @@ def _dimension(spec: GridSpec, i: int, values: dict[str, Any], error: type) -> i
     try:
         value = _eval(spec.dims[i], values)
     except _Problem as e:
-        raise error(f"--grid {_shown(spec.text)}: {e}.", hint=_used(spec.dims[i], values) or _HINT) from None
+        raise error(f"{_named(spec.text)}: {e}.", hint=_used(spec.dims[i], values) or _HINT) from None
     if not 1 <= value <= MAX_DIM:
         which = "xyz"[i] if len(spec.dims) > 1 else ""
-        raise error(f"--grid {_shown(spec.text)}: the grid's {which + ' ' if which else ''}dimension is {value}; "
+        raise error(f"{_named(spec.text)}: the grid's {which + ' ' if which else ''}dimension is {value}; "
                     f"a launch runs 1 to {MAX_DIM} programs along it"
                     + (" (a grid of 0 launches nothing)" if value == 0 else "") + ".",
                     hint=_used(spec.dims[i], values) or _HINT)
