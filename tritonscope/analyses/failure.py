@@ -80,8 +80,6 @@ _REPRO_PIPELINE = re.compile(r'pipeline:\s*"(.*)"')
 _STAGE_FN = re.compile(r"^make_(\w+)$")
 
 
-
-
 # --------------------------------------------------------------------------
 # Running it
 # --------------------------------------------------------------------------
@@ -235,8 +233,9 @@ def read_failure(trace, failed: dict, config=None) -> Failure | None:
 
 def _received_ir(dump: Path, name: str) -> str:
     """The module of the last "IR Dump Before <name>" in a pass dump, up to the next dump's header: for a run
-    whose dump the steps reader could not take whole (Triton 3.9 dumps a failed pass's IR after it, in MLIR's
-    generic form: "// -----// IR Dump After X Failed"), '' when there is none."""
+    whose dump the steps reader could not take whole (for a pass that failed without crashing, Triton 3.6 and
+    3.9 dump its IR after it too, in MLIR's generic form: "// -----// IR Dump After X Failed"), '' when there is
+    none."""
     text = _read(dump)
     at = max(text.rfind(f"// -----// IR Dump Before {name}:"), text.rfind(f"// -----// IR Dump Before {name} ("))
     if at < 0:
