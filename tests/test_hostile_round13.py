@@ -358,3 +358,37 @@ def test_api_grid_errors_speak_the_api_keyword(no_compile, grid, said):
             tritonscope.compile(target, grid=grid, **kw)
         assert said in e.value.message and "--grid" not in e.value.message
     _one_clean_error(invoke("compile", "matmul", "--grid", "0"), 2, "--grid '0': the grid's dimension is 0")
+
+
+# --------------------------------------------------------------------------
+# --where: a number field compared with text
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cond,said", [("regs<abc", "--where 'regs<abc': regs is a number, and 'abc' is none"),
+                                       ("regs<nan", "regs is a number, and 'nan' is none"),
+                                       ("mix.wgmma>x", "mix.wgmma is a number, and 'x' is none")])
+def test_sweep_where_text_for_a_number_is_refused_before_compiling(no_compile, cond, said):
+    """`sweep matmul -c BLOCK=16 --where 'regs<1e3'` (or 'regs<abc'): "unexpected TypeError: '<' not supported
+    between instances of 'int' and 'str'", exit 1, after compiling."""
+    _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16", "--where", cond), 2, said)
+
+
+def test_sweep_where_reads_a_number_written_with_an_exponent():
+    from tritonscope.measure.sweep.rows import SweepRow
+    from tritonscope.measure.sweep.table import filter_rows
+
+    row = SweepRow(index=0, config="BLOCK=16", constexprs={"BLOCK": 16}, num_warps=4, num_stages=3, arch="sm_90a",
+                   dtype="fp16", ok=True, registers=28)
+    assert filter_rows([row], ["regs<1e3"]) == [row] and filter_rows([row], ["regs>1e3"]) == []
+    assert filter_rows([row], ["BLOCK<=16.0"]) == [row]
+    with pytest.raises(Exception, match="BLOCK is a number, and 'abc' is none"):
+        filter_rows([row], ["BLOCK<abc"])
+
+
+@pytest.mark.parametrize("cond,said", [("name<5", "--where 'name<5': name is text; < compares numbers"),
+                                       ("arch>1", "arch is text; > compares numbers"),
+                                       ("registers>nan", "--where 'registers>nan': > needs a number")])
+def test_open_where_order_on_text_is_refused(cond, said):
+    """`open CAPTURE --where 'name<5'`: "unexpected TypeError: '<' not supported between instances of 'str' and
+    'float'" (exit 1); 'registers>nan' silently matched no kernel."""
+    _one_clean_error(invoke("open", CAPTURE, "--where", cond), 2, said)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -45,6 +46,12 @@ def find_entry(source: Source, wanted: str | None) -> KernelEntry:
 _WHERE_RE = re.compile(r"^\s*(\w+)\s*(>=|<=|!=|=|>|<|~)\s*(.*?)\s*$")
 
 
+def _cut(text: str, width: int = 60) -> str:
+    from tritonscope.inputs.values import shown_text
+
+    return shown_text(text, width)
+
+
 def filter_rows(rows: list[dict[str, Any]], where: list[str] | None) -> list[dict[str, Any]]:
     """Keep the rows matching every FIELD OP VALUE (=, !=, <, >, <=, >=; ~ for 'contains'; * globs)."""
     import fnmatch
@@ -52,7 +59,7 @@ def filter_rows(rows: list[dict[str, Any]], where: list[str] | None) -> list[dic
     for cond in where or []:
         m = _WHERE_RE.match(cond)
         if not m or m.group(1) not in SORT_FIELDS:
-            raise UsageError(f"Bad --where {cond!r}.",
+            raise UsageError(f"Bad --where {_cut(cond)!r}.",
                              hint=f"Write FIELD OP VALUE with FIELD one of {', '.join(SORT_FIELDS)} and OP one of "
                                   "= != < > <= >= ~ (contains), e.g. --where 'registers>128' --where name=triton_*")
         name, op, value = m.groups()
@@ -67,9 +74,15 @@ def filter_rows(rows: list[dict[str, Any]], where: list[str] | None) -> list[dic
             try:
                 number = float(value)
             except ValueError:
-                raise UsageError(f"--where {cond!r}: {op} needs a number.") from None
+                number = math.nan
+            if math.isnan(number):  # 'nan' no number orders against: every row would silently go
+                raise UsageError(f"--where {_cut(cond)!r}: {op} needs a number.") from None
             if have is None:
                 return False
+            if isinstance(have, str):  # name<5: was "TypeError: '<' not supported between 'str' and 'float'"
+                raise UsageError(f"--where {_cut(cond)!r}: {name} is text; {op} compares numbers.",
+                                 hint=f"Compare text with = or != (* globs) or ~ (contains), e.g. --where "
+                                      f"'{name}~{_cut(value, 20)}'.")
             return {"<": have < number, ">": have > number, "<=": have <= number, ">=": have >= number}[op]
 
         rows = [r for r in rows if keep(r)]

@@ -79,6 +79,9 @@ def check_where_and_sort(where: list[str] | None, sort: str | None, constexprs: 
             raise UsageError(f"Cannot read --where {cond!r}.", hint=_WHERE_HINT)
         if not known(m[1]):
             raise UsageError(f"Unknown field {m[1]!r} in --where {cond!r}.", hint=_FIELDS_HINT)
+        name = _FIELD_ALIASES.get(m[1], m[1])
+        if name in _NUMERIC_FIELDS or name.startswith("mix."):
+            _number(cond, m[1], m[3])   # registers<abc: refused here, before any config compiles
     if sort:
         name = sort.lstrip("-+")
         if name != "config" and not (known(name) and not name.startswith("mix.")):
@@ -92,6 +95,29 @@ _FIELDS_HINT = ("Fields: shared, registers, spills, occupancy, blocks_per_sm, ti
                 "mix.wgmma ..., or a constexpr name.")
 _SORT_HINT = ("Sort by config, shared, registers, spills, occupancy, blocks_per_sm, time, num_warps, num_stages "
               "or a constexpr (prefix - for descending).")
+
+
+# The row fields that hold numbers (a --where on one compares numbers)
+_NUMERIC_FIELDS = frozenset(name for name, f in SweepRow.__dataclass_fields__.items()
+                            if re.fullmatch(r"(int|float)( \| None)?", str(f.type)))
+
+
+def _number(cond: str, field: str, text: str) -> float:
+    """--where's VALUE for a number field: '1e3' is 1000; 'abc' and 'nan' (which no number equals or orders
+    against) are a UsageError.  They were compared as text: "TypeError: '<' not supported between instances of
+    'int' and 'str'", exit 1."""
+    import math
+
+    from tritonscope.inputs.values import shown_text
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        raise UsageError(f"--where {shown_text(cond)!r}: {field} is a number, and {shown_text(text, 30)!r} is none.",
+                         hint=f"For example: --where '{field}<=128'.")
+    return value
 
 
 def filter_rows(rows: list[SweepRow], where: list[str] | None) -> list[SweepRow]:
@@ -124,9 +150,11 @@ def _matches(row: SweepRow, cond: str) -> bool:
     value = _field(row, name)
     if value is None:
         return False
-    try:
-        target: Any = type(value)(text) if not isinstance(value, bool) else text.lower() in ("1", "true", "yes")
-    except (TypeError, ValueError):
+    if isinstance(value, bool):
+        target: Any = text.lower() in ("1", "true", "yes")
+    elif isinstance(value, (int, float)):  # a constexpr's number too: 'BLOCK<abc' is refused, not compared as text
+        target = _number(cond, m[1], text)
+    else:
         target = text
     return {"<": value < target, ">": value > target, "<=": value <= target, ">=": value >= target,
             "=": value == target, "==": value == target, "!=": value != target}[op]
