@@ -10,42 +10,76 @@ from __future__ import annotations
 import re
 
 from pygments.lexer import RegexLexer, bygroups
-from pygments.token import _TokenType
+from pygments.token import Error, _TokenType
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 
-class OneStateLexer(RegexLexer):
-    """A RegexLexer of one state whose rules never change state, lexed with one expression.
+class OneExpression:
+    """Mixed into a RegexLexer: each state's rules are tried as one expression, not one by one in Python.
 
-    Pygments tries a state's rules one by one at each position, in Python; the
-    rules joined into one alternation (`(?P<r0>...)|(?P<r1>...)|...`) are tried
-    in the same order by the regular-expression engine, so the first rule that
-    matches wins as before and the tokens are the same
-    (tests/test_lexers.py checks them against RegexLexer's on real stages), at a
-    fraction of the cost: a stage of 10,000 lines was 40% of a compile's view.
+    Pygments tries a state's rules in order at each position; the rules joined
+    into one alternation (`(?P<r0>...)|(?P<r1>...)|...`) are tried in the same
+    order by the regular-expression engine, so the same rule wins and the
+    tokens, callbacks and state changes are RegexLexer's (tests/test_lexers.py
+    compares them on every checked-in stage and on hostile text).  A state whose
+    rules cannot be joined (a numbered back-reference, an inline flag, rules of
+    other flags) is lexed by RegexLexer's own loop.  The stage views spent about
+    a third of their time here.
     """
 
     def get_tokens_unprocessed(self, text, stack=("root",)):
-        combined, actions = _combined(type(self))
+        states = _joined(type(self), self._tokens)
+        if states is None:
+            yield from RegexLexer.get_tokens_unprocessed(self, text, stack)
+            return
         pos, end = 0, len(text)
+        statestack = list(stack)
+        joined, rules = states[statestack[-1]]
         while pos < end:
-            m = combined.match(text, pos)
-            if m is None:  # no rule matches here: as RegexLexer does, a newline is text, else one error char
-                from pygments.token import Error
-
-                yield pos, (Text if text[pos] == "\n" else Error), text[pos]
+            m = joined.match(text, pos)
+            if m is None:  # RegexLexer's rule: a newline resets to root, anything else is one error character
+                if text[pos] == "\n":
+                    statestack = ["root"]
+                    joined, rules = states["root"]
+                    yield pos, Whitespace, "\n"
+                else:
+                    yield pos, Error, text[pos]
                 pos += 1
                 continue
-            offset, action = actions[m.lastgroup]
-            if type(action) is _TokenType:
-                yield pos, action, m.group()
-            else:  # a callback (bygroups): it reads the rule's groups as numbered in the rule alone
-                yield from action(self, _GroupView(m, offset))
+            offset, action, new_state = rules[m.lastgroup]
+            if action is not None:
+                if type(action) is _TokenType:
+                    yield pos, action, m.group()
+                else:  # a callback (bygroups, using): it reads the rule's groups as numbered in the rule alone
+                    yield from action(self, _RuleMatch(m, offset))
             pos = m.end()
+            if new_state is not None:
+                _change_state(statestack, new_state)
+                joined, rules = states[statestack[-1]]
 
 
-class _GroupView:
-    """One rule's match inside the combined expression, numbered as if matched alone (what bygroups reads)."""
+def _change_state(statestack: list[str], new_state) -> None:
+    """RegexLexer's state change, as it makes it."""
+    if isinstance(new_state, tuple):
+        for state in new_state:
+            if state == "#pop":
+                if len(statestack) > 1:
+                    statestack.pop()
+            elif state == "#push":
+                statestack.append(statestack[-1])
+            else:
+                statestack.append(state)
+    elif isinstance(new_state, int):
+        if abs(new_state) >= len(statestack):
+            del statestack[1:]
+        else:
+            del statestack[new_state:]
+    elif new_state == "#push":
+        statestack.append(statestack[-1])
+
+
+class _RuleMatch:
+    """One rule's match inside the joined expression, its groups numbered as if the rule matched alone."""
 
     def __init__(self, match: re.Match, offset: int):
         self._m, self._o = match, offset
@@ -60,22 +94,38 @@ class _GroupView:
         return self._m.group(self._o + i)
 
 
-_COMBINED: dict[type, tuple[re.Pattern, dict[str, tuple[int, object]]]] = {}
+_JOINED: dict[type, dict | None] = {}
+_BACKREF = re.compile(r"\\[1-9]|\(\?[aiLmsux-]")
 
 
-def _combined(cls) -> tuple[re.Pattern, dict[str, tuple[int, object]]]:
-    """cls's root rules as one expression, and for each rule's group name (its number in the whole, action)."""
-    got = _COMBINED.get(cls)
-    if got is None:
-        parts, actions, number = [], {}, 0
-        for i, (regex, action) in enumerate(cls.tokens["root"]):
-            name = f"r{i}"
-            number += 1  # the rule's own named group
-            actions[name] = (number, action)
-            parts.append(f"(?P<{name}>{regex})")
-            number += re.compile(regex, cls.flags).groups
-        got = _COMBINED[cls] = (re.compile("|".join(parts), cls.flags), actions)
-    return got
+def _joined(cls, tokendefs) -> dict | None:
+    """state -> (the joined expression, {rule's group name: (its group number, action, new state)}); None when
+    a state's rules cannot be joined (RegexLexer's loop is used then)."""
+    if cls in _JOINED:
+        return _JOINED[cls]
+    states: dict | None = {}
+    try:
+        for state, ruleset in tokendefs.items():
+            parts, rules, number, flags = [], {}, 0, None
+            for i, (rexmatch, action, new_state) in enumerate(ruleset):
+                pattern = rexmatch.__self__
+                if flags is None:
+                    flags = pattern.flags
+                if pattern.flags != flags or _BACKREF.search(pattern.pattern) or pattern.groupindex:
+                    raise ValueError(pattern.pattern)
+                number += 1  # the rule's own named group
+                rules[f"r{i}"] = (number, action, new_state)
+                parts.append(f"(?P<r{i}>{pattern.pattern})")
+                number += pattern.groups
+            states[state] = (re.compile("|".join(parts) or "(?!)", flags or 0), rules)
+    except (ValueError, AttributeError, re.error):
+        states = None
+    _JOINED[cls] = states
+    return states
+
+
+class OneStateLexer(OneExpression, RegexLexer):
+    """A RegexLexer lexed with one expression per state (OneExpression)."""
 
 
 class MLIRLexer(OneStateLexer):
@@ -161,6 +211,17 @@ def get_lexer(name: str):
     from pygments.util import ClassNotFound
 
     try:
-        return get_lexer_by_name(name)
+        lexer = get_lexer_by_name(name)
     except ClassNotFound:
         return get_lexer_by_name("text")
+    if name in _JOIN_PYGMENTS and isinstance(lexer, RegexLexer):
+        cls = _FAST.get(type(lexer))
+        if cls is None:
+            cls = _FAST[type(lexer)] = type(type(lexer).__name__, (OneExpression, type(lexer)), {})
+        return cls(**lexer.options)
+    return lexer
+
+
+# Pygments' own lexers of the stages that can be long (LLVM IR, PTX): lexed with one expression per state too.
+_JOIN_PYGMENTS = ("llvm", "ptx")
+_FAST: dict[type, type] = {}
