@@ -392,3 +392,23 @@ def test_open_where_order_on_text_is_refused(cond, said):
     """`open CAPTURE --where 'name<5'`: "unexpected TypeError: '<' not supported between instances of 'str' and
     'float'" (exit 1); 'registers>nan' silently matched no kernel."""
     _one_clean_error(invoke("open", CAPTURE, "--where", cond), 2, said)
+
+
+def _rows_of_mixed_kinds():
+    from tritonscope.measure.sweep.rows import SweepRow
+
+    return [SweepRow(index=i, config=f"ACT={v!r}", constexprs={"ACT": v}, num_warps=4, num_stages=3, arch="sm_90a",
+                     dtype="fp32", ok=True, registers=10) for i, v in enumerate(["relu", 1, None])]
+
+
+def test_sweep_sort_and_where_on_a_constexpr_of_mixed_kinds():
+    """`sweep k.py:k -c ACT=relu,1,none --sort ACT` (a string constexpr given a number too): "unexpected
+    TypeError: '<' not supported between instances of 'int' and 'str'" (exit 1); `--where ACT=relu` the same
+    (every comparison was evaluated, not only the one asked)."""
+    from tritonscope.measure.sweep.table import filter_rows, sort_rows
+
+    rows = _rows_of_mixed_kinds()
+    assert [r.constexprs["ACT"] for r in sort_rows(rows, "ACT")] == [1, "relu", None]
+    assert [r.constexprs["ACT"] for r in sort_rows(rows, "-ACT")] == ["relu", 1, None]
+    assert [r.constexprs["ACT"] for r in filter_rows(rows, ["ACT=relu"])] == ["relu"]
+    assert [r.constexprs["ACT"] for r in filter_rows(rows, ["ACT!=relu"])] == [1]

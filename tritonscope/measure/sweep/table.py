@@ -35,9 +35,13 @@ def sort_rows(rows: list[SweepRow], key: str | None) -> list[SweepRow]:
         v = r.index if name == "config" else _field(r, name)
         return v
 
+    def order(r: SweepRow):  # a constexpr of mixed kinds (ACT=relu,1): numbers, then text (was a TypeError)
+        v = value(r)
+        return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
+
     present = [r for r in rows if value(r) is not None]
     missing = [r for r in rows if value(r) is None]
-    return sorted(present, key=value, reverse=desc) + missing
+    return sorted(present, key=order, reverse=desc) + missing
 
 
 def _is_constexpr(rows, name) -> bool:
@@ -120,6 +124,14 @@ def _number(cond: str, field: str, text: str) -> float:
     return value
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def filter_rows(rows: list[SweepRow], where: list[str] | None) -> list[SweepRow]:
     """Keep rows matching every condition: fits, nofit, ok, failed, or FIELD<op>VALUE."""
     for cond in where or []:
@@ -152,12 +164,17 @@ def _matches(row: SweepRow, cond: str) -> bool:
         return False
     if isinstance(value, bool):
         target: Any = text.lower() in ("1", "true", "yes")
+    elif isinstance(value, (int, float)) and op in ("=", "==", "!=") and not _is_number(text):
+        target = text   # ACT=relu on a row whose ACT is 1 (a constexpr of mixed kinds): not equal
     elif isinstance(value, (int, float)):  # a constexpr's number too: 'BLOCK<abc' is refused, not compared as text
         target = _number(cond, m[1], text)
     else:
         target = text
-    return {"<": value < target, ">": value > target, "<=": value <= target, ">=": value >= target,
-            "=": value == target, "==": value == target, "!=": value != target}[op]
+    import operator
+
+    compare = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge, "=": operator.eq,
+               "==": operator.eq, "!=": operator.ne}[op]   # only the one asked: 1 < 'relu' is never evaluated for '='
+    return compare(value, target)
 
 
 def csv_text(result: SweepResult, rows: list[SweepRow] | None = None) -> str:
