@@ -28,6 +28,7 @@ end need no Triton.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -54,6 +55,13 @@ WS_SM120 = [f"{FAILING}/warp_specialize_matmul_sm120.py:matmul_kernel", "--arch"
             "-c", "BLOCK_M=128", "-c", "BLOCK_N=256", "-c", "BLOCK_K=64", "-c", "WS=True"]
 
 
+def _facts(d: dict) -> str:
+    """The golden's facts (test_failure._golden_facts), the pass's place in its stage left out: the steps reader
+    can take a stage's boundary one pass early or late when a stage's last passes change nothing (its pass count
+    varied between two runs of the same compile: 'llir pass 10' and 'llir pass 36', step 59 both times)."""
+    return re.sub(r"\((\w+) pass \d+, step", r"(\1 pass N, step", _golden_facts(d))
+
+
 # --------------------------------------------------------------------------
 # fp8 to fp8 on gfx942 (3.6 and 3.9)
 # --------------------------------------------------------------------------
@@ -73,7 +81,7 @@ def test_fp8_cast_report(fp8_cast, regen):
     result, _ = fp8_cast
     assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
     d = json.loads(result.stdout)["failure"]
-    check_golden(GOLDEN / "failure" / triton_series() / "fp8_to_fp8_gfx942.json", _golden_facts(d), regen)
+    check_golden(GOLDEN / "failure" / triton_series() / "fp8_to_fp8_gfx942.json", _facts(d), regen)
     assert d["in_pass"] and d["pass_name"] == "ConvertTritonAMDGPUToLLVM" and d["stage"] == "llir"
     assert d["stage_function"] == "make_llir"
     op = d["op"]
@@ -125,7 +133,7 @@ def test_fp8_cast_on_nvidia(regen):
     result = runner.invoke(app, ["compile", *FP8_CAST_SM90, "--json"], catch_exceptions=False)
     assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
     d = json.loads(result.stdout)["failure"]
-    check_golden(GOLDEN / "failure" / triton_series() / "fp8_to_fp8_sm90.json", _golden_facts(d), regen)
+    check_golden(GOLDEN / "failure" / triton_series() / "fp8_to_fp8_sm90.json", _facts(d), regen)
     assert d["in_pass"] and d["pass_name"] == "ConvertTritonGPUToLLVM" and d["stage"] == "llir"
     assert (d["op"]["name"], d["op"]["line"]) == ("tt.fp_to_fp", 27)
     assert "LLVM's debug log of a second run" in d["op"]["how"]
@@ -144,7 +152,7 @@ def test_fp8_rounding_toward_zero_report(regen):
     result = runner.invoke(app, ["compile", *RTZ, "--json"], catch_exceptions=False)
     assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
     d = json.loads(result.stdout)["failure"]
-    check_golden(GOLDEN / "failure" / triton_series() / "fp8_quant_rtz.json", _golden_facts(d), regen)
+    check_golden(GOLDEN / "failure" / triton_series() / "fp8_quant_rtz.json", _facts(d), regen)
     assert d["in_pass"] and d["pass_name"] == "ConvertTritonAMDGPUToLLVM"
     assert (d["op"]["name"], d["op"]["line"]) == ("tt.fp_to_fp", 25)
     assert d["op"]["source"] == 'q = x.to(tl.float8e4nv, fp_downcast_rounding="rtz")'
@@ -174,7 +182,7 @@ def test_sm120_warp_specialized_matmul_report(ws_sm120, regen):
     result, _ = ws_sm120
     assert result.exit_code == ExitCode.COMPILE_ERROR, result.output
     d = json.loads(result.stdout)["failure"]
-    check_golden(GOLDEN / "failure" / triton_series() / "warp_specialize_matmul_sm120.json", _golden_facts(d), regen)
+    check_golden(GOLDEN / "failure" / triton_series() / "warp_specialize_matmul_sm120.json", _facts(d), regen)
     assert d["in_pass"] and d["pass_name"] == "NVWSInsertAref" and d["stage_function"] == "make_ttgir"
     op = d["op"]
     assert (op["name"], op["line"]) == ("scf.for", 30)
