@@ -412,3 +412,15 @@ def test_sweep_sort_and_where_on_a_constexpr_of_mixed_kinds():
     assert [r.constexprs["ACT"] for r in sort_rows(rows, "-ACT")] == ["relu", 1, None]
     assert [r.constexprs["ACT"] for r in filter_rows(rows, ["ACT=relu"])] == ["relu"]
     assert [r.constexprs["ACT"] for r in filter_rows(rows, ["ACT!=relu"])] == [1]
+
+
+@pytest.mark.parametrize("flags,said", [(["--layouts"], "--layouts has nothing to show"),
+                                        (["--stage", "nosuch"], "--stage has nothing to show"),
+                                        (["--view", "walkthrough", "--line", "21"], "--view and --line have nothing")])
+def test_show_of_a_failure_report_refuses_view_options(tmp_path, failure_report, flags, said):
+    """`show FAILED.json --stage nosuch` (or --layouts, --view, --line) showed the failure report, exit 0: the
+    options were dropped unsaid, even a stage that does not exist."""
+    path = _tampered(tmp_path, failure_report)
+    _one_clean_error(invoke("show", path, *flags), 2, f"is the report of a compile that failed: it has no stages, "
+                                                      f"so {said}")
+    assert invoke("show", path, "--width", "120").exit_code == 0

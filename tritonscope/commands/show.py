@@ -56,6 +56,12 @@ def show_cmd(
 
     failure = load_failure(report)
     if failure is not None:  # a failed compile's report (compile --save FILE.json): shown again, exit 0
+        asked = [flag for flag, given in (("--stage", views.stage is not None), ("--view", views.view != "stages"),
+                                          ("--line", views.line is not None), ("--layouts", views.layouts)) if given]
+        if asked:  # they were ignored (even --stage nosuch): a failure report has no stages to show
+            raise UsageError(f"{report} is the report of a compile that failed: it has no stages, so "
+                             f"{' and '.join(asked)} {'has' if len(asked) == 1 else 'have'} nothing to show.",
+                             hint=f"Leave {' and '.join(asked)} out; --save keeps the IR the failing pass had.")
         printing.show_failure(failure, env, as_json=out.as_json, save=save, force=force, keep_paths=keep_paths)
         return
     analysis = load_analysis(report)
