@@ -424,3 +424,9 @@ def test_show_of_a_failure_report_refuses_view_options(tmp_path, failure_report,
     _one_clean_error(invoke("show", path, *flags), 2, f"is the report of a compile that failed: it has no stages, "
                                                       f"so {said}")
     assert invoke("show", path, "--width", "120").exit_code == 0
+
+
+def test_run_constexpr_number_not_read_is_refused_before_the_gpu_is_looked_for(no_compile):
+    """`run matmul -c BLOCK=1e999` said 'needs a CUDA GPU' (exit 9) where `run matmul -w 3` and `--arg M=banana`
+    are exit 2 first: the -c value is now checked with the others, as the command line is read."""
+    _one_clean_error(invoke("run", "matmul", "-c", "BLOCK=1e999"), 2, "-c BLOCK=1e999: the number is beyond")

@@ -299,6 +299,8 @@ def parse_assignments(items: list[str] | None, what: str) -> dict[str, str]:
                 hint=f"Give each {what} once; to compare values, use `tritonscope diff --a {name}={out[name]} "
                      f"--b {name}={value.strip()}` or `tritonscope sweep -c {name}={out[name]},{value.strip()}`.",
                 data=field_data(field, key=name))
+        if what == "constexpr":  # '1e999' (inf): refused with the other values, before a GPU is looked for
+            check_number_text("constexprs", name, value.strip(), parse_constexpr(value.strip()))
         out[name] = value.strip()
     return out
 
