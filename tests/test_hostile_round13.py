@@ -430,3 +430,10 @@ def test_run_constexpr_number_not_read_is_refused_before_the_gpu_is_looked_for(n
     """`run matmul -c BLOCK=1e999` said 'needs a CUDA GPU' (exit 9) where `run matmul -w 3` and `--arg M=banana`
     are exit 2 first: the -c value is now checked with the others, as the command line is read."""
     _one_clean_error(invoke("run", "matmul", "-c", "BLOCK=1e999"), 2, "-c BLOCK=1e999: the number is beyond")
+
+
+def test_a_5000_digit_shape_is_quoted_cut(no_compile):
+    """`compile matmul --shape <5000 digits>x2x2` and `layout ... --shape <5000 digits>` echoed all 5000 digits."""
+    digits = "9" * 5000
+    _one_clean_error(invoke("compile", "matmul", "--shape", f"{digits}x2x2"), 2, "(5004 characters)")
+    _one_clean_error(invoke("layout", BLOCKED, "--shape", digits), 2, "Bad shape")

@@ -351,6 +351,6 @@ def parse_shape(text: str) -> tuple[int, ...]:
     except ValueError:
         dims = ()
     if not dims or any(d <= 0 for d in dims):
-        raise UsageError(f"Bad shape {text!r}.", hint="Write it like 32x32x32 (M x N x K for matmuls).",
-                         data=field_data("shape", text))
+        raise UsageError(f"Bad shape {shown_text(text)!r}.", hint="Write it like 32x32x32 (M x N x K for matmuls).",
+                         data=field_data("shape", shown_text(text)))
     return dims

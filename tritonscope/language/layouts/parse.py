@@ -145,7 +145,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
     except ValueError:
         shape = ()
     if not shape or any(s <= 0 for s in shape):
-        raise UsageError(f"Bad shape {text!r}.", hint="Write it as sizes joined by x, e.g. --shape 16x16.")
+        raise UsageError(f"Bad shape {_short(text)!r}.", hint="Write it as sizes joined by x, e.g. --shape 16x16.")
     return shape
 
 
