@@ -97,15 +97,33 @@ FAILING = "tests/data/failing"
 
 
 @pytest.fixture(scope="module")
-def failure_report(tmp_path_factory):
-    """A real failed compile's report (libdevice on gfx942 fails on 3.6 and 3.9), saved as --save writes it."""
+def failed_compile(tmp_path_factory):
+    """A real failed compile (libdevice on gfx942 fails on 3.6 and 3.9), of a copy of the kernel whose failing
+    line ends in a comment holding a BEL and escape codes: (its terminal output, its report as --save wrote it)."""
     import json
+    from pathlib import Path
 
-    path = tmp_path_factory.mktemp("failure") / "fail.json"
-    result = invoke("compile", f"{FAILING}/libdevice_on_amd.py:rsqrt_kernel", "--arch", "gfx942", "--arg",
-                    "x_ptr=*fp32", "--arg", "out_ptr=*fp32", "--arg", "n=1024", "-c", "BLOCK=256", "--save", path)
+    folder = tmp_path_factory.mktemp("failure")
+    lines = Path(f"{FAILING}/libdevice_on_amd.py").read_text().splitlines()
+    lines = [ln + "  # \x1b]0;pwn\x07 \x1b[2J" if "libdevice.rsqrt" in ln else ln for ln in lines]
+    (folder / "k.py").write_text("\n".join(lines) + "\n")
+    path = folder / "fail.json"
+    result = invoke("compile", f"{folder / 'k.py'}:rsqrt_kernel", "--arch", "gfx942", "--arg", "x_ptr=*fp32", "--arg",
+                    "out_ptr=*fp32", "--arg", "n=1024", "-c", "BLOCK=256", "--save", path, "--width", "200")
     assert result.exit_code == 5, result.output
-    return json.loads(path.read_text())
+    return result.output, json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def failure_report(failed_compile):
+    return failed_compile[1]
+
+
+def test_a_failed_compile_shows_a_bel_in_the_kernel_line_escaped(failed_compile):
+    """The kernel's line in the failure report: ESC was escaped, but a BEL was dropped by rich, unsaid."""
+    output = failed_compile[0]
+    assert "\x1b" not in output and "\x07" not in output
+    assert "rsqrt(x)  # \\x1b]0;pwn\\x07 \\x1b[2J" in output, output
 
 
 def _tampered(tmp_path, data=None, text=None):

@@ -82,8 +82,10 @@ def show_failure(failure, env: Env, *, as_json: bool, save: Optional[str], force
 
         typer.echo(json.dumps(report_dict(failure), indent=1))
     else:
-        console = env.console()
-        for renderable in failure_renderables(failure, width=console.width):
+        from tritonscope.core.sanitize import visible_data
+
+        console = env.console()   # a BEL in the kernel's line was dropped by rich, not shown as \x07
+        for renderable in failure_renderables(visible_data(failure), width=console.width):
             console.print(renderable)
         console.print()
     if save:
