@@ -455,3 +455,34 @@ def test_a_5000_digit_shape_is_quoted_cut(no_compile):
     digits = "9" * 5000
     _one_clean_error(invoke("compile", "matmul", "--shape", f"{digits}x2x2"), 2, "(5004 characters)")
     _one_clean_error(invoke("layout", BLOCKED, "--shape", digits), 2, "Bad shape")
+
+
+@pytest.mark.parametrize("flags,said", [(["-w", "3"], "--num-warps 3 is not a power of two from 1 to 32"),
+                                        (["-w", "64"], "--num-warps 64 is not a power of two from 1 to 32"),
+                                        (["-s", "0"], "--num-stages 0 must be at least 1")])
+def test_found_kernel_launch_shape_is_checked_as_a_compiles(no_compile, flags, said):
+    """`compile CAPTURE -k 665e -w 3` reached Triton ('num_warps must be a power of 2', exit 5); -w 64 and -s 0
+    recompiled unsaid, where `compile matmul -w 64` is refused."""
+    _one_clean_error(invoke("compile", CAPTURE, "-k", "665e", *flags), 2, said)
+    _one_clean_error(invoke("open", CAPTURE, "--kernel", "665e", "--recompile", *flags), 2, said)
+
+
+@pytest.mark.parametrize("kw,said", [({"num_warps": 3}, "num_warps=3 is not a power of two"),
+                                     ({"constexprs": "BLOCK=16"}, "constexprs must be a dict of names and values"),
+                                     ({"options": [1]}, "options must be a dict of names and values")])
+def test_api_found_kernel_changes_are_checked(no_compile, kw, said):
+    """tritonscope.compile(CAPTURE, kernel=..., constexprs="BLOCK=16") was "AttributeError: 'str' object has no
+    attribute 'items'"; num_warps=3 a CompileError from Triton."""
+    import tritonscope
+    from tritonscope.core.errors import UsageError
+
+    with pytest.raises(UsageError, match=said):
+        tritonscope.compile(CAPTURE, kernel="665e", **kw)
+
+
+def test_open_num_stages_0_without_recompile_is_refused(no_compile):
+    """`open CAPTURE --kernel 665e -s 0` showed the kernel with -s 0 dropped unsaid (0 is falsy), where -s 1 says
+    that the option applies to --recompile."""
+    for value in ("0", "1"):
+        _one_clean_error(invoke("open", CAPTURE, "--kernel", "665e", "-s", value), 2,
+                         "--arch, --num-warps, --num-stages and -c apply to --recompile")

@@ -609,6 +609,7 @@ def _found_changes(*, arch, num_warps, num_stages, constexprs, options) -> dict[
     from tritonscope.inputs.request import recompile_changes
 
     _check_types(num_warps=num_warps, num_stages=num_stages, arch=arch)
+    _check_mappings(constexprs=constexprs, options=options)   # constexprs="BLOCK=16": was an AttributeError
     for name, value in (constexprs or {}).items():  # str(inf) is 'inf', which the recompile reads as a string
         if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
             from tritonscope.core.errors import UsageError

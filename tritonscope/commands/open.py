@@ -87,9 +87,13 @@ def open_cmd(
     if emit:
         sources.check_emit_dir(emit)
     changes = [arch, num_warps, num_stages, constexpr]
+    if recompile and any(x not in (None, [], ()) for x in changes):  # -w 3, -s 0 (falsy), -c BLOCK=1e999: exit 2
+        from tritonscope.commands.requests import recompile_changes
+
+        recompile_changes(arch, num_warps, num_stages, constexpr, None, None, None)
     source = sources.open_source(path)
     inductor = source.kind == "inductor"   # generated kernel files: opening one compiles it (for --arch too)
-    if any(x for x in changes) and not recompile and not inductor:
+    if any(x not in (None, [], ()) for x in changes) and not recompile and not inductor:  # -s 0 was taken unsaid
         raise UsageError("--arch, --num-warps, --num-stages and -c apply to --recompile.",
                          hint="Add --recompile to compile the found kernel again with them.")
     acts_on_one = recompile or emit or save or line is not None or layouts

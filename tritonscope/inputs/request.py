@@ -92,6 +92,13 @@ def recompile_changes(*, arch: str | None = None, num_warps: int | None = None, 
     out: dict[str, Any] = {}
     if arch:
         out["arch"] = canonical_arch(arch)
+    # checked as a compile's are (check_request): -w 3 reached Triton (exit 5), -w 64 and -s 0 compiled unsaid
+    if num_warps is not None and num_warps not in WARPS:
+        raise UsageError(f"{said('num_warps', num_warps)} is not a power of two from 1 to 32.",
+                         hint="Use 1, 2, 4, 8, 16 or 32.", data=field_data("num_warps", num_warps))
+    if num_stages is not None and num_stages < 1:
+        raise UsageError(f"{said('num_stages', num_stages)} must be at least 1.",
+                         hint="Use 1 (no pipelining) or more.", data=field_data("num_stages", num_stages))
     if num_warps is not None:
         out["num_warps"] = num_warps
     if num_stages is not None:
