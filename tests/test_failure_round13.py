@@ -264,6 +264,21 @@ def test_the_ir_the_failed_pass_received_is_read_from_the_dump(tmp_path):
     assert _received_ir(dump, "TritonAMDGPUMembar") == ""
 
 
+def test_the_pass_dump_reader_ends_the_failed_passs_input_at_the_after_failed_dump(tmp_path):
+    """read_dumps: the module before the failed pass ends at the 'IR Dump After X Failed' header, and what follows
+    it (the generic-form module the pass left) is no pass's input; the dump is read whole, not refused."""
+    from tritonscope.analyses.passes.read import read_dumps
+
+    dump = tmp_path / "dump.mlir"
+    dump.write_text(FAILED_DUMP + "// -----// IR Dump Before Canonicalizer (canonicalize) ('builtin.module' operation)"
+                                  " //----- //\nmodule {\n} loc(#loc)\n")
+    dumps = list(read_dumps(dump))
+    assert [d.header.name for d in dumps] == ["TritonGPUGlobalScratchAllocationPass", "ConvertTritonAMDGPUToLLVM",
+                                             "Canonicalizer"]
+    received = dump.read_text()[dumps[1].ref.start:dumps[1].ref.end]
+    assert "tt.fp_to_fp %x" in received and "builtin.module" not in received and "IR Dump After" not in received
+
+
 def test_a_line_rewrite_changes_only_the_ops_line(tmp_path):
     """A fix made on the failing op's line: the first pattern that matches it, once; the rest of the file as it
     was; None when the line holds none of them (the fix is then listed as not tried)."""

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
@@ -143,6 +144,10 @@ class _Header:
     name: str
     arg: str
     anchor: str
+
+
+# // -----// IR Dump After ConvertTritonAMDGPUToLLVM Failed: convert-triton-amdgpu-to-llvm{...} ('builtin.module' operation) //----- //
+_FAILED_RE = re.compile(r"^// -----// IR Dump After \S+ Failed\b")
 
 
 def parse_header(line: str) -> _Header | None:
@@ -284,11 +289,21 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
         seen = False
         opened = functools.partial(_OpenDump, path, kernel_file=kernel_file, summarize=summarize)
         current = opened(None, 0, "", 1) if final else None
+        failed = False  # inside an "IR Dump After X Failed" module: not a pass's input, skipped
         for number, raw in enumerate(source, 1):
             line_start = offset
             offset += len(raw)
             if raw.startswith(b"// -----//"):
                 text = raw.decode(errors="replace").rstrip("\r\n")
+                failed = False
+                if _FAILED_RE.match(text):
+                    # "// -----// IR Dump After X Failed: ...": MLIR's dump of what a pass that failed without
+                    # crashing left (in generic form); the module X received ends here
+                    if current is not None:
+                        yield current.done(line_start)
+                        current = None
+                    failed = seen = True
+                    continue
                 header = parse_header(text)
                 if header is not None:
                     if current is not None:
@@ -313,6 +328,8 @@ def read_dumps(path: str | os.PathLike, *, kernel_file: str | None = None, final
                     current.state = "internal"
                     current.internal.append(m.group("what").replace(" internal IR Dump After:", ":").strip())
                     continue
+            if failed:
+                continue
             if current is None:
                 if orphans is not None and raw[:1] not in (b" ", b"\n"):
                     line = raw.decode(errors="replace").rstrip("\r\n")
