@@ -88,9 +88,7 @@ def open_cmd(
         sources.check_emit_dir(emit)
     changes = [arch, num_warps, num_stages, constexpr]
     if recompile and any(x not in (None, [], ()) for x in changes):  # -w 3, -s 0 (falsy), -c BLOCK=1e999: exit 2
-        from tritonscope.commands.requests import recompile_changes
-
-        recompile_changes(arch, num_warps, num_stages, constexpr, None, None, None)
+        _check_changes(arch, num_warps, num_stages, constexpr)
     source = sources.open_source(path)
     inductor = source.kind == "inductor"   # generated kernel files: opening one compiles it (for --arch too)
     if any(x not in (None, [], ()) for x in changes) and not recompile and not inductor:  # -s 0 was taken unsaid
@@ -161,6 +159,13 @@ def _reported(env, as_json: bool, save: Optional[str], force: bool, emit: Option
             printing.output_failure(e, env, as_json=as_json, save=save, force=force, emit=emit,
                                     keep_paths=keep_paths)
         raise
+
+
+def _check_changes(arch, num_warps, num_stages, constexpr) -> None:
+    """--recompile's changes checked as `compile CAPTURE -k K`'s are (exit 2 before anything loads)."""
+    from tritonscope.commands.requests import recompile_changes
+
+    recompile_changes(arch, num_warps, num_stages, constexpr, None, None, None)
 
 
 def _check_save(save, diff, force) -> None:
