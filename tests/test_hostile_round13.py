@@ -486,3 +486,10 @@ def test_open_num_stages_0_without_recompile_is_refused(no_compile):
     for value in ("0", "1"):
         _one_clean_error(invoke("open", CAPTURE, "--kernel", "665e", "-s", value), 2,
                          "--arch, --num-warps, --num-stages and -c apply to --recompile")
+
+
+def test_sort_empty_is_refused(no_compile):
+    """`sweep --sort ''` was taken as no sort and `open --sort ''` as by name, unsaid (as `--grid ''` was)."""
+    _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16", "--sort", ""), 2, "Cannot sort by ''")
+    _one_clean_error(invoke("open", CAPTURE, "--sort", ""), 2, "Unknown sort field ''")
+    assert invoke("open", CAPTURE, "--sort", "-registers").exit_code == 0

@@ -223,7 +223,8 @@ def _print_listing(source, env, *, sort, where, as_json) -> None:
     from tritonscope.inputs import sources
     from tritonscope.outputs.render.fit import Col, FittedTable
 
-    rows = sources.sort_rows(sources.filter_rows([e.row() for e in source.entries], where), sort or "name")
+    rows = sources.filter_rows([e.row() for e in source.entries], where)
+    rows = sources.sort_rows(rows, sort if sort is not None else "name")   # --sort '' was taken as by name
     if source.kind == "capture":  # each kernel's recorded launch: grid and arguments (inputs/capture.py)
         from tritonscope.inputs.capture import launch_words
 

@@ -35,7 +35,8 @@ def print_inductor_listing(source, env, *, sort, where, as_json) -> None:
     from tritonscope.inputs import sources
     from tritonscope.outputs.render.fit import Col, FittedTable
 
-    rows = sources.sort_rows(sources.filter_rows([e.row() for e in source.entries], where), sort or "name")
+    rows = sources.filter_rows([e.row() for e in source.entries], where)
+    rows = sources.sort_rows(rows, sort if sort is not None else "name")   # --sort '' was taken as by name
     if sort is None:   # the kernels the output code runs first, in file order, then the rest by name
         rows.sort(key=lambda r: 0 if r.get("runs_in") else 1)
     info = (source.info or {}).get("inductor") or {}

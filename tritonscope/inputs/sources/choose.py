@@ -90,7 +90,7 @@ def filter_rows(rows: list[dict[str, Any]], where: list[str] | None) -> list[dic
 
 
 def sort_rows(rows: list[dict[str, Any]], by: str | None) -> list[dict[str, Any]]:
-    if not by:
+    if by is None:   # --sort '' is refused below (it was taken as no sort)
         return rows
     descending = by.startswith("-")
     key = by.lstrip("-+")

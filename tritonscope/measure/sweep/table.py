@@ -86,7 +86,7 @@ def check_where_and_sort(where: list[str] | None, sort: str | None, constexprs: 
         name = _FIELD_ALIASES.get(m[1], m[1])
         if name in _NUMERIC_FIELDS or name.startswith("mix."):
             _number(cond, m[1], m[3])   # registers<abc: refused here, before any config compiles
-    if sort:
+    if sort is not None:   # --sort '' was taken as no sort
         name = sort.lstrip("-+")
         if name != "config" and not (known(name) and not name.startswith("mix.")):
             raise UsageError(f"Cannot sort by {sort!r}.", hint=_SORT_HINT)
