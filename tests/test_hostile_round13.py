@@ -493,3 +493,10 @@ def test_sort_empty_is_refused(no_compile):
     _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16", "--sort", ""), 2, "Cannot sort by ''")
     _one_clean_error(invoke("open", CAPTURE, "--sort", ""), 2, "Unknown sort field ''")
     assert invoke("open", CAPTURE, "--sort", "-registers").exit_code == 0
+
+
+@pytest.mark.parametrize("keep", ["", ","])
+def test_keep_empty_is_refused(no_compile, keep):
+    """`compile matmul --keep ''` was taken as no --keep, unsaid (as `--stage ''` is refused)."""
+    _one_clean_error(invoke("compile", "matmul", "--block", "16", "--keep", keep), 2,
+                     f"--keep {keep!r} names no kind of noise")

@@ -43,9 +43,13 @@ def hide_set(raw: bool = False, keep: str | Iterable[str] | None = None) -> froz
 
     if raw:
         return RAW
-    if not keep:
+    if keep is None:
         return DEFAULT_HIDE
     words = keep.split(",") if isinstance(keep, str) else list(keep)
+    if not any(w.strip() for w in words):  # --keep '' was taken as no --keep, unsaid
+        raise UsageError(f"--keep {keep!r} names no kind of noise." if isinstance(keep, str) else
+                         "--keep names no kind of noise.",
+                         hint=f"Kinds: {', '.join(KINDS)} (comma-separated), or all; --raw shows everything.")
     kept = set()
     for word in (w.strip().lower() for w in words if w.strip()):
         word = {"directives": "directive", "comments": "comment", "headers": "header"}.get(word, word)
