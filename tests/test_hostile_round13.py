@@ -500,3 +500,11 @@ def test_keep_empty_is_refused(no_compile, keep):
     """`compile matmul --keep ''` was taken as no --keep, unsaid (as `--stage ''` is refused)."""
     _one_clean_error(invoke("compile", "matmul", "--block", "16", "--keep", keep), 2,
                      f"--keep {keep!r} names no kind of noise")
+
+
+@pytest.mark.parametrize("flag,said", [("--arch", "Empty list for --arch"), ("--dtype", "Empty list for --dtype"),
+                                       ("-w", "Empty list for --num-warps"), ("-s", "Empty list for --num-stages")])
+def test_sweep_empty_axis_is_refused(no_compile, flag, said):
+    """`sweep matmul -c BLOCK=16 --arch ''` (or --dtype, -w, -s) swept as if the axis were left out, unsaid, where
+    `-w ','` and `-c BLOCK=` are refused."""
+    _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16", flag, ""), 2, said)

@@ -60,11 +60,13 @@ def axes_requests(target, constexpr, block, blocks, arg, num_warps, num_stages, 
     from tritonscope.measure.axes import grid_requests
 
     axes = sw.parse_constexpr_axes(constexpr)
-    warps = sw.parse_ints(sw.parse_axis(num_warps, "--num-warps") if num_warps else None, "--num-warps")
-    stages = sw.parse_ints(sw.parse_axis(num_stages, "--num-stages") if num_stages else None, "--num-stages")
+    # an axis given as '' is an empty list (exit 2), not an axis left out: `is not None`, not truth
+    warps = sw.parse_ints(sw.parse_axis(num_warps, "--num-warps") if num_warps is not None else None, "--num-warps")
+    stages = sw.parse_ints(sw.parse_axis(num_stages, "--num-stages") if num_stages is not None else None,
+                           "--num-stages")
     check_axis_values(warps, stages)   # -w 3 or -s 0: exit 2 here, not a FAILED row per config (or exit 9 first)
-    arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch else None
-    dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype else None
+    arches = [canonical_arch(x) for x in sw.parse_axis(arch, "--arch")] if arch is not None else None
+    dtypes = [canonical_dtype(x) for x in sw.parse_axis(dtype, "--dtype")] if dtype is not None else None
     default_arch = checks.default_arch()
     checks.check_gpu(gpu, arches or [default_arch])  # an unknown --gpu, or one of another arch: exit 2, no compile
 
