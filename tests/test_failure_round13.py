@@ -327,3 +327,36 @@ def test_conversion_and_nvws_plain_words():
     assert _warp_specialization("NVWSInsertAref") and _warp_specialization("TritonGPUAutomaticWarpSpecialization")
     assert not _warp_specialization("TritonGPUPipeline")
     assert "TritonGPUAutomaticWarpSpecialization" in _pass_words("NVWSLowerAref")[0]
+
+
+def test_a_stage_ends_after_every_pass_its_timing_report_names(tmp_path):
+    """steps_from_file with the child's stage records: a stage ends once its dumps have named every pass its
+    timing report names, in order, not at the first dump whose module equals the stage's last one after its
+    last pass's name (for a small kernel the last passes of a stage change nothing, and Canonicalizer runs
+    several times: the llir pass count of a failure then read 40 where it is 10)."""
+    from tritonscope.analyses.passes.read import steps_from_file
+
+    module = "module {\n  tt.func public @k() {\n    tt.return\n  }\n}\n"
+    lowered = "module {\n  llvm.func @k() {\n    llvm.return\n  }\n}\n"
+    first = ["Canonicalizer", "CSE", "Canonicalizer", "SymbolDCE", "Canonicalizer"]
+    second = ["AllocateSharedMemory", "ConvertTritonGPUToLLVM"]
+    text = "".join(f"// -----// IR Dump Before {name} ('builtin.module' operation) //----- //\n{module}\n"
+                   for name in first + second[:1])
+    text += f"// -----// IR Dump Before {second[1]} ('builtin.module' operation) //----- //\n{lowered}\n"
+    dump = tmp_path / "dump.mlir"
+    dump.write_text(text)
+    final = tmp_path / "ttgir.final.mlir"
+    final.write_text(module)
+    timing = [f"    0.0010 ( 10.0%)  {name}" for name in first]
+    plan = [{"key": "ttgir", "final": str(final), "timing": timing, "last": first[-1]}, {"key": "llir"}]
+    steps, _, _ = steps_from_file(str(dump), plan=plan)
+    assert [(s.name, s.stage) for s in steps] == [(n, "ttgir") for n in first] + [(n, "llir") for n in second]
+
+
+def test_a_stages_dumps_run_through_its_timed_passes_in_order():
+    from tritonscope.analyses.passes.read import _ran_through
+
+    first = ["Canonicalizer", "CSE", "Canonicalizer", "SymbolDCE", "Canonicalizer"]
+    assert _ran_through(first, first[:3]) is False and _ran_through(first, first) is True
+    assert _ran_through(first, ["CSE"]) is None and _ran_through([], first) is None
+    assert _ran_through(["Canonicalizer", "CSE"], ["Canonicalizer", "Canonicalizer", "CSE"]) is True  # per function

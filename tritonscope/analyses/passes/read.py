@@ -441,10 +441,19 @@ def steps_from_file(path: str, *, plan: list[dict] | None = None, plan_at=None, 
             prev_step.after = final.ref
             _compare(prev_step, prev.summary, final.summary, prev.norm, final.norm)
 
+    seen: list[str] = []  # the passes the current stage's dumps name, in order
+
     def starts_next(dump: _RawDump) -> bool:
         rec = plan_at(index)
         if prev is None or rec is None or "final" not in rec:
             return False  # the current stage is still running: this dump is its own
+        ran = _ran_through([name for name, _ in parse_timing(rec.get("timing") or [])], seen)
+        if ran is not None:
+            # MLIR's report times each pass the stage ran, in order: the stage has ended once its dumps have
+            # named all of them, and this dump is not its last pass again (a nested pass dumps once per
+            # function).  A module equal to the stage's last one is no proof: for a small kernel the last tens
+            # of passes of a stage may change nothing.
+            return ran and dump.header.name != seen[-1]
         last = rec.get("last")
         if last and prev.header.name != last:
             return False
@@ -459,6 +468,8 @@ def steps_from_file(path: str, *, plan: list[dict] | None = None, plan_at=None, 
                 close_stage(index)
                 index += 1
                 prev = prev_step = None
+                seen.clear()
+            seen.append(dump.header.name)
             rec = plan_at(index)
             stage = rec["key"] if rec else ""
         else:
@@ -492,6 +503,21 @@ def steps_from_file(path: str, *, plan: list[dict] | None = None, plan_at=None, 
         assign_times([s for s in steps if s.stage == stage], parse_timing(tlines))
     remarks.extend(parse_remarks(orphans))
     return steps, summaries, _unique(remarks)
+
+
+def _ran_through(timed: list[str], dumped: list[str]) -> bool | None:
+    """Whether the passes a stage's dumps name (in order) ran through every pass its timing report names (in
+    order; a pass dumped again right after itself is one pass over several functions): True when all were,
+    False when only the first ones were, None when the report names none or the dumps leave its order."""
+    if not timed:
+        return None
+    at = 0
+    for name in dumped:
+        if at < len(timed) and name == timed[at]:
+            at += 1
+        elif not (at and name == timed[at - 1]):
+            return None
+    return at == len(timed)
 
 
 def _unique(remarks: list[Remark]) -> list[Remark]:
