@@ -508,3 +508,14 @@ def test_sweep_empty_axis_is_refused(no_compile, flag, said):
     """`sweep matmul -c BLOCK=16 --arch ''` (or --dtype, -w, -s) swept as if the axis were left out, unsaid, where
     `-w ','` and `-c BLOCK=` are refused."""
     _one_clean_error(invoke("sweep", "matmul", "-c", "BLOCK=16", flag, ""), 2, said)
+
+
+@pytest.mark.parametrize("args,words", [(["-w", "3"], "--num-warps 3 is not a power of two"),
+                                        (["-c", "BLOCK=1e999"], "-c BLOCK=1e999"),
+                                        (["-s", "0"], "--num-stages")])
+def test_bench_checks_its_values_before_it_looks_for_a_gpu(args, words):
+    """bench, like run, refuses a bad value (exit 2) before the GPU check: without a GPU it said exit 9, 'needs a
+    CUDA GPU', for `-w 3`, and the user fixed the machine before the typo."""
+    result = invoke("bench", "matmul", *args)
+    _one_clean_error(result, 2, words)
+    assert "CUDA GPU" not in result.output

@@ -78,9 +78,6 @@ def bench_cmd(
     launch.launch_options()  # a bad value: exit 2, before anything else
     if save:  # fail before any timing when the file cannot be written
         _check_save(save, force)
-    runner.require_gpu("`tritonscope bench`")
-    arch = local_arch()
-    pipe = Pipeline()
 
     # every comma-separated value is one point of the sweep
     axes: list[tuple[str, list[str]]] = []
@@ -93,7 +90,7 @@ def bench_cmd(
         if text:
             axes.append((key, [v.strip() for v in text.split(",") if v.strip()]))
     axes.append(("shape", list(shape) if shape else [None]))
-    loadeds = []
+    requests = []
     for point in itertools.product(*(values for _, values in axes)):
         chosen = dict(zip((k for k, _ in axes), point))
         cx = {k[2:]: v for k, v in chosen.items() if k.startswith("c:")}
@@ -101,8 +98,12 @@ def bench_cmd(
                                  _int(chosen.get("block"), "--block"), grid.arg, _int(chosen.get("w"), "--num-warps"),
                                  _int(chosen.get("s"), "--num-stages"), None, chosen.get("shape"), dtype,
                                  maxnreg=launch.maxnreg, num_ctas=launch.num_ctas, fp_fusion=launch.fp_fusion)
-        # this GPU's Config: --num-ctas 2 on an sm_80 is refused (exit 2) before any compile
-        loadeds.append(pipe.bind(resolve(request, arch)))
+        requests.append(request)  # a bad value (-w 3, -c BLOCK=abc): exit 2 here, before the GPU is looked for
+    runner.require_gpu("`tritonscope bench`")
+    arch = local_arch()
+    pipe = Pipeline()
+    # this GPU's Config: --num-ctas 2 on an sm_80 is refused (exit 2) before any compile
+    loadeds = [pipe.bind(resolve(request, arch)) for request in requests]
 
     err = env.console(stderr=True)
 
