@@ -354,9 +354,13 @@ def test_a_stage_ends_after_every_pass_its_timing_report_names(tmp_path):
 
 
 def test_a_stages_dumps_run_through_its_timed_passes_in_order():
-    from tritonscope.analyses.passes.read import _ran_through
+    from tritonscope.analyses.passes.read import _stage_ended
 
     first = ["Canonicalizer", "CSE", "Canonicalizer", "SymbolDCE", "Canonicalizer"]
-    assert _ran_through(first, first[:3]) is False and _ran_through(first, first) is True
-    assert _ran_through(first, ["CSE"]) is None and _ran_through([], first) is None
-    assert _ran_through(["Canonicalizer", "CSE"], ["Canonicalizer", "Canonicalizer", "CSE"]) is True  # per function
+    assert _stage_ended(first, first[:2], "Canonicalizer") is False          # goes on in the order
+    assert _stage_ended(first, first, "ConvertTritonGPUToLLVM") is True       # all dumped: the next stage's
+    assert _stage_ended(first, first, "Canonicalizer") is False               # the last pass, another function
+    assert _stage_ended(["Canonicalizer", "CSE"], ["Canonicalizer", "Canonicalizer"], "CSE") is False
+    assert _stage_ended(first, first[:3], "Inliner") is None                  # leaves the order: not known
+    assert _stage_ended(first, ["CSE"], "Canonicalizer") is None
+    assert _stage_ended([], first, "CSE") is None

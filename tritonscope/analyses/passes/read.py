@@ -447,13 +447,12 @@ def steps_from_file(path: str, *, plan: list[dict] | None = None, plan_at=None, 
         rec = plan_at(index)
         if prev is None or rec is None or "final" not in rec:
             return False  # the current stage is still running: this dump is its own
-        ran = _ran_through([name for name, _ in parse_timing(rec.get("timing") or [])], seen)
-        if ran is not None:
+        ended = _stage_ended([name for name, _ in parse_timing(rec.get("timing") or [])], seen, dump.header.name)
+        if ended is not None:
             # MLIR's report times each pass the stage ran, in order: the stage has ended once its dumps have
-            # named all of them, and this dump is not its last pass again (a nested pass dumps once per
-            # function).  A module equal to the stage's last one is no proof: for a small kernel the last tens
-            # of passes of a stage may change nothing.
-            return ran and dump.header.name != seen[-1]
+            # named all of them (a module equal to the stage's last one is no proof: for a small kernel the
+            # last tens of passes of a stage may change nothing)
+            return ended
         last = rec.get("last")
         if last and prev.header.name != last:
             return False
@@ -505,19 +504,25 @@ def steps_from_file(path: str, *, plan: list[dict] | None = None, plan_at=None, 
     return steps, summaries, _unique(remarks)
 
 
-def _ran_through(timed: list[str], dumped: list[str]) -> bool | None:
-    """Whether the passes a stage's dumps name (in order) ran through every pass its timing report names (in
-    order; a pass dumped again right after itself is one pass over several functions): True when all were,
-    False when only the first ones were, None when the report names none or the dumps leave its order."""
+def _stage_ended(timed: list[str], dumped: list[str], name: str) -> bool | None:
+    """Whether a dump of pass `name` starts the next stage, by the passes the stage's timing report names in
+    order (`timed`) and those its dumps named so far (`dumped`; a pass dumped again right after itself is one
+    pass over several functions): True when the dumps named them all and `name` is not the last again, False
+    when `name` goes on with them; None when the report names none or the dumps leave its order (a timed pass
+    that dumped nothing): the caller decides otherwise then."""
     if not timed:
         return None
     at = 0
-    for name in dumped:
-        if at < len(timed) and name == timed[at]:
+    for i, dumped_name in enumerate(dumped + [name]):
+        if at < len(timed) and dumped_name == timed[at]:
             at += 1
-        elif not (at and name == timed[at - 1]):
+        elif at and dumped_name == timed[at - 1]:
+            continue
+        elif i == len(dumped) and at == len(timed):
+            return True  # every timed pass dumped, and this one is another's: the next stage's first
+        else:
             return None
-    return at == len(timed)
+    return False
 
 
 def _unique(remarks: list[Remark]) -> list[Remark]:
