@@ -23,11 +23,19 @@ class OneExpression:
     tokens, callbacks and state changes are RegexLexer's (tests/test_lexers.py
     compares them on every checked-in stage and on hostile text).  A state whose
     rules cannot be joined (a numbered back-reference, an inline flag, rules of
-    other flags) is lexed by RegexLexer's own loop.  The stage views spent about
-    a third of their time here.
+    other flags) is lexed by RegexLexer's own loop.  The joined expressions are
+    made once per process, at the first text of JOIN_FROM characters or more:
+    their compile costs more than it saves on the short views one command
+    prints, and 1.5-2x less CPU per stage once made (whole stages, saved
+    reports, many configs).
     """
 
     def get_tokens_unprocessed(self, text, stack=("root",)):
+        if type(self) not in _JOINED and len(text) < JOIN_FROM:
+            # joining costs a compile of the whole expression (25 ms for LLVM IR's, more in a fresh process):
+            # a short text is lexed as Pygments does until a long one has paid for it
+            yield from RegexLexer.get_tokens_unprocessed(self, text, stack)
+            return
         states = _joined(type(self), self._tokens)
         if states is None:
             yield from RegexLexer.get_tokens_unprocessed(self, text, stack)
@@ -95,6 +103,8 @@ class _RuleMatch:
 
 
 _JOINED: dict[type, dict | None] = {}
+# The text length (characters) from which a lexer's states are joined; once joined, every text uses them.
+JOIN_FROM = 64 * 1024
 _BACKREF = re.compile(r"\\[1-9]|\(\?[aiLmsux-]")
 
 
