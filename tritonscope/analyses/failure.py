@@ -219,7 +219,7 @@ def read_failure(trace, failed: dict, config=None) -> Failure | None:
     ir = trace.text(step.before) if step is not None and step.before.end > step.before.start else ""
     if not ir and step is not None and f.in_pass and folder is not None:
         ir = _received_ir(folder / "dump.mlir", step.name)
-        if ir and step.stage != f.stage:   # the steps were read without their stages: no place in the stage
+        if ir and step.stage != f.stage:   # a cut of the dump, read without its stages: no place in the stage
             f.stage_step = 0
     if not ir and step is not None and not f.in_pass and folder is not None:
         ir = _stage_final(folder, f.stage)
@@ -232,10 +232,9 @@ def read_failure(trace, failed: dict, config=None) -> Failure | None:
 
 
 def _received_ir(dump: Path, name: str) -> str:
-    """The module of the last "IR Dump Before <name>" in a pass dump, up to the next dump's header: for a run
-    whose dump the steps reader could not take whole (for a pass that failed without crashing, Triton 3.6 and
-    3.9 dump its IR after it too, in MLIR's generic form: "// -----// IR Dump After X Failed"), '' when there is
-    none."""
+    """The module of the last "IR Dump Before <name>" in a pass dump, up to the next dump's header (an "IR Dump
+    After X Failed" one included): for a run whose dump the steps reader could not take whole (a damaged or cut
+    dump), '' when there is none."""
     text = _read(dump)
     at = max(text.rfind(f"// -----// IR Dump Before {name}:"), text.rfind(f"// -----// IR Dump Before {name} ("))
     if at < 0:

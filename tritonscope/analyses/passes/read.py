@@ -442,12 +442,15 @@ def steps_from_file(path: str, *, plan: list[dict] | None = None, plan_at=None, 
             _compare(prev_step, prev.summary, final.summary, prev.norm, final.norm)
 
     seen: list[str] = []  # the passes the current stage's dumps name, in order
+    timed: dict[int, list[str]] = {}  # stage index -> the passes its timing report names, once it has ended
 
     def starts_next(dump: _RawDump) -> bool:
         rec = plan_at(index)
         if prev is None or rec is None or "final" not in rec:
             return False  # the current stage is still running: this dump is its own
-        ended = _stage_ended([name for name, _ in parse_timing(rec.get("timing") or [])], seen, dump.header.name)
+        if index not in timed:
+            timed[index] = [name for name, _ in parse_timing(rec.get("timing") or [])]
+        ended = _stage_ended(timed[index], seen, dump.header.name)
         if ended is not None:
             # MLIR's report times each pass the stage ran, in order: the stage has ended once its dumps have
             # named all of them (a module equal to the stage's last one is no proof: for a small kernel the
